@@ -1,0 +1,58 @@
+// swift-tools-version:6.2
+// surveyd: an offline-first survey agent. One root package: libraries in Modules/,
+// executables in Apps/, tests, test helpers and benchmarks in Tests/.
+
+import PackageDescription
+
+/// Applied to every target: Swift 6 language mode (complete strict concurrency) and `any` spelled out.
+let swiftSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "surveyd",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "surveyctl", targets: ["surveyctl"]),
+        .library(name: "Entities", targets: ["Entities"]),
+        .library(name: "Validation", targets: ["Validation"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
+    ],
+    targets: [
+        // MARK: Core modules
+        .target(name: "Entities", path: "Modules/Entities", swiftSettings: swiftSettings),
+        .target(name: "Validation", dependencies: ["Entities"], path: "Modules/Validation", swiftSettings: swiftSettings),
+        // (Storage: issue 3)
+        // (Networking, MockServer: issue 4)
+
+        /// Fixture loading and process helpers shared by the test targets.
+        .target(name: "SurveyTesting", path: "Modules/SurveyTesting", swiftSettings: swiftSettings),
+
+        // MARK: Apps (thin)
+        .executableTarget(
+            name: "surveyctl",
+            dependencies: [
+                "Entities", "Validation",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Apps/surveyctl",
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Test helpers and benchmarks (executables that are not products)
+
+        // MARK: Tests, one target per module plus end-to-end
+        .testTarget(name: "EntitiesTests", dependencies: ["Entities", "SurveyTesting"], path: "Tests/EntitiesTests", swiftSettings: swiftSettings),
+        .testTarget(name: "ValidationTests", dependencies: ["Validation", "SurveyTesting"], path: "Tests/ValidationTests", swiftSettings: swiftSettings),
+        .testTarget(name: "EndToEndTests", dependencies: ["SurveyTesting"], path: "Tests/EndToEndTests", swiftSettings: swiftSettings),
+    ]
+)
