@@ -82,7 +82,7 @@ final class OutputCollector: @unchecked Sendable {
             while true {
                 let chunk = handle.availableData
                 if chunk.isEmpty { break }
-                lock.lock(); data.append(chunk); lock.unlock()
+                lock.withLock { data.append(chunk) }
             }
             done.signal()
         }
@@ -96,7 +96,6 @@ final class OutputCollector: @unchecked Sendable {
                 c.resume()
             }
         }
-        lock.lock(); defer { lock.unlock() }
-        return data
+        return lock.withLock { data }
     }
 }
