@@ -17,10 +17,6 @@ struct Lint: ParsableCommand {
     @Argument(help: "Questionnaire files to check.", completion: .file(extensions: ["json"]))
     var files: [String]
 
-    func validate() throws {
-        if files.isEmpty { throw ValidationError("Give at least one questionnaire file, e.g. surveyctl lint mock/questions/common.en.json") }
-    }
-
     func run() throws {
         var contents: [(name: String, contents: Data)] = []
         for file in files {

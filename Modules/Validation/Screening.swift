@@ -6,6 +6,11 @@ public struct ScreeningResult: Sendable, Hashable {
     public var ruleIndex: Int
     /// The answer the rule looked at.
     public var answerName: String
+
+    public init(ruleIndex: Int, answerName: String) {
+        self.ruleIndex = ruleIndex
+        self.answerName = answerName
+    }
 }
 
 extension Questionnaire {
