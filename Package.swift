@@ -34,6 +34,9 @@ let package = Package(
         // (Storage: issue 3)
         // (Networking, MockServer: issue 4)
 
+        // MARK: Daemon logic
+        .target(name: "SurveyDaemon", dependencies: ["Entities", "Validation"], path: "Modules/SurveyDaemon", swiftSettings: swiftSettings),
+
         /// Fixture loading and process helpers shared by the test targets.
         .target(name: "SurveyTesting", path: "Modules/SurveyTesting", swiftSettings: swiftSettings),
 
@@ -53,6 +56,7 @@ let package = Package(
         // MARK: Tests, one target per module plus end-to-end
         .testTarget(name: "EntitiesTests", dependencies: ["Entities", "SurveyTesting"], path: "Tests/EntitiesTests", swiftSettings: swiftSettings),
         .testTarget(name: "ValidationTests", dependencies: ["Validation", "SurveyTesting"], path: "Tests/ValidationTests", swiftSettings: swiftSettings),
+        .testTarget(name: "SurveyDaemonTests", dependencies: ["SurveyDaemon", "SurveyTesting"], path: "Tests/SurveyDaemonTests", swiftSettings: swiftSettings),
         .testTarget(name: "EndToEndTests", dependencies: ["SurveyTesting"], path: "Tests/EndToEndTests", swiftSettings: swiftSettings),
     ]
 )

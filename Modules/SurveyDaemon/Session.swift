@@ -1,0 +1,198 @@
+import Entities
+import Foundation
+import Validation
+
+/// One respondent's walk through a survey: the current stage's questionnaire, the answers so
+/// far and the position in the forms.
+///
+/// `Session` is a value: every operation returns the events that describe the change, and
+/// ``apply(_:)`` is the only place that changes state, so replaying journaled events rebuilds
+/// exactly the session that was acknowledged.
+public struct Session: Sendable, Hashable {
+    public enum State: Sendable, Hashable {
+        /// Asking the form at ``Session/position``.
+        case asking
+        /// The stage is complete and queued; waiting to learn whether a follow-up stage comes.
+        case awaitingDelivery(idempotencyKey: UUID)
+        /// Ended.
+        case closed(SessionOutcome)
+    }
+
+    public let id: UUID
+    public private(set) var stage: String
+    public private(set) var language: String
+    public private(set) var definitionHash: String
+    public private(set) var questionnaire: Questionnaire
+    /// Answers of the current stage, uploaded when it completes.
+    public private(set) var stageAnswers: [String: AnswerValue] = [:]
+    /// Every answer of the respondent in every stage, for `sameAS "$name"` and screening.
+    public private(set) var allAnswers: [String: AnswerValue] = [:]
+    /// Index of the form being asked.
+    public private(set) var position = 0
+    public private(set) var state: State = .asking
+    /// Stages completed so far, in order.
+    public private(set) var completedStages: [String] = []
+    /// When the last change happened: the idle timeout counts from here.
+    public private(set) var lastActivity: Date
+
+    /// A new session at the first form of `questionnaire`.
+    public init(id: UUID, stage: String, language: String, definitionHash: String, questionnaire: Questionnaire, startedAt: Date) {
+        self.id = id
+        self.stage = stage
+        self.language = language
+        self.definitionHash = definitionHash
+        self.questionnaire = questionnaire
+        self.lastActivity = startedAt
+    }
+
+    /// The form being asked, when the session is asking.
+    public var currentForm: Form? {
+        guard case .asking = state, questionnaire.forms.indices.contains(position) else { return nil }
+        return questionnaire.forms[position]
+    }
+
+    /// Progress in the current stage: question `current` of `total` (1-based).
+    public var progress: (current: Int, total: Int) {
+        (min(position + 1, questionnaire.forms.count), questionnaire.forms.count)
+    }
+
+    public var isOpen: Bool {
+        if case .closed = state { return false }
+        return true
+    }
+
+    // MARK: Decisions (no state change; they return the events to journal and apply)
+
+    /// What answering the current form with the typed `words` leads to.
+    /// - Returns: `.rejected` with the message to show, or `.accepted` with the events to journal.
+    public func answer(_ words: [String], at time: Date, newKey: @autoclosure () -> UUID = UUID()) -> AnswerDecision {
+        guard let form = currentForm else { return .notAsking(stateDescription) }
+        let value: AnswerValue
+        do {
+            value = try InputParser.parse(words, for: form)
+        } catch {
+            return .rejected(form: form.name, message: error.message)
+        }
+        if let failure = AnswerValidator.check(value, for: form, earlierAnswers: allAnswers) {
+            return .rejected(form: form.name, message: failure.message)
+        }
+        var events: [SessionEvent] = [.answerAccepted(session: id, form: form.name, value: value)]
+        var answers = allAnswers
+        answers[form.name] = value
+        if questionnaire.screeningResult(for: answers) != nil {
+            events.append(.closed(session: id, outcome: .noTarget, at: time))
+        } else if position + 1 >= questionnaire.forms.count {
+            events.append(.stageCompleted(session: id, stage: stage, idempotencyKey: newKey(), at: time))
+        }
+        return .accepted(events)
+    }
+
+    /// What skipping the current form leads to: rejected when it is required.
+    public func skip(at time: Date, newKey: @autoclosure () -> UUID = UUID()) -> AnswerDecision {
+        guard let form = currentForm else { return .notAsking(stateDescription) }
+        if let failure = AnswerValidator.check(nil, for: form) {
+            return .rejected(form: form.name, message: failure.message)
+        }
+        var events: [SessionEvent] = [.answerSkipped(session: id, form: form.name)]
+        if position + 1 >= questionnaire.forms.count {
+            events.append(.stageCompleted(session: id, stage: stage, idempotencyKey: newKey(), at: time))
+        }
+        return .accepted(events)
+    }
+
+    /// The upload body of the current stage: answered forms only (skipped optional ones are left out).
+    public var upload: AnswersUpload { AnswersUpload(answers: stageAnswers) }
+
+    private var stateDescription: String {
+        switch state {
+        case .asking: "the session has no question left to ask"
+        case .awaitingDelivery: "the session is waiting for its stage \"\(stage)\" to be delivered"
+        case .closed(let outcome): "the session is closed (\(outcome.rawValue))"
+        }
+    }
+
+    // MARK: Applying events
+
+    /// Applies one event. Events of other sessions and events that do not fit the current
+    /// state are refused with a description, so a damaged journal cannot corrupt a session.
+    public mutating func apply(_ event: SessionEvent) throws(SessionReplayError) {
+        guard event.session == id else { throw SessionReplayError(session: id, "event of session \(event.session)") }
+        switch event {
+        case .answerAccepted(_, let name, let value):
+            guard let form = currentForm, form.name == name else {
+                throw SessionReplayError(session: id, "answer for \"\(name)\" when \(currentForm.map { "\"\($0.name)\"" } ?? "no form") is asked")
+            }
+            stageAnswers[name] = value
+            allAnswers[name] = value
+            position += 1
+        case .answerSkipped(_, let name):
+            guard let form = currentForm, form.name == name else {
+                throw SessionReplayError(session: id, "skip of \"\(name)\" when \(currentForm.map { "\"\($0.name)\"" } ?? "no form") is asked")
+            }
+            position += 1
+        case .stageCompleted(_, let completed, let key, let time):
+            guard case .asking = state, completed == stage, position >= questionnaire.forms.count else {
+                throw SessionReplayError(session: id, "stage \"\(completed)\" completed before all its forms were answered")
+            }
+            state = .awaitingDelivery(idempotencyKey: key)
+            completedStages.append(completed)
+            lastActivity = time
+            return
+        case .stageStarted(_, let next, let language, let hash, let time):
+            throw SessionReplayError(session: id, "stage \"\(next)\" (\(language), \(hash)) started at \(time) needs its questionnaire: use startStage")
+        case .closed(_, let outcome, let time):
+            state = .closed(outcome)
+            lastActivity = time
+            return
+        }
+    }
+
+    /// Moves on to the follow-up stage the server named after the previous one was delivered.
+    public mutating func startStage(_ event: SessionEvent, questionnaire next: Questionnaire) throws(SessionReplayError) {
+        guard case .stageStarted(let eventID, let nextStage, let language, let hash, let time) = event, eventID == id else {
+            throw SessionReplayError(session: id, "startStage needs a stageStarted event of this session")
+        }
+        guard case .awaitingDelivery = state else {
+            throw SessionReplayError(session: id, "stage \"\(nextStage)\" started while stage \"\(stage)\" was not complete")
+        }
+        stage = nextStage
+        self.language = language
+        definitionHash = hash
+        questionnaire = next
+        stageAnswers = [:]
+        position = 0
+        state = .asking
+        lastActivity = time
+    }
+
+    /// Records activity without another change (e.g. a rejected answer keeps the session alive).
+    public mutating func touch(_ time: Date) {
+        lastActivity = max(lastActivity, time)
+    }
+}
+
+/// What an answer or a skip leads to.
+public enum AnswerDecision: Sendable, Hashable {
+    /// Accepted: journal these events, then apply them.
+    case accepted([SessionEvent])
+    /// Not accepted: show the message and ask the same form again.
+    case rejected(form: String, message: String)
+    /// The session is not asking anything.
+    case notAsking(String)
+}
+
+/// An event that does not fit the session it names: the journal and the session disagree.
+public struct SessionReplayError: Error, Sendable, CustomStringConvertible {
+    public static let code = "session_replay_mismatch"
+    public var session: UUID
+    public var detail: String
+
+    init(session: UUID, _ detail: String) {
+        self.session = session
+        self.detail = detail
+    }
+
+    public var description: String {
+        "session \(session): \(detail); the session is kept as it was before this event. Report the journal problem with `surveyctl status`."
+    }
+}

@@ -1,0 +1,38 @@
+import Entities
+import Foundation
+
+/// A change to a session, in the order it happened. The daemon journals each event before it
+/// acknowledges the change, and rebuilds sessions on start by replaying them.
+public enum SessionEvent: Sendable, Hashable, Codable {
+    /// A session began a stage: the first one, or a follow-up the server named.
+    case stageStarted(session: UUID, stage: String, language: String, definitionHash: String, at: Date)
+    /// An answer passed validation and was accepted.
+    case answerAccepted(session: UUID, form: String, value: AnswerValue)
+    /// An optional form was skipped.
+    case answerSkipped(session: UUID, form: String)
+    /// Every form of the stage is answered; its upload is queued under `idempotencyKey`.
+    case stageCompleted(session: UUID, stage: String, idempotencyKey: UUID, at: Date)
+    /// The session ended with an outcome.
+    case closed(session: UUID, outcome: SessionOutcome, at: Date)
+
+    /// The session the event belongs to.
+    public var session: UUID {
+        switch self {
+        case .stageStarted(let id, _, _, _, _), .answerAccepted(let id, _, _), .answerSkipped(let id, _),
+             .stageCompleted(let id, _, _, _), .closed(let id, _, _):
+            id
+        }
+    }
+}
+
+/// How a session ended.
+public enum SessionOutcome: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Every stage was delivered and the server named no further stage.
+    case thanks
+    /// A screening rule found the respondent not eligible; nothing was uploaded.
+    case noTarget = "no_target"
+    /// The last stage is queued for delivery; the respondent was not kept waiting.
+    case queued
+    /// Idle longer than the configured timeout; its answers are not uploaded.
+    case abandoned
+}

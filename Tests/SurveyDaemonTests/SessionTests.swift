@@ -1,0 +1,149 @@
+import Entities
+import Foundation
+import SurveyDaemon
+import SurveyTesting
+import Testing
+
+@Suite struct SessionTests {
+    let common: Questionnaire
+    let stage1: Questionnaire
+    let stage2: Questionnaire
+    let start = Date(timeIntervalSince1970: 1_800_000_000)
+
+    init() throws {
+        common = try Questionnaire.decode(response: try Fixtures.data("questions/common.en.json"), stage: "common")
+        stage1 = try Questionnaire.decode(response: try Fixtures.data("questions/1.en.json"), stage: "1", knownAnswerNames: ["email"])
+        stage2 = try Questionnaire.decode(response: try Fixtures.data("questions/2.en.json"), stage: "2")
+    }
+
+    func newSession(_ q: Questionnaire? = nil) -> Session {
+        Session(id: UUID(), stage: (q ?? common).stage, language: "en", definitionHash: "h1", questionnaire: q ?? common, startedAt: start)
+    }
+
+    /// Answers the current form and applies the events; returns them.
+    @discardableResult
+    func answer(_ session: inout Session, _ words: String..., key: UUID = UUID()) throws -> [SessionEvent] {
+        switch session.answer(words, at: start, newKey: key) {
+        case .accepted(let events):
+            for event in events { try session.apply(event) }
+            return events
+        case .rejected(let form, let message):
+            Issue.record("\(form) rejected \(words): \(message)")
+            return []
+        case .notAsking(let why):
+            Issue.record("not asking: \(why)")
+            return []
+        }
+    }
+
+    @Test func walksTheCommonStageAndCompletesIt() throws {
+        var session = newSession()
+        #expect(session.currentForm?.name == "name")
+        #expect(session.progress == (1, 5))
+        try answer(&session, "Kim", "Chul")
+        try answer(&session, "kim.cs@gmail.com")
+        try answer(&session, "kim.cs@gmail.com")
+        #expect(session.progress == (4, 5))
+        try answer(&session, "30")
+        let key = UUID()
+        let events = try answer(&session, "5", key: key)
+        #expect(events.count == 2)
+        #expect(events.last == .stageCompleted(session: session.id, stage: "common", idempotencyKey: key, at: start))
+        #expect(session.state == .awaitingDelivery(idempotencyKey: key))
+        #expect(session.currentForm == nil)
+        #expect(String(decoding: session.upload.encoded(), as: UTF8.self)
+            == #"{"answers":{"age":30,"email":"kim.cs@gmail.com","emailConfirm":"kim.cs@gmail.com","like":5,"name":"Kim Chul"}}"#)
+    }
+
+    @Test func rejectedAnswersKeepTheSameQuestion() throws {
+        let session = newSession()
+        #expect(session.answer(["K"], at: start) == .rejected(form: "name", message: "Your name must be 2 to 20 characters long."))
+        #expect(session.answer([], at: start) == .rejected(form: "name", message: "Please enter your name."))
+        #expect(session.skip(at: start) == .rejected(form: "name", message: "This question needs an answer."))
+        #expect(session.currentForm?.name == "name")
+    }
+
+    @Test func typedInputErrorsListWhatIsAccepted() throws {
+        var session = newSession()
+        try answer(&session, "Kim")
+        try answer(&session, "kim.cs@gmail.com")
+        guard case .rejected(_, let message) = session.answer(["other@gmail.com"], at: start) else {
+            Issue.record("mismatched e-mail accepted"); return
+        }
+        #expect(message == "The e-mail addresses do not match.")
+        try answer(&session, "kim.cs@gmail.com")
+        #expect(session.answer(["thirty"], at: start) == .rejected(form: "age", message: #""thirty" is not a number. Accepted: a number such as 42 or 3.5"#))
+    }
+
+    @Test func screeningClosesTheSessionAsNoTarget() throws {
+        var session = newSession()
+        try answer(&session, "Kim")
+        try answer(&session, "kim.cs@gmail.com")
+        try answer(&session, "kim.cs@gmail.com")
+        let events = try answer(&session, "18")
+        #expect(events.last == .closed(session: session.id, outcome: .noTarget, at: start))
+        #expect(session.state == .closed(.noTarget))
+        #expect(!session.isOpen)
+        guard case .notAsking = session.answer(["5"], at: start) else { Issue.record("closed session asked"); return }
+    }
+
+    @Test func optionalFormsCanBeSkippedAndAreLeftOutOfTheUpload() throws {
+        var session = newSession(stage1)
+        try answer(&session, "extra", "craft", "cider")
+        try answer(&session, "home", "bar")
+        guard case .accepted(let skip) = session.skip(at: start) else { Issue.record("skip refused"); return }
+        for event in skip { try session.apply(event) }
+        try answer(&session, "beer and chicken")
+        guard case .accepted(let last) = session.skip(at: start) else { Issue.record("skip refused"); return }
+        for event in last { try session.apply(event) }
+        guard case .awaitingDelivery = session.state else { Issue.record("not complete"); return }
+        #expect(session.upload.answers == ["type": .string("craft cider"), "occasions": .list(["home", "bar"]), "pairing": .string("beer and chicken")])
+    }
+
+    @Test func followUpStageKeepsEarlierAnswersForReferences() throws {
+        var session = newSession()
+        for words in [["Kim"], ["kim.cs@gmail.com"], ["kim.cs@gmail.com"], ["30"], ["2"]] {
+            guard case .accepted(let events) = session.answer(words, at: start) else { Issue.record("refused \(words)"); return }
+            for event in events { try session.apply(event) }
+        }
+        let next = SessionEvent.stageStarted(session: session.id, stage: "2", language: "en", definitionHash: "h2", at: start)
+        try session.startStage(next, questionnaire: stage2)
+        #expect(session.stage == "2")
+        #expect(session.stageAnswers.isEmpty)
+        #expect(session.allAnswers["email"] == .string("kim.cs@gmail.com"))
+        #expect(session.completedStages == ["common"])
+        #expect(session.progress == (1, 4))
+        let events = try answer(&session, "no")
+        #expect(events.last == .closed(session: session.id, outcome: .noTarget, at: start))
+    }
+
+    @Test func replayingTheEventsRebuildsTheSameSession() throws {
+        var live = newSession()
+        var journal: [SessionEvent] = []
+        for words in [["Kim"], ["kim.cs@gmail.com"], ["kim.cs@gmail.com"]] {
+            guard case .accepted(let events) = live.answer(words, at: start) else { Issue.record("refused"); return }
+            for event in events { try live.apply(event) }
+            journal += events
+        }
+        let encoded = try JSONEncoder().encode(journal)
+        let decoded = try JSONDecoder().decode([SessionEvent].self, from: encoded)
+        var rebuilt = Session(id: live.id, stage: "common", language: "en", definitionHash: "h1", questionnaire: common, startedAt: start)
+        for event in decoded { try rebuilt.apply(event) }
+        #expect(rebuilt == live)
+        #expect(rebuilt.currentForm?.name == "age")
+    }
+
+    @Test func eventsThatDoNotFitAreRefused() throws {
+        var session = newSession()
+        #expect(throws: SessionReplayError.self) { try session.apply(.answerAccepted(session: session.id, form: "age", value: .number(3))) }
+        #expect(throws: SessionReplayError.self) { try session.apply(.answerAccepted(session: UUID(), form: "name", value: .string("x"))) }
+        #expect(throws: SessionReplayError.self) { try session.apply(.stageCompleted(session: session.id, stage: "common", idempotencyKey: UUID(), at: start)) }
+        let next = SessionEvent.stageStarted(session: session.id, stage: "1", language: "en", definitionHash: "h", at: start)
+        #expect(throws: SessionReplayError.self) { try session.startStage(next, questionnaire: stage1) }
+        #expect(session == newSessionWithID(session.id))
+    }
+
+    func newSessionWithID(_ id: UUID) -> Session {
+        Session(id: id, stage: "common", language: "en", definitionHash: "h1", questionnaire: common, startedAt: start)
+    }
+}
