@@ -1,0 +1,245 @@
+import Foundation
+
+/// Everything `surveyd` can be configured with, and where each value comes from.
+///
+/// Values are resolved in this order, each overriding the one before: built-in defaults, an
+/// optional JSON file, the environment (`SURVEYD_*`, plus systemd's `STATE_DIRECTORY` and
+/// `RUNTIME_DIRECTORY` for the default paths), and command-line flags. `doc/configuration.md`
+/// lists every setting with its default.
+public struct DaemonConfiguration: Sendable, Hashable {
+    /// Base URL of the survey server, e.g. `https://survey.example.org`. Required (except in demo mode).
+    public var serverURL: String?
+    /// Language used when a session does not name one: `ko` or `en`.
+    public var defaultLanguage: String = "ko"
+    /// Where the journal, queue and definition cache live.
+    public var stateDirectory: String
+    /// The control socket.
+    public var socketPath: String
+    /// Group allowed to use the control socket (socket mode 0660); nil keeps it 0600, owner only.
+    public var socketGroup: String?
+    /// First retry delay of a transient delivery failure, in seconds.
+    public var backoffBaseSeconds: Double = 1
+    /// Longest retry delay, in seconds.
+    public var backoffCapSeconds: Double = 300
+    /// `strict`: every acknowledged answer is fsync'd first. `relaxed`: may lose the last moments on power loss.
+    public var durability: Durability = .strict
+    /// Sessions idle longer than this are closed as `abandoned`, in seconds.
+    public var idleSessionTimeoutSeconds: Double = 900
+    /// How long a finished stage waits for its delivery before the outcome is `queued`, in seconds.
+    public var deliveryWaitSeconds: Double = 2
+    /// Uploads in flight at once.
+    public var maxInFlight: Int = 4
+    /// How long a connectivity verdict is reused, in seconds.
+    public var connectivityCacheSeconds: Double = 1
+    /// Largest control request body accepted, in bytes.
+    public var maxRequestBytes: Int = 64 * 1024
+
+    public enum Durability: String, Sendable, Hashable, Codable, CaseIterable {
+        case strict, relaxed
+    }
+
+    /// The settings a JSON file, the environment or flags may give; nil leaves the value as it was.
+    public struct Overrides: Sendable, Hashable, Codable {
+        public var serverURL: String?
+        public var defaultLanguage: String?
+        public var stateDirectory: String?
+        public var socketPath: String?
+        public var socketGroup: String?
+        public var backoffBaseSeconds: Double?
+        public var backoffCapSeconds: Double?
+        public var durability: Durability?
+        public var idleSessionTimeoutSeconds: Double?
+        public var deliveryWaitSeconds: Double?
+        public var maxInFlight: Int?
+        public var connectivityCacheSeconds: Double?
+        public var maxRequestBytes: Int?
+
+        public init() {}
+    }
+
+    /// The defaults for a user and environment, before any file, variable or flag.
+    public init(environment: [String: String], userID: UInt32) {
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 }
+        if let dir = environment["STATE_DIRECTORY"]?.split(separator: ":").first {
+            stateDirectory = String(dir)
+        } else if let xdg = environment["XDG_STATE_HOME"], !xdg.isEmpty {
+            stateDirectory = xdg + "/surveyd"
+        } else if let home {
+            stateDirectory = home + "/.local/state/surveyd"
+        } else {
+            stateDirectory = "/tmp/surveyd-\(userID)/state"
+        }
+        if let dir = environment["RUNTIME_DIRECTORY"]?.split(separator: ":").first {
+            socketPath = String(dir) + "/surveyd.sock"
+        } else if let xdg = environment["XDG_RUNTIME_DIR"], !xdg.isEmpty {
+            socketPath = xdg + "/surveyd.sock"
+        } else {
+            socketPath = "/tmp/surveyd-\(userID)/surveyd.sock"
+        }
+    }
+
+    /// Resolves the configuration: defaults, then the JSON file (when given), then the
+    /// environment, then flags.
+    ///
+    /// - Throws: `ConfigurationError` naming the file, variable or setting that is wrong.
+    public static func resolve(
+        file: String?,
+        environment: [String: String],
+        flags: Overrides,
+        userID: UInt32
+    ) throws(ConfigurationError) -> DaemonConfiguration {
+        var configuration = DaemonConfiguration(environment: environment, userID: userID)
+        if let file {
+            configuration.apply(try loadFile(file))
+        }
+        configuration.apply(try fromEnvironment(environment))
+        configuration.apply(flags)
+        try configuration.check()
+        return configuration
+    }
+
+    public mutating func apply(_ overrides: Overrides) {
+        if let v = overrides.serverURL { serverURL = v }
+        if let v = overrides.defaultLanguage { defaultLanguage = v }
+        if let v = overrides.stateDirectory { stateDirectory = v }
+        if let v = overrides.socketPath { socketPath = v }
+        if let v = overrides.socketGroup { socketGroup = v }
+        if let v = overrides.backoffBaseSeconds { backoffBaseSeconds = v }
+        if let v = overrides.backoffCapSeconds { backoffCapSeconds = v }
+        if let v = overrides.durability { durability = v }
+        if let v = overrides.idleSessionTimeoutSeconds { idleSessionTimeoutSeconds = v }
+        if let v = overrides.deliveryWaitSeconds { deliveryWaitSeconds = v }
+        if let v = overrides.maxInFlight { maxInFlight = v }
+        if let v = overrides.connectivityCacheSeconds { connectivityCacheSeconds = v }
+        if let v = overrides.maxRequestBytes { maxRequestBytes = v }
+    }
+
+    /// The languages the contract knows.
+    public static let languages: Set<String> = ["ko", "en"]
+
+    /// The environment variables read, by setting.
+    public static let environmentNames: [(variable: String, setting: String)] = [
+        ("SURVEYD_SERVER_URL", "serverURL"), ("SURVEYD_LANG", "defaultLanguage"),
+        ("SURVEYD_STATE_DIR", "stateDirectory"), ("SURVEYD_SOCKET", "socketPath"),
+        ("SURVEYD_SOCKET_GROUP", "socketGroup"), ("SURVEYD_BACKOFF_BASE", "backoffBaseSeconds"),
+        ("SURVEYD_BACKOFF_CAP", "backoffCapSeconds"), ("SURVEYD_DURABILITY", "durability"),
+        ("SURVEYD_IDLE_TIMEOUT", "idleSessionTimeoutSeconds"), ("SURVEYD_DELIVERY_WAIT", "deliveryWaitSeconds"),
+        ("SURVEYD_MAX_IN_FLIGHT", "maxInFlight"), ("SURVEYD_CONNECTIVITY_CACHE", "connectivityCacheSeconds"),
+        ("SURVEYD_MAX_REQUEST_BYTES", "maxRequestBytes"),
+    ]
+
+    static func fromEnvironment(_ environment: [String: String]) throws(ConfigurationError) -> Overrides {
+        var o = Overrides()
+        func number(_ name: String) throws(ConfigurationError) -> Double? {
+            guard let text = environment[name] else { return nil }
+            guard let value = Double(text) else {
+                throw ConfigurationError(source: "environment variable \(name)", "\"\(text)\" is not a number")
+            }
+            return value
+        }
+        o.serverURL = environment["SURVEYD_SERVER_URL"]
+        o.defaultLanguage = environment["SURVEYD_LANG"]
+        o.stateDirectory = environment["SURVEYD_STATE_DIR"]
+        o.socketPath = environment["SURVEYD_SOCKET"]
+        o.socketGroup = environment["SURVEYD_SOCKET_GROUP"]
+        o.backoffBaseSeconds = try number("SURVEYD_BACKOFF_BASE")
+        o.backoffCapSeconds = try number("SURVEYD_BACKOFF_CAP")
+        if let text = environment["SURVEYD_DURABILITY"] {
+            guard let value = Durability(rawValue: text) else {
+                throw ConfigurationError(source: "environment variable SURVEYD_DURABILITY", "\"\(text)\" is not strict or relaxed")
+            }
+            o.durability = value
+        }
+        o.idleSessionTimeoutSeconds = try number("SURVEYD_IDLE_TIMEOUT")
+        o.deliveryWaitSeconds = try number("SURVEYD_DELIVERY_WAIT")
+        o.maxInFlight = try number("SURVEYD_MAX_IN_FLIGHT").map { Int($0) }
+        o.connectivityCacheSeconds = try number("SURVEYD_CONNECTIVITY_CACHE")
+        o.maxRequestBytes = try number("SURVEYD_MAX_REQUEST_BYTES").map { Int($0) }
+        return o
+    }
+
+    static func loadFile(_ path: String) throws(ConfigurationError) -> Overrides {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw ConfigurationError(source: "configuration file \(path)", "cannot be read (\(error.localizedDescription)); check the path given to --config")
+        }
+        do {
+            let decoder = JSONDecoder()
+            return try decoder.decode(Overrides.self, from: data)
+        } catch let error as DecodingError {
+            throw ConfigurationError(source: "configuration file \(path)", error.configurationDescription)
+        } catch {
+            throw ConfigurationError(source: "configuration file \(path)", "\(error)")
+        }
+    }
+
+    /// Checks values that every source may get wrong.
+    func check() throws(ConfigurationError) {
+        if let serverURL {
+            guard let url = URL(string: serverURL), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else {
+                throw ConfigurationError(source: "serverURL", "\"\(serverURL)\" is not an http or https URL with a host, e.g. https://survey.example.org")
+            }
+        }
+        guard Self.languages.contains(defaultLanguage) else {
+            throw ConfigurationError(source: "defaultLanguage", "\"\(defaultLanguage)\" is not ko or en")
+        }
+        guard backoffBaseSeconds > 0, backoffCapSeconds >= backoffBaseSeconds else {
+            throw ConfigurationError(source: "backoffBaseSeconds/backoffCapSeconds", "need 0 < base <= cap, got base \(backoffBaseSeconds) and cap \(backoffCapSeconds)")
+        }
+        guard idleSessionTimeoutSeconds > 0 else {
+            throw ConfigurationError(source: "idleSessionTimeoutSeconds", "must be above 0, got \(idleSessionTimeoutSeconds)")
+        }
+        guard deliveryWaitSeconds >= 0 else {
+            throw ConfigurationError(source: "deliveryWaitSeconds", "must be 0 or more, got \(deliveryWaitSeconds)")
+        }
+        guard (1...64).contains(maxInFlight) else {
+            throw ConfigurationError(source: "maxInFlight", "must be from 1 to 64, got \(maxInFlight)")
+        }
+        guard connectivityCacheSeconds >= 0 else {
+            throw ConfigurationError(source: "connectivityCacheSeconds", "must be 0 or more, got \(connectivityCacheSeconds)")
+        }
+        guard maxRequestBytes >= 1024 else {
+            throw ConfigurationError(source: "maxRequestBytes", "must be at least 1024, got \(maxRequestBytes)")
+        }
+        // sun_path holds 108 bytes including the terminating NUL.
+        guard socketPath.utf8.count < 108 else {
+            throw ConfigurationError(source: "socketPath", "\"\(socketPath)\" is \(socketPath.utf8.count) bytes; a Unix socket path must be under 108 bytes, choose a shorter one")
+        }
+    }
+}
+
+/// A configuration value that cannot be used.
+public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
+    public static let code = "configuration_invalid"
+    /// Where the value came from: a file, a variable, or the setting's name.
+    public var source: String
+    public var detail: String
+
+    init(source: String, _ detail: String) {
+        self.source = source
+        self.detail = detail
+    }
+
+    public var description: String { "surveyd configuration: \(source): \(detail)" }
+}
+
+extension DecodingError {
+    var configurationDescription: String {
+        switch self {
+        case .typeMismatch(_, let context), .valueNotFound(_, let context):
+            let key = context.codingPath.map(\.stringValue).joined(separator: ".")
+            if key == "durability" { return "durability must be \"strict\" or \"relaxed\"" }
+            return "\"\(key)\" has the wrong type: \(context.debugDescription)"
+        case .dataCorrupted(let context):
+            let key = context.codingPath.map(\.stringValue).joined(separator: ".")
+            if key == "durability" { return "durability must be \"strict\" or \"relaxed\"" }
+            return key.isEmpty ? "is not valid JSON" : "\"\(key)\": \(context.debugDescription)"
+        case .keyNotFound(let key, _):
+            return "\"\(key.stringValue)\" is missing"
+        @unknown default:
+            return "\(self)"
+        }
+    }
+}

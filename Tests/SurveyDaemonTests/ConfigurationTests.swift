@@ -1,0 +1,72 @@
+import Foundation
+import SurveyDaemon
+import SurveyTesting
+import Testing
+
+@Suite struct ConfigurationTests {
+    @Test func defaultsFollowSystemdThenXDGThenHome() {
+        let systemd = DaemonConfiguration(environment: ["STATE_DIRECTORY": "/var/lib/surveyd", "RUNTIME_DIRECTORY": "/run/surveyd", "HOME": "/home/k"], userID: 1000)
+        #expect(systemd.stateDirectory == "/var/lib/surveyd")
+        #expect(systemd.socketPath == "/run/surveyd/surveyd.sock")
+        let xdg = DaemonConfiguration(environment: ["XDG_STATE_HOME": "/x/state", "XDG_RUNTIME_DIR": "/run/user/1000", "HOME": "/home/k"], userID: 1000)
+        #expect(xdg.stateDirectory == "/x/state/surveyd")
+        #expect(xdg.socketPath == "/run/user/1000/surveyd.sock")
+        let home = DaemonConfiguration(environment: ["HOME": "/home/k"], userID: 1000)
+        #expect(home.stateDirectory == "/home/k/.local/state/surveyd")
+        #expect(home.socketPath == "/tmp/surveyd-1000/surveyd.sock")
+        #expect(home.defaultLanguage == "ko")
+        #expect(home.durability == .strict)
+        #expect(home.backoffBaseSeconds == 1)
+        #expect(home.backoffCapSeconds == 300)
+    }
+
+    @Test func fileThenEnvironmentThenFlags() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let file = dir.appending("surveyd.json")
+        try Data(#"{"serverURL":"http://file.example","defaultLanguage":"en","idleSessionTimeoutSeconds":60,"durability":"relaxed"}"#.utf8).write(to: file)
+        var flags = DaemonConfiguration.Overrides()
+        flags.idleSessionTimeoutSeconds = 30
+        let c = try DaemonConfiguration.resolve(
+            file: file.path,
+            environment: ["HOME": "/h", "SURVEYD_SERVER_URL": "https://env.example:8443", "SURVEYD_IDLE_TIMEOUT": "45"],
+            flags: flags, userID: 1
+        )
+        #expect(c.serverURL == "https://env.example:8443")
+        #expect(c.defaultLanguage == "en")
+        #expect(c.durability == .relaxed)
+        #expect(c.idleSessionTimeoutSeconds == 30)
+    }
+
+    @Test func errorsNameTheSource() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        func message(file: String? = nil, env: [String: String] = [:], flags: DaemonConfiguration.Overrides = .init()) -> String? {
+            do {
+                _ = try DaemonConfiguration.resolve(file: file, environment: env.merging(["HOME": "/h"]) { a, _ in a }, flags: flags, userID: 1)
+                return nil
+            } catch {
+                return error.description
+            }
+        }
+        #expect(message(env: ["SURVEYD_BACKOFF_CAP": "soon"]) == #"surveyd configuration: environment variable SURVEYD_BACKOFF_CAP: "soon" is not a number"#)
+        #expect(message(env: ["SURVEYD_DURABILITY": "maybe"]) == #"surveyd configuration: environment variable SURVEYD_DURABILITY: "maybe" is not strict or relaxed"#)
+        #expect(message(env: ["SURVEYD_LANG": "fr"]) == #"surveyd configuration: defaultLanguage: "fr" is not ko or en"#)
+        #expect(message(env: ["SURVEYD_SERVER_URL": "ftp://x"])?.contains("is not an http or https URL") == true)
+        #expect(message(file: dir.appending("missing.json").path)?.contains("cannot be read") == true)
+        let bad = dir.appending("bad.json")
+        try Data(#"{"maxInFlight":"many"}"#.utf8).write(to: bad)
+        #expect(message(file: bad.path)?.hasPrefix("surveyd configuration: configuration file \(bad.path): \"maxInFlight\" has the wrong type") == true)
+        try Data(#"{"durability":"fast"}"#.utf8).write(to: bad)
+        #expect(message(file: bad.path) == "surveyd configuration: configuration file \(bad.path): durability must be \"strict\" or \"relaxed\"")
+        try Data("{".utf8).write(to: bad)
+        #expect(message(file: bad.path) == "surveyd configuration: configuration file \(bad.path): is not valid JSON")
+        var flags = DaemonConfiguration.Overrides()
+        flags.socketPath = "/" + String(repeating: "s", count: 120)
+        #expect(message(flags: flags)?.contains("a Unix socket path must be under 108 bytes") == true)
+        flags = .init()
+        flags.backoffBaseSeconds = 10
+        flags.backoffCapSeconds = 5
+        #expect(message(flags: flags)?.contains("need 0 < base <= cap") == true)
+    }
+}
