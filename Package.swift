@@ -35,7 +35,8 @@ let package = Package(
         // (Networking, MockServer: issue 4)
 
         // MARK: Daemon logic
-        .target(name: "SurveyDaemon", dependencies: ["Entities", "Validation"], path: "Modules/SurveyDaemon", swiftSettings: swiftSettings),
+        .target(name: "ControlAPI", path: "Modules/ControlAPI", swiftSettings: swiftSettings),
+        .target(name: "SurveyDaemon", dependencies: ["Entities", "Validation", "ControlAPI"], path: "Modules/SurveyDaemon", swiftSettings: swiftSettings),
 
         /// Fixture loading and process helpers shared by the test targets.
         .target(name: "SurveyTesting", path: "Modules/SurveyTesting", swiftSettings: swiftSettings),
