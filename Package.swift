@@ -26,6 +26,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
         // MARK: Core modules
@@ -36,7 +37,18 @@ let package = Package(
 
         // MARK: Daemon logic
         .target(name: "ControlAPI", path: "Modules/ControlAPI", swiftSettings: swiftSettings),
-        .target(name: "SurveyDaemon", dependencies: ["Entities", "Validation", "ControlAPI"], path: "Modules/SurveyDaemon", swiftSettings: swiftSettings),
+        .target(
+            name: "SurveyDaemon",
+            dependencies: [
+                "Entities", "Validation", "ControlAPI",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Modules/SurveyDaemon",
+            swiftSettings: swiftSettings
+        ),
 
         /// Fixture loading and process helpers shared by the test targets.
         .target(name: "SurveyTesting", path: "Modules/SurveyTesting", swiftSettings: swiftSettings),
@@ -57,7 +69,12 @@ let package = Package(
         // MARK: Tests, one target per module plus end-to-end
         .testTarget(name: "EntitiesTests", dependencies: ["Entities", "SurveyTesting"], path: "Tests/EntitiesTests", swiftSettings: swiftSettings),
         .testTarget(name: "ValidationTests", dependencies: ["Validation", "SurveyTesting"], path: "Tests/ValidationTests", swiftSettings: swiftSettings),
-        .testTarget(name: "SurveyDaemonTests", dependencies: ["SurveyDaemon", "SurveyTesting"], path: "Tests/SurveyDaemonTests", swiftSettings: swiftSettings),
+        .testTarget(
+            name: "SurveyDaemonTests",
+            dependencies: ["SurveyDaemon", "SurveyTesting", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+            path: "Tests/SurveyDaemonTests",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "EndToEndTests", dependencies: ["SurveyTesting"], path: "Tests/EndToEndTests", swiftSettings: swiftSettings),
     ]
 )

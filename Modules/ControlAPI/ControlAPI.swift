@@ -19,21 +19,26 @@ public struct StartSessionRequest: Sendable, Hashable, Codable {
     }
 }
 
-/// `POST /v1/sessions/{id}/answers`: answer the current question, or skip it.
+/// `POST /v1/answers`: answer the current question of a session, or skip it.
 public struct AnswerRequest: Sendable, Hashable, Codable {
+    /// The session's id; when absent, the only open session. With several open, the reply is
+    /// a `several_sessions` error listing them.
+    public var session: String?
     /// The words typed: a choice's value or 1-based position, several for a checkbox,
     /// `extra` followed by free text, a number, a score, or free text.
     public var values: [String]
     /// Skip an optional question instead of answering it.
     public var skip: Bool
 
-    public init(values: [String] = [], skip: Bool = false) {
+    public init(session: String? = nil, values: [String] = [], skip: Bool = false) {
+        self.session = session
         self.values = values
         self.skip = skip
     }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
+        session = try c.decodeIfPresent(String.self, forKey: .session)
         values = try c.decodeIfPresent([String].self, forKey: .values) ?? []
         skip = try c.decodeIfPresent(Bool.self, forKey: .skip) ?? false
     }
@@ -135,5 +140,107 @@ public struct ErrorReply: Sendable, Hashable, Codable {
 
     public init(code: String, message: String) {
         error = Detail(code: code, message: message)
+    }
+}
+
+/// `GET /v1/status`.
+public struct StatusView: Sendable, Hashable, Codable {
+    public struct Connectivity: Sendable, Hashable, Codable {
+        /// `online`, `offline` or `unknown` (no check has run yet).
+        public var state: String
+        /// When the state last changed.
+        public var since: String?
+
+        public init(state: String, since: String?) {
+            self.state = state
+            self.since = since
+        }
+    }
+
+    public struct Queue: Sendable, Hashable, Codable {
+        public var pending: Int
+        public var inFlight: Int
+        public var dead: Int
+        public var delivered: Int
+        public var oldestPendingAgeSeconds: Double?
+        public var lastDeliveryAt: String?
+        public var nextRetryAt: String?
+
+        public init(pending: Int, inFlight: Int, dead: Int, delivered: Int, oldestPendingAgeSeconds: Double?, lastDeliveryAt: String?, nextRetryAt: String?) {
+            self.pending = pending
+            self.inFlight = inFlight
+            self.dead = dead
+            self.delivered = delivered
+            self.oldestPendingAgeSeconds = oldestPendingAgeSeconds
+            self.lastDeliveryAt = lastDeliveryAt
+            self.nextRetryAt = nextRetryAt
+        }
+    }
+
+    public var version: String
+    public var startedAt: String
+    public var uptimeSeconds: Double
+    public var connectivity: Connectivity
+    public var queue: Queue
+    /// Problems found in the journal (recovered corruption, torn tails), for the operator.
+    public var journalProblems: [String]
+    public var sessions: [SessionView]
+
+    public init(version: String, startedAt: String, uptimeSeconds: Double, connectivity: Connectivity, queue: Queue, journalProblems: [String], sessions: [SessionView]) {
+        self.version = version
+        self.startedAt = startedAt
+        self.uptimeSeconds = uptimeSeconds
+        self.connectivity = connectivity
+        self.queue = queue
+        self.journalProblems = journalProblems
+        self.sessions = sessions
+    }
+}
+
+/// `POST /v1/flush`: attempt every pending submission now.
+public struct FlushRequest: Sendable, Hashable, Codable {
+    /// Wait until the queue is drained or the timeout passes.
+    public var wait: Bool
+    public var timeoutSeconds: Double?
+
+    public init(wait: Bool = false, timeoutSeconds: Double? = nil) {
+        self.wait = wait
+        self.timeoutSeconds = timeoutSeconds
+    }
+}
+
+public struct FlushReply: Sendable, Hashable, Codable {
+    /// Submissions still pending when the reply was made.
+    public var pending: Int
+    public var dead: Int
+    /// True when nothing is pending.
+    public var drained: Bool
+    /// `online`, `offline` or `unknown`.
+    public var connectivity: String
+
+    public init(pending: Int, dead: Int, drained: Bool, connectivity: String) {
+        self.pending = pending
+        self.dead = dead
+        self.drained = drained
+        self.connectivity = connectivity
+    }
+}
+
+/// A submission the server refused for good, kept aside.
+public struct DeadLetterView: Sendable, Hashable, Codable {
+    public var id: String
+    public var stage: String
+    public var lang: String
+    public var reason: String
+    public var idempotencyKey: String
+    public var queuedAt: String
+
+    public init(id: String, stage: String, lang: String, reason: String, idempotencyKey: String, queuedAt: String) {
+        self.id = id
+        self.stage = stage
+        self.lang = lang
+        self.reason = reason
+        self.idempotencyKey = idempotencyKey
+        self.queuedAt = queuedAt
     }
 }

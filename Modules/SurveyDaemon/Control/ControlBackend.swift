@@ -1,0 +1,37 @@
+import ControlAPI
+
+/// What the control API asks of the daemon. The session manager implements it; tests of the
+/// server use a fake.
+public protocol ControlBackend: Sendable {
+    func startSession(_ request: StartSessionRequest) async throws -> SessionView
+    func answer(_ request: AnswerRequest) async throws -> AnswerReply
+    func session(id: String) async throws -> SessionView
+    func openSessions() async throws -> [SessionView]
+    func status() async throws -> StatusView
+    func flush(_ request: FlushRequest) async throws -> FlushReply
+    func deadLetters() async throws -> [DeadLetterView]
+    func requeue(deadLetter id: String) async throws -> DeadLetterView
+}
+
+/// An error the control API reports to its client as `{"error": {"code", "message"}}`.
+public struct ControlError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The HTTP status of the reply.
+    public var status: Int
+    /// Stable, for scripts and logs.
+    public var code: String
+    /// What went wrong and what to do.
+    public var message: String
+
+    public init(status: Int, code: String, _ message: String) {
+        self.status = status
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(code): \(message)" }
+
+    public static func badRequest(_ code: String, _ message: String) -> ControlError { ControlError(status: 400, code: code, message) }
+    public static func notFound(_ code: String, _ message: String) -> ControlError { ControlError(status: 404, code: code, message) }
+    public static func conflict(_ code: String, _ message: String) -> ControlError { ControlError(status: 409, code: code, message) }
+    public static func unavailable(_ code: String, _ message: String) -> ControlError { ControlError(status: 503, code: code, message) }
+}

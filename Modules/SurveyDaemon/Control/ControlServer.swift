@@ -1,0 +1,184 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import ControlAPI
+import Entities
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+
+/// The request context of the control API: it keeps the connection's channel so that the
+/// peer's credentials can be checked.
+public struct ControlRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    let channel: any Channel
+
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        channel = source.channel
+    }
+}
+
+/// The control API: HTTP/1.1 with JSON bodies on a Unix socket, paths under `/v1`.
+/// `doc/control-api.md` documents every endpoint.
+public struct ControlServer: Sendable {
+    public var socketPath: String
+    /// 0600 without a group, 0660 with one.
+    public var socketGroup: (name: String, gid: UInt32)?
+    public var maxRequestBytes: Int
+    public var backend: any ControlBackend
+    public var logger: Logger
+
+    public init(socketPath: String, socketGroup: (name: String, gid: UInt32)?, maxRequestBytes: Int, backend: any ControlBackend, logger: Logger) {
+        self.socketPath = socketPath
+        self.socketGroup = socketGroup
+        self.maxRequestBytes = maxRequestBytes
+        self.backend = backend
+        self.logger = logger
+    }
+
+    /// Builds the Hummingbird application; run it (it is a `Service`) inside the daemon's
+    /// `ServiceGroup`. Call ``prepareSocketPath()`` first.
+    /// - Parameter onReady: called once the socket is bound and its mode set.
+    public func application(onReady: @escaping @Sendable () async -> Void = {}) -> some ApplicationProtocol {
+        let router = Router(context: ControlRequestContext.self)
+        router.add(middleware: ControlErrorMiddleware())
+        router.add(middleware: PeerCheckMiddleware(policy: PeerPolicy(ownerUID: geteuid(), groupID: socketGroup?.gid)))
+        addRoutes(to: router)
+        let path = socketPath
+        let group = socketGroup
+        let logger = logger
+        return Application(
+            router: router,
+            configuration: .init(address: .unixDomainSocket(path: path), serverName: "surveyd"),
+            onServerRunning: { _ in
+                do {
+                    try ControlSocket.setMode(path: path, group: group?.gid)
+                } catch {
+                    logger.error("cannot set the control socket's mode", metadata: ["path": "\(path)", "error": "\(error)"])
+                }
+                await onReady()
+            },
+            logger: logger
+        )
+    }
+
+    /// Makes the socket's directory (0700 when created) and refuses to start when another
+    /// daemon answers on the socket; removes a stale socket file.
+    public func prepareSocketPath() throws(ControlError) {
+        try ControlSocket.prepare(path: socketPath)
+    }
+
+    func addRoutes(to router: Router<ControlRequestContext>) {
+        let backend = backend
+        let limit = maxRequestBytes
+        let v1 = router.group("v1")
+        v1.get("status") { _, _ in try Self.json(await backend.status()) }
+        v1.get("sessions") { _, _ in try Self.json(await backend.openSessions()) }
+        v1.post("sessions") { request, context in
+            let body = try await Self.decode(StartSessionRequest.self, request, limit: limit, empty: StartSessionRequest())
+            return try Self.json(await backend.startSession(body), status: .created)
+        }
+        v1.get("sessions/:id") { _, context in
+            try Self.json(await backend.session(id: context.parameters.require("id")))
+        }
+        v1.post("answers") { request, context in
+            let body = try await Self.decode(AnswerRequest.self, request, limit: limit, empty: nil)
+            return try Self.json(await backend.answer(body))
+        }
+        v1.post("flush") { request, context in
+            let body = try await Self.decode(FlushRequest.self, request, limit: limit, empty: FlushRequest())
+            return try Self.json(await backend.flush(body))
+        }
+        v1.get("dead") { _, _ in try Self.json(await backend.deadLetters()) }
+        v1.post("dead/:id/requeue") { _, context in
+            try Self.json(await backend.requeue(deadLetter: context.parameters.require("id")))
+        }
+    }
+
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
+        let data = try encoder.encode(value)
+        return Response(
+            status: status,
+            headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(bytes: data))
+        )
+    }
+
+    /// Decodes a JSON body; an empty body gives `empty` when the endpoint allows it.
+    static func decode<T: Decodable>(_ type: T.Type, _ request: Request, limit: Int, empty: T?) async throws -> T {
+        var request = request
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.collectBody(upTo: limit)
+        } catch {
+            throw ControlError(status: 413, code: "body_too_large", "the request body is larger than \(limit) bytes; send a smaller body")
+        }
+        if buffer.readableBytes == 0 {
+            if let empty { return empty }
+            throw ControlError.badRequest("body_missing", "this endpoint needs a JSON body; see doc/control-api.md")
+        }
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
+        } catch let error as DecodingError {
+            throw ControlError.badRequest("body_invalid", "the JSON body is not valid: \(error.locatedDescription); see doc/control-api.md")
+        }
+    }
+}
+
+/// Turns every error into a JSON error reply, so clients always get `{"error": {...}}`.
+struct ControlErrorMiddleware: RouterMiddleware {
+    typealias Context = ControlRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as ControlError {
+            return Self.reply(error)
+        } catch let error as HTTPError {
+            if error.status == .notFound {
+                return Self.reply(ControlError.notFound("no_such_endpoint", "\(request.method) \(request.uri.path) is not an endpoint of the control API; see doc/control-api.md"))
+            }
+            if error.status == .contentTooLarge {
+                return Self.reply(ControlError(status: 413, code: "body_too_large", "the request body is too large; send a smaller body"))
+            }
+            return Self.reply(ControlError(status: Int(error.status.code), code: "http_error", error.body ?? error.status.reasonPhrase))
+        } catch {
+            context.logger.error("control request failed", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
+            return Self.reply(ControlError(status: 500, code: "internal", "the daemon could not handle the request: \(error)"))
+        }
+    }
+
+    static func reply(_ error: ControlError) -> Response {
+        let body = (try? ControlServer.encoder.encode(ErrorReply(code: error.code, message: error.message))) ?? Data()
+        return Response(
+            status: HTTPResponse.Status(code: error.status),
+            headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(bytes: body))
+        )
+    }
+}
+
+/// Refuses peers that are not the daemon's user, root or a member of the socket's group.
+struct PeerCheckMiddleware: RouterMiddleware {
+    typealias Context = ControlRequestContext
+    let policy: PeerPolicy
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let peer = try await PeerCredentials.of(context.channel)
+        guard policy.allows(peer, groups: peer.supplementaryGroups()) else {
+            context.logger.notice("control request refused", metadata: ["peer.uid": "\(peer.uid)", "peer.pid": "\(peer.pid)"])
+            throw ControlError(status: 403, code: "forbidden", "uid \(peer.uid) may not use this daemon: only its own user, root, or members of its socket group may")
+        }
+        return try await next(request, context)
+    }
+}

@@ -1,0 +1,65 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Foundation
+import NIOCore
+
+/// The process at the other end of a Unix socket connection (`SO_PEERCRED`).
+public struct PeerCredentials: Sendable, Hashable {
+    public var pid: Int32
+    public var uid: UInt32
+    public var gid: UInt32
+
+    public init(pid: Int32, uid: UInt32, gid: UInt32) {
+        self.pid = pid
+        self.uid = uid
+        self.gid = gid
+    }
+
+    /// Reads the credentials of a connected Unix socket channel.
+    static func of(_ channel: any Channel) async throws -> PeerCredentials {
+        guard let provider = channel as? any SocketOptionProvider else {
+            throw ControlError(status: 403, code: "peer_unknown", "the connection's peer credentials cannot be read; connect over the Unix socket")
+        }
+        let cred: UCred = try await provider.unsafeGetSocketOption(level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED)).get()
+        return PeerCredentials(pid: cred.pid, uid: cred.uid, gid: cred.gid)
+    }
+
+    /// The supplementary groups of the peer process, from `/proc/<pid>/status`.
+    func supplementaryGroups() -> Set<UInt32> {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return [] }
+        for line in status.split(separator: "\n") where line.hasPrefix("Groups:") {
+            return Set(line.dropFirst("Groups:".count).split(separator: " ").compactMap { UInt32($0) })
+        }
+        return []
+    }
+}
+
+/// The layout of Linux's `struct ucred` (pid_t, uid_t, gid_t), which Glibc's module map hides
+/// behind `_GNU_SOURCE`.
+struct UCred: Sendable {
+    var pid: Int32 = 0
+    var uid: UInt32 = 0
+    var gid: UInt32 = 0
+}
+
+/// Who may use the control socket: the daemon's own user, root, and members of the
+/// configured group.
+public struct PeerPolicy: Sendable, Hashable {
+    public var ownerUID: UInt32
+    public var groupID: UInt32?
+
+    public init(ownerUID: UInt32, groupID: UInt32?) {
+        self.ownerUID = ownerUID
+        self.groupID = groupID
+    }
+
+    /// True when `peer` may use the API. `groups` gives the peer's supplementary groups.
+    public func allows(_ peer: PeerCredentials, groups: @autoclosure () -> Set<UInt32>) -> Bool {
+        if peer.uid == ownerUID || peer.uid == 0 { return true }
+        guard let groupID else { return false }
+        return peer.gid == groupID || groups().contains(groupID)
+    }
+}

@@ -1,0 +1,120 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Foundation
+
+/// A minimal HTTP/1.1 client over a Unix socket for tests: it sends exactly the bytes it is
+/// given (so tests can send garbage) and reads the reply until the server closes or the
+/// deadline passes. Blocking I/O runs on a Dispatch thread, never on the test's executor.
+public enum UnixHTTP {
+    public struct Reply: Sendable {
+        public var status: Int
+        public var headers: [String: String]
+        public var body: Data
+        public var bodyText: String { String(decoding: body, as: UTF8.self) }
+    }
+
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Sends a request with `Connection: close` and a JSON body, and parses the reply.
+    public static func request(socket path: String, method: String, target: String, body: String? = nil, deadline: TimeInterval = 10) async throws -> Reply {
+        var raw = "\(method) \(target) HTTP/1.1\r\nHost: surveyd\r\nConnection: close\r\n"
+        if let body {
+            raw += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+        } else {
+            raw += "Content-Length: 0\r\n\r\n"
+        }
+        let bytes = try await exchange(socket: path, send: Data(raw.utf8), deadline: deadline)
+        return try parse(bytes)
+    }
+
+    /// Sends raw bytes and returns whatever comes back before the server closes or the deadline.
+    public static func exchange(socket path: String, send: Data, deadline: TimeInterval = 10) async throws -> Data {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try blockingExchange(path: path, send: send, deadline: deadline) })
+            }
+        }
+    }
+
+    static func blockingExchange(path: String, send: Data, deadline: TimeInterval) throws -> Data {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Failure(description: "socket() failed") }
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: Int(deadline), tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let pathBytes = Array(path.utf8)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: pathBytes)
+            raw[pathBytes.count] = 0
+        }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard connected == 0 else { throw Failure(description: "connect(\(path)) failed: \(String(cString: strerror(errno)))") }
+        var sent = 0
+        try send.withUnsafeBytes { buffer in
+            while sent < buffer.count {
+                let n = Glibc.send(fd, buffer.baseAddress! + sent, buffer.count - sent, Int32(MSG_NOSIGNAL))
+                if n <= 0 {
+                    // The server may close early (e.g. a body too large): read what it said.
+                    if errno == EPIPE || errno == ECONNRESET { return }
+                    throw Failure(description: "send failed: \(String(cString: strerror(errno)))")
+                }
+                sent += n
+            }
+        }
+        var received = Data()
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        let end = Date().addingTimeInterval(deadline)
+        while Date() < end {
+            let n = recv(fd, &chunk, chunk.count, 0)
+            if n <= 0 { break }
+            received.append(contentsOf: chunk[0..<n])
+        }
+        return received
+    }
+
+    static func parse(_ bytes: Data) throws -> Reply {
+        guard let split = bytes.range(of: Data("\r\n\r\n".utf8)) else {
+            throw Failure(description: "no HTTP reply: \(String(decoding: bytes, as: UTF8.self))")
+        }
+        let head = String(decoding: bytes[..<split.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
+        let statusParts = head[0].split(separator: " ")
+        guard statusParts.count >= 2, let status = Int(statusParts[1]) else {
+            throw Failure(description: "bad status line: \(head[0])")
+        }
+        var headers: [String: String] = [:]
+        for line in head.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        var body = Data(bytes[split.upperBound...])
+        if headers["transfer-encoding"]?.lowercased() == "chunked" {
+            body = dechunk(body)
+        }
+        return Reply(status: status, headers: headers, body: body)
+    }
+
+    static func dechunk(_ data: Data) -> Data {
+        var out = Data()
+        var rest = data[...]
+        while let lineEnd = rest.range(of: Data("\r\n".utf8)) {
+            let sizeText = String(decoding: rest[..<lineEnd.lowerBound], as: UTF8.self)
+            guard let size = Int(sizeText, radix: 16), size > 0 else { break }
+            let start = lineEnd.upperBound
+            guard rest.distance(from: start, to: rest.endIndex) >= size else { break }
+            let end = rest.index(start, offsetBy: size)
+            out.append(rest[start..<end])
+            rest = rest[min(rest.index(end, offsetBy: 2, limitedBy: rest.endIndex) ?? rest.endIndex, rest.endIndex)...]
+        }
+        return out
+    }
+}

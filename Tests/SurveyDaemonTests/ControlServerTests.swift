@@ -1,0 +1,197 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ControlAPI
+import Foundation
+import Hummingbird
+import Logging
+import ServiceLifecycle
+import SurveyDaemon
+import SurveyTesting
+import Testing
+
+/// A backend that answers from fixed values and records what it was asked.
+actor FakeBackend: ControlBackend {
+    var answers: [AnswerRequest] = []
+    static let session = SessionView(id: "s1", stage: "common", lang: "en", state: "asking", outcome: nil, current: 1, total: 5, question: nil, completedStages: [], followUp: nil, lastActivity: "2026-01-01T00:00:00Z")
+
+    func startSession(_ request: StartSessionRequest) async throws -> SessionView {
+        if request.typeId == "missing" {
+            throw ControlError.unavailable("definition_unavailable", "no questionnaire for stage missing")
+        }
+        return Self.session
+    }
+    func answer(_ request: AnswerRequest) async throws -> AnswerReply {
+        answers.append(request)
+        return AnswerReply(accepted: true, message: nil, session: Self.session)
+    }
+    func session(id: String) async throws -> SessionView {
+        guard id == "s1" else { throw ControlError.notFound("no_such_session", "no session \(id)") }
+        return Self.session
+    }
+    func openSessions() async throws -> [SessionView] { [Self.session] }
+    func status() async throws -> StatusView {
+        StatusView(version: "test", startedAt: "2026-01-01T00:00:00Z", uptimeSeconds: 1,
+                   connectivity: .init(state: "unknown", since: nil),
+                   queue: .init(pending: 0, inFlight: 0, dead: 0, delivered: 0, oldestPendingAgeSeconds: nil, lastDeliveryAt: nil, nextRetryAt: nil),
+                   journalProblems: [], sessions: [])
+    }
+    func flush(_ request: FlushRequest) async throws -> FlushReply { FlushReply(pending: 0, dead: 0, drained: true, connectivity: "online") }
+    func deadLetters() async throws -> [DeadLetterView] { [] }
+    func requeue(deadLetter id: String) async throws -> DeadLetterView {
+        throw ControlError.notFound("no_such_dead_letter", "no dead letter \(id)")
+    }
+}
+
+/// Runs a control server on a fresh socket for the duration of `body`.
+func withControlServer(maxRequestBytes: Int = 4096, _ body: (String, FakeBackend) async throws -> Void) async throws {
+    let dir = try TemporaryDirectory(prefix: "cs")
+    defer { dir.remove() }
+    let path = dir.appending("d.sock").path
+    let backend = FakeBackend()
+    let server = ControlServer(socketPath: path, socketGroup: nil, maxRequestBytes: maxRequestBytes, backend: backend, logger: Logger(label: "test"))
+    try server.prepareSocketPath()
+    let (ready, readyContinuation) = AsyncStream<Void>.makeStream()
+    let app = server.application { readyContinuation.yield() }
+    let group = ServiceGroup(services: [app], gracefulShutdownSignals: [], logger: Logger(label: "test"))
+    let task = Task { try await group.run() }
+    var iterator = ready.makeAsyncIterator()
+    await iterator.next()
+    do {
+        try await body(path, backend)
+    } catch {
+        await group.triggerGracefulShutdown()
+        try? await task.value
+        throw error
+    }
+    await group.triggerGracefulShutdown()
+    try await task.value
+}
+
+@Suite(.serialized) struct ControlServerTests {
+    @Test func servesJSONAndSetsSocketMode() async throws {
+        try await withControlServer { path, _ in
+            let reply = try await UnixHTTP.request(socket: path, method: "GET", target: "/v1/status")
+            #expect(reply.status == 200)
+            #expect(reply.headers["content-type"] == "application/json")
+            let status = try JSONDecoder().decode(StatusView.self, from: reply.body)
+            #expect(status.version == "test")
+            var info = stat()
+            #expect(stat(path, &info) == 0)
+            #expect(info.st_mode & 0o777 == 0o600)
+        }
+    }
+
+    @Test func routesBodiesToTheBackend() async throws {
+        try await withControlServer { path, backend in
+            let created = try await UnixHTTP.request(socket: path, method: "POST", target: "/v1/sessions", body: #"{"typeId":"common","lang":"en"}"#)
+            #expect(created.status == 201)
+            let emptyBody = try await UnixHTTP.request(socket: path, method: "POST", target: "/v1/sessions")
+            #expect(emptyBody.status == 201)
+            let answered = try await UnixHTTP.request(socket: path, method: "POST", target: "/v1/answers", body: #"{"values":["Kim"]}"#)
+            #expect(answered.status == 200)
+            #expect(await backend.answers == [AnswerRequest(session: nil, values: ["Kim"], skip: false)])
+            let session = try await UnixHTTP.request(socket: path, method: "GET", target: "/v1/sessions/s1")
+            #expect(try JSONDecoder().decode(SessionView.self, from: session.body).id == "s1")
+        }
+    }
+
+    @Test(arguments: [
+        ("POST", "/v1/answers", #"{"values": "Kim"}"#, 400, "body_invalid", "the JSON body is not valid: values: expected a list"),
+        ("POST", "/v1/answers", "{not json", 400, "body_invalid", "the JSON body is not valid: not valid JSON"),
+        ("POST", "/v1/answers", nil, 400, "body_missing", "this endpoint needs a JSON body"),
+        ("GET", "/v1/nothing", nil, 404, "no_such_endpoint", "GET /v1/nothing is not an endpoint of the control API"),
+        ("GET", "/v1/sessions/zz", nil, 404, "no_such_session", "no session zz"),
+        ("POST", "/v1/sessions", #"{"typeId":"missing"}"#, 503, "definition_unavailable", "no questionnaire for stage missing"),
+        ("POST", "/v1/dead/x/requeue", nil, 404, "no_such_dead_letter", "no dead letter x"),
+    ] as [(String, String, String?, Int, String, String)])
+    func errorsAreJSONNamingTheProblem(method: String, target: String, body: String?, status: Int, code: String, message: String) async throws {
+        try await withControlServer { path, _ in
+            let reply = try await UnixHTTP.request(socket: path, method: method, target: target, body: body)
+            #expect(reply.status == status)
+            let error = try JSONDecoder().decode(ErrorReply.self, from: reply.body)
+            #expect(error.error.code == code)
+            #expect(error.error.message.hasPrefix(message), "\(error.error.message)")
+        }
+    }
+
+    @Test func oversizedAndGarbageRequestsGetErrorsAndTheServerKeepsServing() async throws {
+        try await withControlServer(maxRequestBytes: 2048) { path, _ in
+            let big = #"{"values":[""# + String(repeating: "x", count: 10_000) + #""]}"#
+            let tooLarge = try await UnixHTTP.request(socket: path, method: "POST", target: "/v1/answers", body: big)
+            #expect(tooLarge.status == 413)
+            #expect(try JSONDecoder().decode(ErrorReply.self, from: tooLarge.body).error.code == "body_too_large")
+
+            let garbage = try await UnixHTTP.exchange(socket: path, send: Data("\u{0}\u{1}GARBAGE \r\n\r\n\u{ff}\u{fe}".utf8), deadline: 5)
+            let text = String(decoding: garbage, as: UTF8.self)
+            #expect(text.isEmpty || text.hasPrefix("HTTP/1.1 4"), "\(text)")
+            var random = SystemRandomNumberGenerator()
+            for _ in 0..<20 {
+                let bytes = Data((0..<Int.random(in: 1...512, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) })
+                _ = try? await UnixHTTP.exchange(socket: path, send: bytes, deadline: 2)
+            }
+            let after = try await UnixHTTP.request(socket: path, method: "GET", target: "/v1/status")
+            #expect(after.status == 200)
+        }
+    }
+
+    @Test func aLiveDaemonIsRefusedAndAStaleSocketReplaced() async throws {
+        try await withControlServer { path, _ in
+            let second = ControlServer(socketPath: path, socketGroup: nil, maxRequestBytes: 4096, backend: FakeBackend(), logger: Logger(label: "t"))
+            #expect(throws: ControlError.self) { try second.prepareSocketPath() }
+            do throws(ControlError) {
+                try second.prepareSocketPath()
+            } catch {
+                #expect(error.code == "already_running")
+                #expect(error.message.contains("another surveyd is already serving \(path)"))
+            }
+        }
+        // A socket file with nobody listening is stale and replaced.
+        let dir = try TemporaryDirectory(prefix: "st")
+        defer { dir.remove() }
+        let path = dir.appending("d.sock").path
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: Array(path.utf8))
+        }
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        #expect(bound == 0)
+        close(fd)
+        #expect(FileManager.default.fileExists(atPath: path))
+        let server = ControlServer(socketPath: path, socketGroup: nil, maxRequestBytes: 4096, backend: FakeBackend(), logger: Logger(label: "t"))
+        try server.prepareSocketPath()
+        #expect(!FileManager.default.fileExists(atPath: path))
+        // A path that is not a socket is never removed.
+        try Data("keep".utf8).write(to: URL(fileURLWithPath: path))
+        #expect(throws: ControlError.self) { try server.prepareSocketPath() }
+        #expect(FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test func peerPolicy() {
+        let policy = PeerPolicy(ownerUID: 1000, groupID: nil)
+        #expect(policy.allows(PeerCredentials(pid: 1, uid: 1000, gid: 1000), groups: []))
+        #expect(policy.allows(PeerCredentials(pid: 1, uid: 0, gid: 0), groups: []))
+        #expect(!policy.allows(PeerCredentials(pid: 1, uid: 1001, gid: 50), groups: [50]))
+        let grouped = PeerPolicy(ownerUID: 1000, groupID: 50)
+        #expect(grouped.allows(PeerCredentials(pid: 1, uid: 1001, gid: 50), groups: []))
+        #expect(grouped.allows(PeerCredentials(pid: 1, uid: 1001, gid: 7), groups: [3, 50]))
+        #expect(!grouped.allows(PeerCredentials(pid: 1, uid: 1001, gid: 7), groups: [3]))
+    }
+
+    @Test(.enabled(if: geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") && FileManager.default.isExecutableFile(atPath: "/usr/bin/curl")))
+    func anotherUserGets403() async throws {
+        try await withControlServer { path, _ in
+            // Open the socket file itself so that the kernel lets the other user connect: the daemon's own check must refuse it.
+            chmod(path, 0o666)
+            let result = try await runProcess(
+                URL(fileURLWithPath: "/usr/bin/setpriv"),
+                ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/curl", "-s", "--unix-socket", path, "-w", "\n%{http_code}", "http://surveyd/v1/status"],
+                deadline: .seconds(20)
+            )
+            #expect(result.stdout.hasSuffix("\n403"), "\(result.stdout) \(result.stderr)")
+            #expect(result.stdout.contains(#""code":"forbidden""#))
+        }
+    }
+}
