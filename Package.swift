@@ -36,7 +36,15 @@ let package = Package(
         // (Networking, MockServer: issue 4)
 
         // MARK: Daemon logic
-        .target(name: "ControlAPI", path: "Modules/ControlAPI", swiftSettings: swiftSettings),
+        .target(
+            name: "ControlAPI",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Modules/ControlAPI",
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "SurveyDaemon",
             dependencies: [
@@ -57,7 +65,7 @@ let package = Package(
         .executableTarget(
             name: "surveyctl",
             dependencies: [
-                "Entities", "Validation",
+                "Entities", "Validation", "ControlAPI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Apps/surveyctl",

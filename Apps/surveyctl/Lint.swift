@@ -38,7 +38,3 @@ struct Lint: ParsableCommand {
         }
     }
 }
-
-func printError(_ message: String) {
-    FileHandle.standardError.write(Data((message + "\n").utf8))
-}

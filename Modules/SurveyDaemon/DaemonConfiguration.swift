@@ -1,3 +1,4 @@
+import ControlAPI
 import Foundation
 
 /// Everything `surveyd` can be configured with, and where each value comes from.
@@ -69,13 +70,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
         } else {
             stateDirectory = "/tmp/surveyd-\(userID)/state"
         }
-        if let dir = environment["RUNTIME_DIRECTORY"]?.split(separator: ":").first {
-            socketPath = String(dir) + "/surveyd.sock"
-        } else if let xdg = environment["XDG_RUNTIME_DIR"], !xdg.isEmpty {
-            socketPath = xdg + "/surveyd.sock"
-        } else {
-            socketPath = "/tmp/surveyd-\(userID)/surveyd.sock"
-        }
+        socketPath = ControlDefaults.socketPath(environment: environment, userID: userID)
     }
 
     /// Resolves the configuration: defaults, then the JSON file (when given), then the

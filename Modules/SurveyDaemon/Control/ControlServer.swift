@@ -83,7 +83,7 @@ public struct ControlServer: Sendable {
             return try Self.json(await backend.startSession(body), status: .created)
         }
         v1.get("sessions/:id") { _, context in
-            try Self.json(await backend.session(id: context.parameters.require("id")))
+            try Self.json(await backend.session(id: Self.pathParameter("id", context)))
         }
         v1.post("answers") { request, context in
             let body = try await Self.decode(AnswerRequest.self, request, limit: limit, empty: nil)
@@ -95,8 +95,14 @@ public struct ControlServer: Sendable {
         }
         v1.get("dead") { _, _ in try Self.json(await backend.deadLetters()) }
         v1.post("dead/:id/requeue") { _, context in
-            try Self.json(await backend.requeue(deadLetter: context.parameters.require("id")))
+            try Self.json(await backend.requeue(deadLetter: Self.pathParameter("id", context)))
         }
+    }
+
+    /// A path parameter, percent-decoded.
+    static func pathParameter(_ name: String, _ context: ControlRequestContext) throws -> String {
+        let raw = try context.parameters.require(name)
+        return raw.removingPercentEncoding ?? raw
     }
 
     static let encoder: JSONEncoder = {

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import ControlAPI
 import Foundation
 
 /// File-system side of the control socket: its directory, a live or stale socket file, its mode.
@@ -23,35 +24,12 @@ enum ControlSocket {
         guard (info.st_mode & S_IFMT) == S_IFSOCK else {
             throw ControlError(status: 500, code: "socket_path_taken", "\(path) exists and is not a socket; remove it or choose another --socket")
         }
-        switch probe(path: path) {
+        switch UnixSocketProbe.probe(path: path) {
         case .live:
             throw ControlError(status: 500, code: "already_running", "another surveyd is already serving \(path); stop it first (surveyctl --socket \(path) status shows it) or choose another --socket")
         case .stale:
             unlink(path)
         }
-    }
-
-    enum Probe { case live, stale }
-
-    /// Connects to the socket: a daemon that accepts is live; a refused connection is a stale file.
-    static func probe(path: String) -> Probe {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return .stale }
-        defer { close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return .stale }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        return result == 0 ? .live : .stale
     }
 
     /// 0600, or 0660 owned by `group` when one is configured.

@@ -1,0 +1,142 @@
+import ArgumentParser
+import ControlAPI
+import Foundation
+
+struct Start: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Start a survey session and show its first question.")
+
+    @Option(name: .customLong("type"), help: "The first stage's type ID.")
+    var typeId = "common"
+
+    @Option(help: "Language: ko or en (default: the daemon's).")
+    var lang: String?
+
+    @OptionGroup var daemon: DaemonOptions
+
+    func validate() throws {
+        if let lang, !["ko", "en"].contains(lang) { throw ValidationError("--lang must be ko or en, not \(lang)") }
+    }
+
+    func run() async throws {
+        let session = try await request { () async throws(ControlClientError) in
+            try await daemon.client.startSession(StartSessionRequest(typeId: typeId, lang: lang))
+        }
+        daemon.output(session) { Rendering.session(session) }
+    }
+}
+
+struct Answer: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Answer the current question of a session.",
+        discussion: """
+            Give a choice by its value or 1-based position, several for a checkbox, `extra` \
+            followed by free text where offered, a number, a score from 1 to 7, or text. \
+            Prints the next question, the validation message (exit 65), or the outcome.
+            """
+    )
+
+    @Option(help: "The session (default: the only open session).")
+    var session: String?
+
+    @Flag(help: "Skip an optional question.")
+    var skip = false
+
+    @Argument(help: "The answer.")
+    var values: [String] = []
+
+    @OptionGroup var daemon: DaemonOptions
+
+    func validate() throws {
+        if skip && !values.isEmpty { throw ValidationError("give an answer or --skip, not both") }
+        if !skip && values.isEmpty { throw ValidationError("give an answer (e.g. surveyctl answer 2), or --skip for an optional question") }
+    }
+
+    func run() async throws {
+        let reply = try await request { () async throws(ControlClientError) in
+            try await daemon.client.answer(AnswerRequest(session: session, values: values, skip: skip))
+        }
+        daemon.output(reply) {
+            (reply.accepted ? [] : ["not accepted: \(reply.message ?? "")"]) + Rendering.session(reply.session)
+        }
+        if !reply.accepted { throw ExitCode(65) }
+    }
+}
+
+struct Status: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Show the daemon's connectivity, queue, journal and sessions.")
+
+    @OptionGroup var daemon: DaemonOptions
+
+    func run() async throws {
+        let status = try await request { () async throws(ControlClientError) in try await daemon.client.status() }
+        daemon.output(status) { Rendering.status(status) }
+    }
+}
+
+struct Flush: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Attempt every pending submission now.",
+        discussion: "Ignores backoff delays but not the connectivity check. With --wait, shows progress and exits 0 once the queue is drained, or 75 when the timeout passes first."
+    )
+
+    @Flag(help: "Wait until the queue is drained.")
+    var wait = false
+
+    @Option(help: "With --wait, give up after this many seconds.")
+    var timeout: Double = 60
+
+    @OptionGroup var daemon: DaemonOptions
+
+    func validate() throws {
+        if timeout <= 0 { throw ValidationError("--timeout must be above 0 seconds") }
+    }
+
+    func run() async throws {
+        let client = daemon.client
+        var reply = try await request { () async throws(ControlClientError) in try await client.flush(FlushRequest(wait: false)) }
+        if wait {
+            let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
+            var lastPending = -1
+            while !reply.drained && ContinuousClock.now < deadline {
+                if reply.pending != lastPending && !daemon.json {
+                    print("flush: \(reply.pending) pending (\(reply.connectivity))")
+                    lastPending = reply.pending
+                }
+                try await Task.sleep(for: .milliseconds(200))
+                reply = try await request { () async throws(ControlClientError) in try await client.flush(FlushRequest(wait: false)) }
+            }
+        }
+        daemon.output(reply) {
+            ["flush: \(reply.pending) pending, \(reply.dead) dead, connectivity \(reply.connectivity)" + (reply.drained ? ", drained" : "")]
+        }
+        if wait && !reply.drained {
+            printError("surveyctl flush: \(reply.pending) still pending after \(Rendering.duration(timeout)) (\(reply.connectivity)); they stay queued and will be delivered when the server is reachable")
+            throw ExitCode(75)
+        }
+    }
+}
+
+struct Dead: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List submissions the server refused for good (dead letters).")
+
+    @OptionGroup var daemon: DaemonOptions
+
+    func run() async throws {
+        let letters = try await request { () async throws(ControlClientError) in try await daemon.client.deadLetters() }
+        daemon.output(letters) { letters.isEmpty ? ["no dead letters"] : letters.map(Rendering.deadLetter) }
+    }
+}
+
+struct Requeue: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Put a dead letter back in the delivery queue.")
+
+    @Argument(help: "The dead letter's id, as `surveyctl dead` shows it.")
+    var id: String
+
+    @OptionGroup var daemon: DaemonOptions
+
+    func run() async throws {
+        let letter = try await request { () async throws(ControlClientError) in try await daemon.client.requeue(deadLetter: id) }
+        daemon.output(letter) { ["requeued \(letter.id) (stage \(letter.stage)); it keeps its idempotency key \(letter.idempotencyKey)"] }
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+
+/// Human-readable text for control API replies, as `surveyctl` prints them.
+public enum Rendering {
+    /// A session: its id and progress, then the question with what it accepts, or its outcome.
+    public static func session(_ s: SessionView) -> [String] {
+        var lines = ["session \(s.id)  stage \(s.stage) (\(s.lang))  " + progress(s)]
+        if let q = s.question {
+            lines += question(q)
+        } else if let outcome = s.outcome {
+            lines.append("outcome: \(outcome)" + outcomeNote(outcome, followUp: s.followUp))
+        } else if s.state == "awaiting_delivery" {
+            lines.append("stage \(s.stage) is complete and being delivered")
+        }
+        return lines
+    }
+
+    static func progress(_ s: SessionView) -> String {
+        switch s.state {
+        case "asking": "question \(s.current) of \(s.total)"
+        case "awaiting_delivery": "all \(s.total) questions answered"
+        default: "closed"
+        }
+    }
+
+    static func outcomeNote(_ outcome: String, followUp: String?) -> String {
+        switch outcome {
+        case "thanks": " (survey complete, all answers delivered)"
+        case "no_target": " (not eligible; nothing was uploaded)"
+        case "queued": followUp.map { " (delivered later; the server named stage \($0) next)" } ?? " (answers saved; they will be delivered when the server is reachable)"
+        case "abandoned": " (idle too long; answers were not uploaded)"
+        default: ""
+        }
+    }
+
+    /// A question and what it accepts.
+    public static func question(_ q: QuestionView) -> [String] {
+        var lines = ["", "  \(q.text)" + (q.required ? "" : "  (optional: --skip to leave it out)")]
+        lines.append("  [\(q.name), \(q.type)] accepts:")
+        lines += q.accepts.map { "    \($0)" }
+        return lines
+    }
+
+    /// The daemon's status.
+    public static func status(_ s: StatusView, now: Date = Date()) -> [String] {
+        var lines = [
+            "surveyd \(s.version), up \(duration(s.uptimeSeconds))",
+            "connectivity: \(s.connectivity.state)" + (s.connectivity.since.map { " since \($0)" } ?? ""),
+            "queue: \(s.queue.pending) pending, \(s.queue.inFlight) in flight, \(s.queue.dead) dead, \(s.queue.delivered) delivered",
+        ]
+        if let age = s.queue.oldestPendingAgeSeconds { lines.append("  oldest pending: \(duration(age)) old") }
+        if let last = s.queue.lastDeliveryAt { lines.append("  last delivery: \(last)") }
+        if let next = s.queue.nextRetryAt { lines.append("  next retry: \(next)") }
+        if s.queue.dead > 0 { lines.append("  dead letters need attention: `surveyctl dead` lists them, `surveyctl requeue ID` retries one") }
+        if s.journalProblems.isEmpty {
+            lines.append("journal: ok")
+        } else {
+            lines.append("journal: \(s.journalProblems.count) problem\(s.journalProblems.count == 1 ? "" : "s")")
+            lines += s.journalProblems.map { "  - \($0)" }
+        }
+        let open = s.sessions.filter { $0.state != "closed" }
+        lines.append("sessions: \(open.count) open")
+        lines += open.map { "  \($0.id)  stage \($0.stage) (\($0.lang))  \(progress($0))" }
+        return lines
+    }
+
+    /// A dead letter.
+    public static func deadLetter(_ d: DeadLetterView) -> String {
+        "\(d.id)  stage \(d.stage) (\(d.lang))  queued \(d.queuedAt)  key \(d.idempotencyKey)\n    reason: \(d.reason)"
+    }
+
+    /// `3d 4h`, `5m 2s`, `12s`.
+    public static func duration(_ seconds: Double) -> String {
+        let total = Int(seconds.rounded(.down))
+        let (d, h, m, s) = (total / 86400, total / 3600 % 24, total / 60 % 60, total % 60)
+        if d > 0 { return "\(d)d \(h)h" }
+        if h > 0 { return "\(h)h \(m)m" }
+        if m > 0 { return "\(m)m \(s)s" }
+        return "\(s)s"
+    }
+}

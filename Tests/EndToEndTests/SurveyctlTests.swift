@@ -1,0 +1,37 @@
+import Foundation
+import SurveyTesting
+import Testing
+
+/// surveyctl's own behaviour that needs no daemon.
+@Suite struct SurveyctlTests {
+    let surveyctl = PackagePaths.executable("surveyctl")
+
+    @Test(arguments: [["status"], ["start"], ["flush", "--wait", "--timeout", "1"], ["dead"]])
+    func noDaemonExits69WithAHint(arguments: [String]) async throws {
+        let dir = try TemporaryDirectory(prefix: "ctl")
+        defer { dir.remove() }
+        let result = try await runProcess(surveyctl, arguments + ["--socket", dir.appending("none.sock").path], deadline: .seconds(30))
+        #expect(result.status == 69)
+        #expect(result.stderr.contains("no surveyd answers on \(dir.appending("none.sock").path)"))
+        #expect(result.stderr.contains("Start it with `surveyd`"))
+    }
+
+    @Test(arguments: [
+        (["answer"], "give an answer (e.g. surveyctl answer 2), or --skip for an optional question"),
+        (["answer", "--skip", "x"], "give an answer or --skip, not both"),
+        (["start", "--lang", "fr"], "--lang must be ko or en, not fr"),
+        (["flush", "--timeout", "0"], "--timeout must be above 0 seconds"),
+    ])
+    func usageErrorsExit64(arguments: [String], message: String) async throws {
+        let result = try await runProcess(surveyctl, arguments, deadline: .seconds(30))
+        #expect(result.status == 64)
+        #expect(result.stderr.contains(message))
+    }
+
+    @Test func helpDocumentsExitCodes() async throws {
+        let result = try await runProcess(surveyctl, ["--help"], deadline: .seconds(30))
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("69 the daemon is"))
+        #expect(result.stdout.contains("75 temporary failure"))
+    }
+}

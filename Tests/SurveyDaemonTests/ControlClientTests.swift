@@ -1,0 +1,67 @@
+import ControlAPI
+import Foundation
+import SurveyDaemon
+import SurveyTesting
+import Testing
+
+@Suite(.serialized) struct ControlClientTests {
+    @Test func clientTalksToTheServerOverTheSocket() async throws {
+        try await withControlServer { path, backend in
+            let client = ControlClient(socketPath: path)
+            #expect(try await client.status().version == "test")
+            #expect(try await client.startSession(StartSessionRequest(typeId: "common", lang: "en")).id == "s1")
+            let reply = try await client.answer(AnswerRequest(session: "s1", values: ["extra", "craft cider"]))
+            #expect(reply.accepted)
+            #expect(await backend.answers.last == AnswerRequest(session: "s1", values: ["extra", "craft cider"], skip: false))
+            #expect(try await client.flush(FlushRequest()).drained)
+            #expect(try await client.deadLetters().isEmpty)
+        }
+    }
+
+    @Test func apiErrorsCarryCodeAndMessage() async throws {
+        try await withControlServer { path, _ in
+            let client = ControlClient(socketPath: path)
+            do throws(ControlClientError) {
+                _ = try await client.session(id: "nope/../x")
+                Issue.record("no error")
+            } catch {
+                #expect(error.kind == .api(status: 404, code: "no_such_session"))
+                #expect(error.message == "no session nope/../x")
+            }
+        }
+    }
+
+    @Test func noDaemonIsReportedAsUnavailableWithAHint() async throws {
+        let dir = try TemporaryDirectory(prefix: "nd")
+        defer { dir.remove() }
+        let client = ControlClient(socketPath: dir.appending("missing.sock").path)
+        do throws(ControlClientError) {
+            _ = try await client.status()
+            Issue.record("no error")
+        } catch {
+            #expect(error.kind == .daemonUnavailable)
+            #expect(error.message.hasPrefix("no surveyd answers on \(dir.appending("missing.sock").path)"))
+            #expect(error.message.contains("Start it with `surveyd`"))
+        }
+    }
+
+    @Test func renderingShowsQuestionAcceptsAndOutcome() {
+        let question = QuestionView(name: "tried", text: "Have you ever had alcohol-free beer?", type: "radio", required: true, accepts: ["1) yes (Yes)", "2) no (No)"], options: [])
+        var session = SessionView(id: "abc", stage: "2", lang: "en", state: "asking", outcome: nil, current: 1, total: 4, question: question, completedStages: ["common"], followUp: nil, lastActivity: "t")
+        #expect(Rendering.session(session) == [
+            "session abc  stage 2 (en)  question 1 of 4",
+            "",
+            "  Have you ever had alcohol-free beer?",
+            "  [tried, radio] accepts:",
+            "    1) yes (Yes)",
+            "    2) no (No)",
+        ])
+        session.state = "closed"
+        session.question = nil
+        session.outcome = "queued"
+        session.followUp = "1"
+        #expect(Rendering.session(session).last == "outcome: queued (delivered later; the server named stage 1 next)")
+        #expect(Rendering.duration(93784) == "1d 2h")
+        #expect(Rendering.duration(125) == "2m 5s")
+    }
+}
