@@ -5,7 +5,7 @@ import Validation
 
 extension Session {
     /// The session as the control API shows it.
-    public func view(followUp: String? = nil) -> SessionView {
+    public func view() -> SessionView {
         let stateName: String
         var outcome: String?
         switch state {

@@ -32,6 +32,10 @@ public struct Session: Sendable, Hashable {
     public private(set) var state: State = .asking
     /// Stages completed so far, in order.
     public private(set) var completedStages: [String] = []
+    /// The idempotency key of the last completed stage.
+    public private(set) var lastCompletedKey: UUID?
+    /// The follow-up stage the server named after a `queued` session's upload was delivered.
+    public private(set) var followUp: String?
     /// When the last change happened: the idle timeout counts from here.
     public private(set) var lastActivity: Date
 
@@ -135,6 +139,7 @@ public struct Session: Sendable, Hashable {
                 throw SessionReplayError(session: id, "stage \"\(completed)\" completed before all its forms were answered")
             }
             state = .awaitingDelivery(idempotencyKey: key)
+            lastCompletedKey = key
             completedStages.append(completed)
             lastActivity = time
             return
@@ -144,6 +149,8 @@ public struct Session: Sendable, Hashable {
             state = .closed(outcome)
             lastActivity = time
             return
+        case .followUpNamed(_, let next, _):
+            followUp = next
         }
     }
 

@@ -14,12 +14,14 @@ public enum SessionEvent: Sendable, Hashable, Codable {
     case stageCompleted(session: UUID, stage: String, idempotencyKey: UUID, at: Date)
     /// The session ended with an outcome.
     case closed(session: UUID, outcome: SessionOutcome, at: Date)
+    /// A `queued` session's upload was delivered later and the server named a follow-up stage.
+    case followUpNamed(session: UUID, stage: String, at: Date)
 
     /// The session the event belongs to.
     public var session: UUID {
         switch self {
         case .stageStarted(let id, _, _, _, _), .answerAccepted(let id, _, _), .answerSkipped(let id, _),
-             .stageCompleted(let id, _, _, _), .closed(let id, _, _):
+             .stageCompleted(let id, _, _, _), .closed(let id, _, _), .followUpNamed(let id, _, _):
             id
         }
     }

@@ -1,0 +1,350 @@
+import ControlAPI
+import Entities
+import Foundation
+import Logging
+
+/// Runs every respondent session of the daemon.
+///
+/// Each accepted answer is journaled before the reply; a completed stage is queued with a fixed
+/// idempotency key, and the respondent waits at most ``Settings/deliveryWait`` for its delivery
+/// before the outcome is `queued`. Requests for one session are handled one at a time; state is
+/// re-checked after every suspension.
+public actor SessionManager {
+    public struct Settings: Sendable {
+        public var defaultLanguage: String
+        public var idleTimeout: Duration
+        public var deliveryWait: Duration
+
+        public init(defaultLanguage: String, idleTimeout: Duration, deliveryWait: Duration) {
+            self.defaultLanguage = defaultLanguage
+            self.idleTimeout = idleTimeout
+            self.deliveryWait = deliveryWait
+        }
+    }
+
+    let journal: any SessionJournal
+    let definitions: any DefinitionSource
+    let queue: any SubmissionSink
+    let settings: Settings
+    let now: @Sendable () -> Date
+    let logger: Logger
+
+    var sessions: [UUID: Session] = [:]
+    /// Sessions with a request in progress, and the requests waiting for them.
+    var busy: [UUID: [CheckedContinuation<Void, Never>]] = [:]
+    /// Sessions waiting for the delivery of a stage, by idempotency key.
+    var deliveryWaiters: [UUID: CheckedContinuation<DeliveryState?, Never>] = [:]
+    /// Problems met while rebuilding sessions, for `surveyctl status`.
+    public private(set) var restoreProblems: [String] = []
+
+    public init(journal: any SessionJournal, definitions: any DefinitionSource, queue: any SubmissionSink, settings: Settings, now: @escaping @Sendable () -> Date = { Date() }, logger: Logger) {
+        self.journal = journal
+        self.definitions = definitions
+        self.queue = queue
+        self.settings = settings
+        self.now = now
+        self.logger = logger
+    }
+
+    // MARK: Control API
+
+    public func start(_ request: StartSessionRequest) async throws(ControlError) -> SessionView {
+        let stage = request.typeId ?? "common"
+        let language = request.lang ?? settings.defaultLanguage
+        guard DaemonConfiguration.languages.contains(language) else {
+            throw ControlError.badRequest("bad_language", "lang must be ko or en, not \"\(language)\"")
+        }
+        let definition = try await loadDefinition(stage: stage, language: language, earlierAnswers: [])
+        let id = UUID()
+        let time = now()
+        let event = SessionEvent.stageStarted(session: id, stage: stage, language: language, definitionHash: definition.hash, at: time)
+        try await persist([event])
+        let session = Session(id: id, stage: stage, language: language, definitionHash: definition.hash, questionnaire: definition.questionnaire, startedAt: time)
+        sessions[id] = session
+        logger.info("session started", metadata: ["session": "\(id)", "stage": "\(stage)", "lang": "\(language)"])
+        return session.view()
+    }
+
+    public func answer(_ request: AnswerRequest) async throws(ControlError) -> AnswerReply {
+        let id = try resolve(request.session)
+        await lock(id)
+        defer { unlock(id) }
+        guard var session = sessions[id] else { throw noSuchSession(id.uuidString) }
+        if case .asking = session.state, isIdle(session) {
+            try await close(&session, .abandoned)
+            throw ControlError.conflict("session_closed", "session \(id.uuidString.lowercased()) was idle too long and is closed as abandoned; start a new one with `surveyctl start`")
+        }
+        let time = now()
+        let decision = request.skip ? session.skip(at: time) : session.answer(request.values, at: time)
+        switch decision {
+        case .notAsking(let why):
+            throw ControlError.conflict("not_asking", "\(why); start a new session with `surveyctl start`")
+        case .rejected(_, let message):
+            session.touch(time)
+            sessions[id] = session
+            return AnswerReply(accepted: false, message: message, session: session.view())
+        case .accepted(let events):
+            try await persist(events)
+            for event in events { try apply(event, to: &session) }
+            sessions[id] = session
+            if case .awaitingDelivery(let key) = session.state {
+                try await completeStage(&session, key: key)
+            } else if case .closed(let outcome) = session.state {
+                logger.info("session closed", metadata: ["session": "\(id)", "outcome": "\(outcome.rawValue)"])
+            }
+            return AnswerReply(accepted: true, message: nil, session: (sessions[id] ?? session).view())
+        }
+    }
+
+    public func view(id: String) throws(ControlError) -> SessionView {
+        guard let uuid = UUID(uuidString: id), let session = sessions[uuid] else { throw noSuchSession(id) }
+        return session.view()
+    }
+
+    /// Open sessions, oldest activity first.
+    public func openSessions() -> [SessionView] {
+        sessions.values.filter(\.isOpen).sorted { $0.lastActivity < $1.lastActivity }.map { $0.view() }
+    }
+
+    // MARK: Delivery
+
+    /// Called by the delivery worker when a submission's fate is known.
+    public func deliveryFinished(key: UUID, state: DeliveryState) async {
+        if let waiter = deliveryWaiters.removeValue(forKey: key) {
+            waiter.resume(returning: state)
+            return
+        }
+        // Nobody waits: the respondent left with `queued`, or the daemon restarted meanwhile.
+        guard let id = sessions.first(where: { $0.value.lastCompletedKey == key })?.key else { return }
+        await lock(id)
+        defer { unlock(id) }
+        guard var session = sessions[id] else { return }
+        do {
+            switch (session.state, state) {
+            case (.closed(.queued), .delivered(let next?)):
+                try await persist([.followUpNamed(session: id, stage: next, at: now())])
+                try apply(.followUpNamed(session: id, stage: next, at: now()), to: &session)
+                sessions[id] = session
+            case (.awaitingDelivery, _):
+                try await proceed(&session, after: state)
+            default:
+                break
+            }
+        } catch {
+            logger.error("cannot record a delivery on its session", metadata: ["session": "\(id)", "error": "\(error)"])
+        }
+    }
+
+    /// Queues the completed stage and waits briefly for its delivery.
+    func completeStage(_ session: inout Session, key: UUID) async throws(ControlError) {
+        let submission = SubmissionRequest(
+            session: session.id, stage: session.stage, language: session.language,
+            body: session.upload.encoded(), idempotencyKey: key,
+            definitionHash: session.definitionHash, queuedAt: now()
+        )
+        do {
+            try await queue.enqueue(submission)
+        } catch {
+            throw ControlError.unavailable("queue_failed", "the answers are saved, but stage \(session.stage) could not be queued (\(error)); it is queued again when surveyd restarts. Check `surveyctl status` for the journal.")
+        }
+        let state = await waitForDelivery(key: key, timeout: settings.deliveryWait)
+        guard var current = sessions[session.id], case .awaitingDelivery(key) = current.state else { return }
+        try await proceed(&current, after: state ?? .pending)
+        session = current
+    }
+
+    /// What happens once a completed stage is delivered (or not in time).
+    func proceed(_ session: inout Session, after state: DeliveryState) async throws(ControlError) {
+        switch state {
+        case .delivered(let next?):
+            do {
+                let definition = try await loadDefinition(stage: next, language: session.language, earlierAnswers: Set(session.allAnswers.keys))
+                let event = SessionEvent.stageStarted(session: session.id, stage: next, language: session.language, definitionHash: definition.hash, at: now())
+                try await persist([event])
+                try startStage(event, definition, on: &session)
+            } catch {
+                // The follow-up cannot be asked now: record it on the session, which ends as queued.
+                logger.warning("follow-up stage unavailable", metadata: ["session": "\(session.id)", "stage": "\(next)", "error": "\(error)"])
+                try await persist([.followUpNamed(session: session.id, stage: next, at: now())])
+                try apply(.followUpNamed(session: session.id, stage: next, at: now()), to: &session)
+                try await close(&session, .queued)
+            }
+        case .delivered(nil):
+            try await close(&session, .thanks)
+        case .pending, .dead:
+            try await close(&session, .queued)
+        }
+        sessions[session.id] = session
+    }
+
+    func waitForDelivery(key: UUID, timeout: Duration) async -> DeliveryState? {
+        if let state = try? await queue.state(of: key), state != .pending { return state }
+        let timer = Task { [weak self] in
+            try await Task.sleep(for: timeout)
+            await self?.deliveryTimedOut(key: key)
+        }
+        defer { timer.cancel() }
+        return await withCheckedContinuation { deliveryWaiters[key] = $0 }
+    }
+
+    func deliveryTimedOut(key: UUID) {
+        deliveryWaiters.removeValue(forKey: key)?.resume(returning: nil)
+    }
+
+    // MARK: Housekeeping
+
+    /// Closes sessions idle longer than the timeout as `abandoned`. Returns how many.
+    @discardableResult
+    public func closeIdleSessions() async -> Int {
+        var closed = 0
+        let candidates = sessions.filter { id, session in
+            if case .asking = session.state { return isIdle(session) && busy[id] == nil }
+            return false
+        }.keys
+        for id in candidates {
+            await lock(id)
+            defer { unlock(id) }
+            guard var current = sessions[id], current.isOpen, isIdle(current) else { continue }
+            do {
+                try await close(&current, .abandoned)
+                closed += 1
+            } catch {
+                logger.error("cannot close an idle session", metadata: ["session": "\(id)", "error": "\(error)"])
+            }
+        }
+        return closed
+    }
+
+    func isIdle(_ session: Session) -> Bool {
+        now().timeIntervalSince(session.lastActivity) > Double(settings.idleTimeout.components.seconds)
+    }
+
+    // MARK: Restore
+
+    /// Rebuilds sessions from the journal, then makes sure every completed stage is queued.
+    public func restore() async throws {
+        let events = try await journal.replay()
+        var lost: Set<UUID> = []
+        for event in events where !lost.contains(event.session) {
+            do {
+                if case .stageStarted(let id, let stage, let language, let hash, let time) = event {
+                    let earlier = Set(sessions[id].map { Array($0.allAnswers.keys) } ?? [])
+                    guard let definition = try await definitions.cachedDefinition(hash: hash, stage: stage, knownAnswerNames: earlier) else {
+                        restoreProblems.append("session \(id): the questionnaire of stage \(stage) (\(hash)) is not cached; the session cannot be continued")
+                        lost.insert(id)
+                        sessions[id] = nil
+                        continue
+                    }
+                    if var session = sessions[id] {
+                        try session.startStage(event, questionnaire: definition.questionnaire)
+                        sessions[id] = session
+                    } else {
+                        sessions[id] = Session(id: id, stage: stage, language: language, definitionHash: hash, questionnaire: definition.questionnaire, startedAt: time)
+                    }
+                } else if var session = sessions[event.session] {
+                    try session.apply(event)
+                    sessions[event.session] = session
+                }
+            } catch {
+                restoreProblems.append("\(error)")
+                lost.insert(event.session)
+            }
+        }
+        for (id, session) in sessions {
+            guard case .awaitingDelivery(let key) = session.state else { continue }
+            let state = try await queue.state(of: key)
+            if state == nil {
+                try await queue.enqueue(SubmissionRequest(
+                    session: id, stage: session.stage, language: session.language, body: session.upload.encoded(),
+                    idempotencyKey: key, definitionHash: session.definitionHash, queuedAt: now()
+                ))
+            } else if let state, state != .pending {
+                var current = session
+                try await proceed(&current, after: state)
+            }
+        }
+        logger.info("sessions restored", metadata: ["open": "\(sessions.values.filter(\.isOpen).count)", "events": "\(events.count)", "problems": "\(restoreProblems.count)"])
+    }
+
+    // MARK: Helpers
+
+    func resolve(_ id: String?) throws(ControlError) -> UUID {
+        if let id {
+            guard let uuid = UUID(uuidString: id), sessions[uuid] != nil else { throw noSuchSession(id) }
+            return uuid
+        }
+        let open = sessions.values.filter(\.isOpen)
+        switch open.count {
+        case 1: return open[0].id
+        case 0: throw ControlError.conflict("no_open_session", "no session is open; start one with `surveyctl start`")
+        default:
+            let ids = open.sorted { $0.lastActivity < $1.lastActivity }.map { $0.id.uuidString.lowercased() }
+            throw ControlError.conflict("several_sessions", "\(open.count) sessions are open (\(ids.joined(separator: ", "))); name one with --session ID")
+        }
+    }
+
+    func noSuchSession(_ id: String) -> ControlError {
+        ControlError.notFound("no_such_session", "no session \(id); `surveyctl status` lists the open sessions")
+    }
+
+    func loadDefinition(stage: String, language: String, earlierAnswers: Set<String>) async throws(ControlError) -> LoadedDefinition {
+        do {
+            return try await definitions.definition(stage: stage, language: language, knownAnswerNames: earlierAnswers)
+        } catch let error as ControlError {
+            throw error
+        } catch {
+            throw ControlError.unavailable("definition_unavailable", "the questionnaire of stage \(stage) (\(language)) cannot be loaded: \(error)")
+        }
+    }
+
+    func persist(_ events: [SessionEvent]) async throws(ControlError) {
+        do {
+            try await journal.append(events)
+        } catch {
+            logger.error("journal append failed", metadata: ["error": "\(error)"])
+            throw ControlError.unavailable("journal_unavailable", "the answer could not be saved durably (\(error)), so it was not accepted; check `surveyctl status` and the state directory, then answer again")
+        }
+    }
+
+    func apply(_ event: SessionEvent, to session: inout Session) throws(ControlError) {
+        do {
+            try session.apply(event)
+        } catch {
+            throw ControlError(status: 500, code: SessionReplayError.code, error.description)
+        }
+    }
+
+    func startStage(_ event: SessionEvent, _ definition: LoadedDefinition, on session: inout Session) throws(ControlError) {
+        do {
+            try session.startStage(event, questionnaire: definition.questionnaire)
+        } catch {
+            throw ControlError(status: 500, code: SessionReplayError.code, error.description)
+        }
+    }
+
+    func close(_ session: inout Session, _ outcome: SessionOutcome) async throws(ControlError) {
+        let event = SessionEvent.closed(session: session.id, outcome: outcome, at: now())
+        try await persist([event])
+        try apply(event, to: &session)
+        sessions[session.id] = session
+        logger.info("session closed", metadata: ["session": "\(session.id)", "outcome": "\(outcome.rawValue)"])
+    }
+
+    func lock(_ id: UUID) async {
+        if busy[id] == nil {
+            busy[id] = []
+            return
+        }
+        await withCheckedContinuation { busy[id, default: []].append($0) }
+    }
+
+    func unlock(_ id: UUID) {
+        guard var waiters = busy[id], !waiters.isEmpty else {
+            busy[id] = nil
+            return
+        }
+        let next = waiters.removeFirst()
+        busy[id] = waiters
+        next.resume()
+    }
+}

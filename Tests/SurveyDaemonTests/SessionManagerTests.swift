@@ -1,0 +1,254 @@
+import ControlAPI
+import Entities
+import Foundation
+import Logging
+import SurveyDaemon
+import SurveyTesting
+import Synchronization
+import Testing
+
+/// A journal in memory; it can be told to fail.
+final class MemoryJournal: SessionJournal {
+    let events = Mutex<[SessionEvent]>([])
+    let failing = Mutex(false)
+
+    struct Failure: Error, CustomStringConvertible { var description: String { "disk on fire" } }
+
+    func append(_ new: [SessionEvent]) async throws {
+        if failing.withLock({ $0 }) { throw Failure() }
+        events.withLock { $0 += new }
+    }
+
+    func replay() async throws -> [SessionEvent] { events.withLock { $0 } }
+}
+
+/// Questionnaires from `mock/questions/`, hashed by stage and language.
+struct FixtureDefinitions: DefinitionSource {
+    let offline: Bool
+
+    func definition(stage: String, language: String, knownAnswerNames: Set<String>) async throws -> LoadedDefinition {
+        if offline { throw ControlError.unavailable("definition_unavailable", "offline and no cached questionnaire") }
+        return try load(stage: stage, language: language, knownAnswerNames: knownAnswerNames)
+    }
+
+    func cachedDefinition(hash: String, stage: String, knownAnswerNames: Set<String>) async throws -> LoadedDefinition? {
+        let language = String(hash.split(separator: ".").last ?? "")
+        return try load(stage: stage, language: language, knownAnswerNames: knownAnswerNames)
+    }
+
+    func load(stage: String, language: String, knownAnswerNames: Set<String>) throws -> LoadedDefinition {
+        let q = try Questionnaire.decode(response: try Fixtures.data("questions/\(stage).\(language).json"), stage: stage, knownAnswerNames: knownAnswerNames)
+        return LoadedDefinition(questionnaire: q, hash: "\(stage).\(language)")
+    }
+}
+
+/// A queue that records submissions; `deliver` decides what the "worker" reports at once.
+final class RecordingQueue: SubmissionSink {
+    let submissions = Mutex<[SubmissionRequest]>([])
+    let states = Mutex<[UUID: DeliveryState]>([:])
+    let onEnqueue = Mutex<(@Sendable (SubmissionRequest) -> Void)?>(nil)
+
+    func enqueue(_ submission: SubmissionRequest) async throws {
+        let isNew = submissions.withLock { list in
+            if list.contains(where: { $0.idempotencyKey == submission.idempotencyKey }) { return false }
+            list.append(submission)
+            return true
+        }
+        guard isNew else { return }
+        states.withLock { $0[submission.idempotencyKey] = .pending }
+        onEnqueue.withLock { $0 }?(submission)
+    }
+
+    func state(of key: UUID) async throws -> DeliveryState? { states.withLock { $0[key] } }
+}
+
+final class TestClock: Sendable {
+    let value = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
+    func now() -> Date { value.withLock { $0 } }
+    func advance(_ seconds: TimeInterval) { value.withLock { $0 += seconds } }
+}
+
+@Suite struct SessionManagerTests {
+    let journal = MemoryJournal()
+    let queue = RecordingQueue()
+    let clock = TestClock()
+
+    func manager(deliveryWait: Duration = .milliseconds(50), offline: Bool = false) -> SessionManager {
+        let clock = clock
+        return SessionManager(
+            journal: journal, definitions: FixtureDefinitions(offline: offline), queue: queue,
+            settings: .init(defaultLanguage: "en", idleTimeout: .seconds(600), deliveryWait: deliveryWait),
+            now: { clock.now() }, logger: Logger(label: "test")
+        )
+    }
+
+    /// Makes the fake worker deliver every submission at once with the routing of `mock/routing.json`.
+    func deliverImmediately(to manager: SessionManager, next: @escaping @Sendable (SubmissionRequest) -> String?) {
+        let queue = queue
+        queue.onEnqueue.withLock {
+            $0 = { submission in
+                let state = DeliveryState.delivered(nextTypeId: next(submission))
+                queue.states.withLock { $0[submission.idempotencyKey] = state }
+                Task { await manager.deliveryFinished(key: submission.idempotencyKey, state: state) }
+            }
+        }
+    }
+
+    func answerCommon(_ manager: SessionManager, like: String = "5") async throws -> AnswerReply {
+        var reply: AnswerReply?
+        for words in [["Kim"], ["kim.cs@gmail.com"], ["kim.cs@gmail.com"], ["30"], [like]] {
+            reply = try await manager.answer(AnswerRequest(values: words))
+            #expect(reply?.accepted == true, "\(words): \(reply?.message ?? "")")
+        }
+        return try #require(reply)
+    }
+
+    @Test func aStageDeliveredInTimeGoesOnToTheNamedStage() async throws {
+        let m = manager(deliveryWait: .seconds(5))
+        deliverImmediately(to: m) { _ in "1" }
+        let started = try await m.start(StartSessionRequest())
+        #expect(started.stage == "common")
+        #expect(started.question?.name == "name")
+        #expect(started.lang == "en")
+        let reply = try await answerCommon(m)
+        #expect(reply.session.stage == "1")
+        #expect(reply.session.state == "asking")
+        #expect(reply.session.question?.name == "type")
+        #expect(reply.session.completedStages == ["common"])
+        let submission = try #require(queue.submissions.withLock { $0.first })
+        #expect(String(decoding: submission.body, as: UTF8.self) == #"{"answers":{"age":30,"email":"kim.cs@gmail.com","emailConfirm":"kim.cs@gmail.com","like":5,"name":"Kim"}}"#)
+        #expect(submission.definitionHash == "common.en")
+    }
+
+    @Test func theLastStageDeliveredEndsWithThanks() async throws {
+        let m = manager(deliveryWait: .seconds(5))
+        deliverImmediately(to: m) { $0.stage == "common" ? "2" : nil }
+        _ = try await m.start(StartSessionRequest(typeId: "common", lang: "ko"))
+        let afterCommon = try await answerCommon(m, like: "2")
+        #expect(afterCommon.session.stage == "2")
+        for words in [["yes"], ["2"], ["7"]] {
+            #expect(try await m.answer(AnswerRequest(values: words)).accepted)
+        }
+        let last = try await m.answer(AnswerRequest(values: ["agree"]))
+        #expect(last.session.outcome == "thanks")
+        #expect(queue.submissions.withLock { $0.map(\.stage) } == ["common", "2"])
+    }
+
+    @Test func offlineTheOutcomeIsQueuedAndTheFollowUpIsRecordedLater() async throws {
+        let m = manager(deliveryWait: .milliseconds(50))
+        _ = try await m.start(StartSessionRequest())
+        let reply = try await answerCommon(m)
+        #expect(reply.session.outcome == "queued")
+        #expect(reply.session.followUp == nil)
+        let key = try #require(queue.submissions.withLock { $0.first?.idempotencyKey })
+        await m.deliveryFinished(key: key, state: .delivered(nextTypeId: "1"))
+        let view = try await m.view(id: reply.session.id)
+        #expect(view.followUp == "1")
+        #expect(view.outcome == "queued")
+        #expect(journal.events.withLock { $0.last.map { if case .followUpNamed(_, "1", _) = $0 { true } else { false } } } == true)
+    }
+
+    @Test func rejectedAnswersAreNotJournaled() async throws {
+        let m = manager()
+        _ = try await m.start(StartSessionRequest())
+        let before = journal.events.withLock { $0.count }
+        let reply = try await m.answer(AnswerRequest(values: ["K"]))
+        #expect(!reply.accepted)
+        #expect(reply.message == "Your name must be 2 to 20 characters long.")
+        #expect(reply.session.question?.name == "name")
+        #expect(journal.events.withLock { $0.count } == before)
+    }
+
+    @Test func aJournalFailureRefusesTheAnswer() async throws {
+        let m = manager()
+        _ = try await m.start(StartSessionRequest())
+        journal.failing.withLock { $0 = true }
+        do throws(ControlError) {
+            _ = try await m.answer(AnswerRequest(values: ["Kim"]))
+            Issue.record("accepted while the journal fails")
+        } catch {
+            #expect(error.code == "journal_unavailable")
+            #expect(error.message.contains("was not accepted"))
+        }
+        journal.failing.withLock { $0 = false }
+        let reply = try await m.answer(AnswerRequest(values: ["Kim"]))
+        #expect(reply.accepted)
+        #expect(reply.session.question?.name == "email")
+    }
+
+    @Test func screeningEndsAsNoTargetWithNothingQueued() async throws {
+        let m = manager()
+        _ = try await m.start(StartSessionRequest())
+        for words in [["Kim"], ["kim.cs@gmail.com"], ["kim.cs@gmail.com"]] { _ = try await m.answer(AnswerRequest(values: words)) }
+        let reply = try await m.answer(AnswerRequest(values: ["17"]))
+        #expect(reply.session.outcome == "no_target")
+        #expect(queue.submissions.withLock { $0.isEmpty })
+    }
+
+    @Test func aRestartRebuildsSessionsFromTheJournal() async throws {
+        let first = manager()
+        let started = try await first.start(StartSessionRequest())
+        _ = try await first.answer(AnswerRequest(values: ["Kim"]))
+        _ = try await first.answer(AnswerRequest(values: ["kim.cs@gmail.com"]))
+        let second = manager()
+        try await second.restore()
+        let view = try await second.view(id: started.id)
+        #expect(view.question?.name == "emailConfirm")
+        #expect(view.current == 3)
+        #expect(try await second.answer(AnswerRequest(values: ["wrong@gmail.com"])).message == "The e-mail addresses do not match.")
+        #expect(try await second.answer(AnswerRequest(values: ["kim.cs@gmail.com"])).accepted)
+        #expect(await second.restoreProblems.isEmpty)
+    }
+
+    @Test func aRestartQueuesACompletedStageThatWasNotQueuedYet() async throws {
+        let first = manager()
+        _ = try await first.start(StartSessionRequest())
+        _ = try await answerCommon(first)
+        let key = try #require(queue.submissions.withLock { $0.first?.idempotencyKey })
+        // Simulate a crash between journaling the completed stage and queueing it.
+        queue.submissions.withLock { $0.removeAll() }
+        queue.states.withLock { $0.removeAll() }
+        journal.events.withLock { events in
+            if case .closed = events.last { events.removeLast() }
+        }
+        let second = manager()
+        try await second.restore()
+        #expect(queue.submissions.withLock { $0.map(\.idempotencyKey) } == [key])
+    }
+
+    @Test func idleSessionsAreAbandoned() async throws {
+        let m = manager()
+        let started = try await m.start(StartSessionRequest())
+        clock.advance(601)
+        #expect(await m.closeIdleSessions() == 1)
+        #expect(try await m.view(id: started.id).outcome == "abandoned")
+        #expect(await m.openSessions().isEmpty)
+        #expect(queue.submissions.withLock { $0.isEmpty })
+    }
+
+    @Test func severalOpenSessionsNeedAnID() async throws {
+        let m = manager()
+        let a = try await m.start(StartSessionRequest())
+        let b = try await m.start(StartSessionRequest(lang: "ko"))
+        do throws(ControlError) {
+            _ = try await m.answer(AnswerRequest(values: ["Kim"]))
+            Issue.record("answered without an id")
+        } catch {
+            #expect(error.code == "several_sessions")
+            #expect(error.message.contains(a.id) && error.message.contains(b.id))
+            #expect(error.message.hasSuffix("name one with --session ID"))
+        }
+        #expect(try await m.answer(AnswerRequest(session: b.id, values: ["김철수"])).accepted)
+    }
+
+    @Test func noDefinitionSaysWhatToDo() async throws {
+        let m = manager(offline: true)
+        do throws(ControlError) {
+            _ = try await m.start(StartSessionRequest())
+            Issue.record("started offline without a definition")
+        } catch {
+            #expect(error.status == 503)
+            #expect(error.code == "definition_unavailable")
+        }
+    }
+}
