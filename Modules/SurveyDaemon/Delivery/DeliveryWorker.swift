@@ -1,0 +1,192 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// Delivers queued submissions, oldest first, a few at a time.
+///
+/// While offline it sends nothing and sleeps until the next retry time or until it is woken
+/// (a new submission, a flush); it never busy-loops. Transient failures back off with the
+/// injected policy; permanent ones become dead letters. A submission keeps its idempotency key
+/// across every attempt.
+public actor DeliveryWorker: Service {
+    public struct Settings: Sendable {
+        /// Uploads in flight at once.
+        public var maxInFlight: Int
+        /// The delay before retry number `attempt` (1-based), given the server's `Retry-After`.
+        public var backoff: @Sendable (_ attempt: Int, _ retryAfter: Duration?) -> Duration
+        /// How long to sleep after an offline verdict before checking again, unless woken.
+        public var offlinePause: Duration
+
+        public init(maxInFlight: Int, backoff: @escaping @Sendable (Int, Duration?) -> Duration, offlinePause: Duration) {
+            self.maxInFlight = maxInFlight
+            self.backoff = backoff
+            self.offlinePause = offlinePause
+        }
+    }
+
+    /// What the worker has done, for `surveyctl status`.
+    public struct Snapshot: Sendable, Hashable {
+        public var inFlight: Int
+        public var delivered: Int
+        public var lastDeliveryAt: Date?
+        public var nextRetryAt: Date?
+        public var lastOutcomeOffline: Bool
+    }
+
+    let queue: any DeliveryQueue
+    let uploader: any AnswerUploader
+    let settings: Settings
+    let onFinished: @Sendable (UUID, DeliveryState) async -> Void
+    let logger: Logger
+
+    /// Retry bookkeeping per submission id.
+    var attempts: [String: Int] = [:]
+    var notBefore: [String: ContinuousClock.Instant] = [:]
+    var wakeup: CheckedContinuation<Void, Never>?
+    var wakeRequested = false
+    private(set) var snapshotValue = Snapshot(inFlight: 0, delivered: 0, lastDeliveryAt: nil, nextRetryAt: nil, lastOutcomeOffline: false)
+
+    /// - Parameter onFinished: told when a submission is delivered or dead, so sessions waiting
+    ///   for it can go on.
+    public init(queue: any DeliveryQueue, uploader: any AnswerUploader, settings: Settings, logger: Logger, onFinished: @escaping @Sendable (UUID, DeliveryState) async -> Void) {
+        self.queue = queue
+        self.uploader = uploader
+        self.settings = settings
+        self.logger = logger
+        self.onFinished = onFinished
+    }
+
+    public var snapshot: Snapshot { snapshotValue }
+
+    /// Wakes the worker: something was queued, or connectivity may have returned.
+    public func wake() {
+        wakeRequested = true
+        wakeup?.resume()
+        wakeup = nil
+    }
+
+    /// Forgets every backoff delay and wakes the worker, so every pending submission is
+    /// attempted now (the connectivity check still applies).
+    public func flush() {
+        notBefore.removeAll()
+        wake()
+    }
+
+    public func run() async throws {
+        await withGracefulShutdownHandler {
+            while !Task.isCancelled && !Task.isShuttingDownGracefully {
+                let pause = await deliverRound()
+                await sleep(pause)
+            }
+        } onGracefulShutdown: {
+            Task { await self.wake() }
+        }
+    }
+
+    /// One pass over the due submissions. Returns how long to sleep before the next pass.
+    func deliverRound() async -> Duration? {
+        wakeRequested = false
+        let clock = ContinuousClock()
+        let batch: [PendingSubmission]
+        do {
+            batch = try await queue.pending(limit: 4096)
+        } catch {
+            logger.error("cannot read the submission queue", metadata: ["error": "\(error)"])
+            return settings.offlinePause
+        }
+        let due = batch.filter { notBefore[$0.id].map { $0 <= clock.now } ?? true }
+        var offline = false
+        var index = 0
+        while index < due.count && !offline {
+            let slice = Array(due[index..<min(index + settings.maxInFlight, due.count)])
+            index += slice.count
+            snapshotValue.inFlight = slice.count
+            let outcomes = await withTaskGroup(of: (PendingSubmission, UploadOutcome).self) { group in
+                for submission in slice {
+                    group.addTask { [queue, uploader] in
+                        do {
+                            let body = try await queue.body(of: submission)
+                            return (submission, await uploader.upload(stage: submission.stage, language: submission.language, body: body, idempotencyKey: submission.idempotencyKey))
+                        } catch {
+                            return (submission, .permanent(reason: "the queued body cannot be read: \(error)"))
+                        }
+                    }
+                }
+                var results: [(PendingSubmission, UploadOutcome)] = []
+                for await result in group { results.append(result) }
+                return results
+            }
+            snapshotValue.inFlight = 0
+            // Record outcomes oldest first so the queue's order is kept.
+            for (submission, outcome) in outcomes.sorted(by: { $0.0.queuedAt < $1.0.queuedAt }) {
+                if case .offline = outcome { offline = true }
+                await record(outcome, for: submission, now: clock.now)
+            }
+        }
+        snapshotValue.lastOutcomeOffline = offline
+        if offline { return settings.offlinePause }
+        let nextDue = notBefore.values.min()
+        snapshotValue.nextRetryAt = nextDue.map { Date().addingTimeInterval(Self.seconds(clock.now.duration(to: $0))) }
+        if batch.count > due.count || !notBefore.isEmpty {
+            return nextDue.map { max(.zero, clock.now.duration(to: $0)) }
+        }
+        return nil
+    }
+
+    func record(_ outcome: UploadOutcome, for submission: PendingSubmission, now: ContinuousClock.Instant) async {
+        do {
+            switch outcome {
+            case .delivered(let next):
+                try await queue.markDelivered(submission, nextTypeId: next)
+                forget(submission)
+                snapshotValue.delivered += 1
+                snapshotValue.lastDeliveryAt = Date()
+                logger.info("submission delivered", metadata: ["submission": "\(submission.id)", "stage": "\(submission.stage)"])
+                await onFinished(submission.idempotencyKey, .delivered(nextTypeId: next))
+            case .permanent(let reason):
+                try await queue.markDead(submission, reason: reason)
+                forget(submission)
+                logger.warning("submission refused for good", metadata: ["submission": "\(submission.id)", "reason": "\(reason)"])
+                await onFinished(submission.idempotencyKey, .dead(reason: reason))
+            case .transient(let reason, let retryAfter):
+                let attempt = (attempts[submission.id] ?? 0) + 1
+                attempts[submission.id] = attempt
+                let delay = settings.backoff(attempt, retryAfter)
+                notBefore[submission.id] = now.advanced(by: delay)
+                logger.notice("delivery failed, will retry", metadata: ["submission": "\(submission.id)", "attempt": "\(attempt)", "delay": "\(delay)", "reason": "\(reason)"])
+            case .offline:
+                break
+            }
+        } catch {
+            notBefore[submission.id] = now.advanced(by: settings.offlinePause)
+            logger.error("cannot record a delivery outcome; it is retried", metadata: ["submission": "\(submission.id)", "error": "\(error)"])
+        }
+    }
+
+    func forget(_ submission: PendingSubmission) {
+        attempts[submission.id] = nil
+        notBefore[submission.id] = nil
+    }
+
+    /// Sleeps for `pause` (forever when nil) or until woken.
+    func sleep(_ pause: Duration?) async {
+        if wakeRequested || Task.isShuttingDownGracefully { return }
+        let timer: Task<Void, Never>? = pause.map { pause in
+            Task { [weak self] in
+                try? await Task.sleep(for: pause)
+                await self?.wake()
+            }
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { wakeup = $0 }
+        } onCancel: {
+            Task { await self.wake() }
+        }
+        timer?.cancel()
+    }
+
+    static func seconds(_ duration: Duration) -> TimeInterval {
+        let (s, atto) = duration.components
+        return TimeInterval(s) + TimeInterval(atto) / 1e18
+    }
+}

@@ -1,0 +1,171 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import SurveyDaemon
+import Synchronization
+import Testing
+
+/// A FIFO queue in memory.
+final class MemoryDeliveryQueue: DeliveryQueue {
+    struct Entry { var submission: PendingSubmission; var body: Data; var state: DeliveryState }
+    let entries = Mutex<[Entry]>([])
+
+    func add(_ stage: String, key: UUID = UUID(), at seconds: TimeInterval) -> PendingSubmission {
+        let s = PendingSubmission(id: "\(Int(seconds))", stage: stage, language: "en", idempotencyKey: key, queuedAt: Date(timeIntervalSince1970: seconds))
+        entries.withLock { $0.append(Entry(submission: s, body: Data(#"{"answers":{"n":\#(Int(seconds))}}"#.utf8), state: .pending)) }
+        return s
+    }
+
+    func pending(limit: Int) async throws -> [PendingSubmission] {
+        entries.withLock { $0.filter { $0.state == .pending }.prefix(limit).map(\.submission) }
+    }
+    func body(of submission: PendingSubmission) async throws -> Data {
+        entries.withLock { $0.first { $0.submission.id == submission.id }!.body }
+    }
+    func markDelivered(_ submission: PendingSubmission, nextTypeId: String?) async throws {
+        set(submission, .delivered(nextTypeId: nextTypeId))
+    }
+    func markDead(_ submission: PendingSubmission, reason: String) async throws {
+        set(submission, .dead(reason: reason))
+    }
+    func set(_ submission: PendingSubmission, _ state: DeliveryState) {
+        entries.withLock { list in
+            for i in list.indices where list[i].submission.id == submission.id { list[i].state = state }
+        }
+    }
+    func states() -> [DeliveryState] { entries.withLock { $0.map(\.state) } }
+}
+
+/// An uploader whose answers the test scripts, recording every attempt.
+final class ScriptedUploader: AnswerUploader {
+    let script: Mutex<[String: [UploadOutcome]]>
+    let attempts = Mutex<[(stage: String, key: UUID)]>([])
+    let inFlight = Mutex((now: 0, max: 0))
+    let offline = Mutex(false)
+    let offlineChecks = Mutex(0)
+
+    init(_ script: [String: [UploadOutcome]] = [:]) { self.script = Mutex(script) }
+
+    func upload(stage: String, language: String, body: Data, idempotencyKey: UUID) async -> UploadOutcome {
+        if offline.withLock({ $0 }) {
+            offlineChecks.withLock { $0 += 1 }
+            return .offline
+        }
+        inFlight.withLock { $0.now += 1; $0.max = max($0.max, $0.now) }
+        try? await Task.sleep(for: .milliseconds(5))
+        inFlight.withLock { $0.now -= 1 }
+        attempts.withLock { $0.append((stage, idempotencyKey)) }
+        return script.withLock { script in
+            guard var list = script[stage], !list.isEmpty else { return .delivered(nextTypeId: nil) }
+            let next = list.removeFirst()
+            script[stage] = list
+            return next
+        }
+    }
+}
+
+final class FinishedLog: Sendable {
+    let items = Mutex<[(UUID, DeliveryState)]>([])
+}
+
+@Suite struct DeliveryWorkerTests {
+    func worker(_ queue: MemoryDeliveryQueue, _ uploader: ScriptedUploader, maxInFlight: Int = 2, log: FinishedLog = FinishedLog()) -> DeliveryWorker {
+        DeliveryWorker(
+            queue: queue, uploader: uploader,
+            settings: .init(maxInFlight: maxInFlight, backoff: { attempt, retryAfter in retryAfter ?? .milliseconds(20 * attempt) }, offlinePause: .seconds(3600)),
+            logger: Logger(label: "test")
+        ) { key, state in log.items.withLock { $0.append((key, state)) } }
+    }
+
+    /// Runs the worker until `done` holds or 10 s pass, then shuts it down gracefully.
+    func run(_ worker: DeliveryWorker, until done: @escaping @Sendable () -> Bool) async throws {
+        let group = ServiceGroup(services: [worker], gracefulShutdownSignals: [], logger: Logger(label: "test"))
+        let task = Task { try await group.run() }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !done() && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        await group.triggerGracefulShutdown()
+        try await task.value
+    }
+
+    @Test func deliversOldestFirstWithBoundedConcurrency() async throws {
+        let queue = MemoryDeliveryQueue()
+        let submissions = (1...7).map { queue.add("s\($0)", at: TimeInterval($0)) }
+        let uploader = ScriptedUploader()
+        let log = FinishedLog()
+        try await run(worker(queue, uploader, maxInFlight: 3, log: log)) { queue.states().allSatisfy { $0 != .pending } }
+        #expect(queue.states() == Array(repeating: .delivered(nextTypeId: nil), count: 7))
+        #expect(uploader.inFlight.withLock { $0.max } <= 3)
+        #expect(uploader.attempts.withLock { $0.count } == 7)
+        #expect(Set(log.items.withLock { $0.map(\.0) }) == Set(submissions.map(\.idempotencyKey)))
+        // Batches of three start in queue order.
+        #expect(Array(uploader.attempts.withLock { $0.map(\.stage) }.prefix(3)).sorted() == ["s1", "s2", "s3"])
+    }
+
+    @Test func transientFailuresRetryWithTheSameKeyAndPermanentOnesGoDead() async throws {
+        let queue = MemoryDeliveryQueue()
+        let flaky = queue.add("flaky", at: 1)
+        _ = queue.add("refused", at: 2)
+        let uploader = ScriptedUploader([
+            "flaky": [.transient(reason: "503", retryAfter: nil), .transient(reason: "timeout", retryAfter: .milliseconds(10)), .delivered(nextTypeId: "1")],
+            "refused": [.permanent(reason: "the server rejected the answers (isSuccess: false)")],
+        ])
+        let log = FinishedLog()
+        try await run(worker(queue, uploader, log: log)) { queue.states().allSatisfy { $0 != .pending } }
+        #expect(queue.states() == [.delivered(nextTypeId: "1"), .dead(reason: "the server rejected the answers (isSuccess: false)")])
+        let flakyKeys = uploader.attempts.withLock { $0.filter { $0.stage == "flaky" }.map(\.key) }
+        #expect(flakyKeys == [flaky.idempotencyKey, flaky.idempotencyKey, flaky.idempotencyKey])
+        #expect(uploader.attempts.withLock { $0.filter { $0.stage == "refused" }.count } == 1)
+        #expect(log.items.withLock { $0.contains { $0.0 == flaky.idempotencyKey && $0.1 == .delivered(nextTypeId: "1") } })
+    }
+
+    @Test func offlineSendsNothingAndSleepsUntilWoken() async throws {
+        let queue = MemoryDeliveryQueue()
+        _ = queue.add("a", at: 1)
+        _ = queue.add("b", at: 2)
+        let uploader = ScriptedUploader()
+        uploader.offline.withLock { $0 = true }
+        let w = worker(queue, uploader)
+        let group = ServiceGroup(services: [w], gracefulShutdownSignals: [], logger: Logger(label: "test"))
+        let task = Task { try await group.run() }
+        // Once it has seen offline, with a one-hour pause it must sleep: no further checks, no uploads.
+        let first = ContinuousClock.now + .seconds(10)
+        while uploader.offlineChecks.withLock({ $0 }) == 0 && ContinuousClock.now < first { try await Task.sleep(for: .milliseconds(5)) }
+        let checks = uploader.offlineChecks.withLock { $0 }
+        #expect(checks >= 1)
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(uploader.offlineChecks.withLock { $0 } == checks, "the worker kept checking while offline")
+        #expect(uploader.attempts.withLock { $0.isEmpty })
+        #expect(await w.snapshot.lastOutcomeOffline)
+        // Connectivity returns; a flush wakes it and everything is delivered.
+        uploader.offline.withLock { $0 = false }
+        await w.flush()
+        let deadline = ContinuousClock.now + .seconds(10)
+        while queue.states().contains(.pending) && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(queue.states() == [.delivered(nextTypeId: nil), .delivered(nextTypeId: nil)])
+        await group.triggerGracefulShutdown()
+        try await task.value
+    }
+
+    @Test func flushIgnoresBackoffDelays() async throws {
+        let queue = MemoryDeliveryQueue()
+        _ = queue.add("slow", at: 1)
+        let uploader = ScriptedUploader(["slow": [.transient(reason: "503", retryAfter: .seconds(3600))]])
+        let w = DeliveryWorker(
+            queue: queue, uploader: uploader,
+            settings: .init(maxInFlight: 1, backoff: { _, retryAfter in retryAfter ?? .seconds(3600) }, offlinePause: .seconds(3600)),
+            logger: Logger(label: "test")
+        ) { _, _ in }
+        let group = ServiceGroup(services: [w], gracefulShutdownSignals: [], logger: Logger(label: "test"))
+        let task = Task { try await group.run() }
+        var deadline = ContinuousClock.now + .seconds(10)
+        while uploader.attempts.withLock({ $0.count }) < 1 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(await w.snapshot.nextRetryAt != nil)
+        #expect(queue.states() == [.pending])
+        await w.flush()
+        deadline = ContinuousClock.now + .seconds(10)
+        while queue.states() == [.pending] && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(queue.states() == [.delivered(nextTypeId: nil)])
+        await group.triggerGracefulShutdown()
+        try await task.value
+    }
+}
