@@ -1,0 +1,84 @@
+import ControlAPI
+import Foundation
+import Logging
+import SurveyDaemon
+import Synchronization
+import Testing
+
+final class MemoryInspector: QueueInspector {
+    let dead = Mutex<[DeadLetter]>([])
+    let requeued = Mutex<[String]>([])
+    let queue: MemoryDeliveryQueue
+
+    init(queue: MemoryDeliveryQueue) { self.queue = queue }
+
+    func counts() async throws -> QueueCounts {
+        let states = queue.states()
+        let pending = queue.entries.withLock { $0.filter { $0.state == .pending } }
+        return QueueCounts(
+            pending: pending.count,
+            dead: dead.withLock { $0.count },
+            delivered: states.filter { if case .delivered = $0 { true } else { false } }.count,
+            oldestPendingAt: pending.first?.submission.queuedAt
+        )
+    }
+    func deadLetters() async throws -> [DeadLetter] { dead.withLock { $0 } }
+    func requeue(deadLetter id: String) async throws -> DeadLetter? {
+        dead.withLock { list in
+            guard let index = list.firstIndex(where: { $0.id == id }) else { return nil }
+            requeued.withLock { $0.append(id) }
+            return list.remove(at: index)
+        }
+    }
+    func journalProblems() async -> [String] { ["segment 3 kept aside as corrupt; 12 records recovered"] }
+}
+
+struct FixedConnectivity: ConnectivityObserver {
+    let online: Bool?
+    func current() async -> (online: Bool?, since: Date?) { (online, Date(timeIntervalSince1970: 1_800_000_000)) }
+}
+
+@Suite struct DaemonBackendTests {
+    @Test func statusFlushAndDeadLetters() async throws {
+        let queue = MemoryDeliveryQueue()
+        _ = queue.add("common", at: 1_799_999_940)
+        let inspector = MemoryInspector(queue: queue)
+        let key = UUID()
+        inspector.dead.withLock { $0 = [DeadLetter(id: "7", stage: "1", language: "ko", reason: "isSuccess: false", idempotencyKey: key, queuedAt: Date(timeIntervalSince1970: 1_799_999_000))] }
+        let uploader = ScriptedUploader()
+        uploader.offline.withLock { $0 = true }
+        let worker = DeliveryWorker(queue: queue, uploader: uploader, settings: .init(maxInFlight: 1, backoff: { _, _ in .seconds(1) }, offlinePause: .seconds(3600)), logger: Logger(label: "t")) { _, _ in }
+        let manager = SessionManager(
+            journal: MemoryJournal(), definitions: FixtureDefinitions(offline: false), queue: RecordingQueue(),
+            settings: .init(defaultLanguage: "ko", idleTimeout: .seconds(60), deliveryWait: .milliseconds(10)), logger: Logger(label: "t")
+        )
+        let started = Date(timeIntervalSince1970: 1_799_996_400)
+        let backend = DaemonBackend(version: "0.1.0", startedAt: started, sessions: manager, worker: worker, inspector: inspector, connectivity: FixedConnectivity(online: false), now: { Date(timeIntervalSince1970: 1_800_000_000) })
+        _ = try await backend.startSession(StartSessionRequest())
+
+        let status = try await backend.status()
+        #expect(status.version == "0.1.0")
+        #expect(status.uptimeSeconds == 3600)
+        #expect(status.connectivity.state == "offline")
+        #expect(status.queue.pending == 1)
+        #expect(status.queue.dead == 1)
+        #expect(status.queue.oldestPendingAgeSeconds == 60)
+        #expect(status.journalProblems == ["segment 3 kept aside as corrupt; 12 records recovered"])
+        #expect(status.sessions.count == 1)
+        #expect(Rendering.status(status).contains("  dead letters need attention: `surveyctl dead` lists them, `surveyctl requeue ID` retries one"))
+
+        let flush = try await backend.flush(FlushRequest())
+        #expect(flush == FlushReply(pending: 1, dead: 1, drained: false, connectivity: "offline"))
+
+        let letters = try await backend.deadLetters()
+        #expect(letters.map(\.idempotencyKey) == [key.uuidString.lowercased()])
+        let requeued = try await backend.requeue(deadLetter: "7")
+        #expect(requeued.id == "7")
+        do {
+            _ = try await backend.requeue(deadLetter: "7")
+            Issue.record("requeued twice")
+        } catch let error as ControlError {
+            #expect(error.code == "no_such_dead_letter")
+        }
+    }
+}
