@@ -15,7 +15,7 @@ extension MockSurveyServer {
         }
         router.post("/api/answers/{typeID}") { [self] request, context in
             let typeID = context.parameters.get("typeID") ?? ""
-            let key = request.headers[HTTPField.Name("Idempotency-Key")!]
+            let key = request.headers[.init("Idempotency-Key")!]
             let body: ByteBuffer
             do { body = try await request.body.collect(upTo: Self.maxBody) } catch {
                 return Self.json(413, ["message": "The body is larger than \(Self.maxBody) bytes."])
@@ -50,11 +50,11 @@ extension MockSurveyServer {
     private func response(for action: FaultAction) async -> Response? {
         let faults = state.withLock { $0.faults.faults }
         if faults.latencyMilliseconds > 0 { try? await Task.sleep(for: .milliseconds(faults.latencyMilliseconds)) }
-        let retryAfter = [HTTPField.Name.retryAfter: String(faults.retryAfterSeconds)]
+        let retryAfter = faults.retryAfterSeconds
         switch action {
         case .pass, .reject: return nil
-        case .unavailable: return Self.json(503, ["message": "injected fault: unavailable"], extra: retryAfter)
-        case .tooManyRequests: return Self.json(429, ["message": "injected fault: too many requests"], extra: retryAfter)
+        case .unavailable: return Self.json(503, ["message": "injected fault: unavailable"], retryAfter: retryAfter)
+        case .tooManyRequests: return Self.json(429, ["message": "injected fault: too many requests"], retryAfter: retryAfter)
         case .serverError: return Self.json(500, ["message": "injected fault: server error"])
         case .malformed: return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: "{\"status\": 200, \"data\": ")))
         case .hang:
@@ -133,11 +133,11 @@ extension MockSurveyServer {
         return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: payload)))
     }
 
-    static func json(_ status: Int, _ object: [String: String], extra: [HTTPField.Name: String] = [:]) -> Response {
-        var headers: HTTPFields = [.contentType: "application/json"]
-        for (name, value) in extra { headers[name] = value }
+    static func json(_ status: Int, _ object: [String: String], retryAfter: Int? = nil) -> Response {
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
-        return Response(status: .init(code: status), headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        var response = Response(status: .init(code: status), headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        if let retryAfter { response.headers[.retryAfter] = String(retryAfter) }
+        return response
     }
 
     static func encoded(_ status: Int, _ value: some Encodable) -> Response {

@@ -23,7 +23,7 @@ import Testing
                 connectivity: ConnectivityMonitor(probe: TCPConnectProbe(host: "127.0.0.1", port: port), reuse: .zero),
                 logger: Logger(label: "client"))
             try await body(client, server, port)
-        } catch {
+        } catch let error as NetworkError {
             running.cancel()
             try? await http.shutdown()
             throw error
@@ -62,7 +62,7 @@ import Testing
             do {
                 _ = try await client.uploadAnswers(typeID: "common", lang: "ko", answers: low, idempotencyKey: "key-1")
                 Issue.record("a reused key with another body must fail")
-            } catch {
+            } catch let error as NetworkError {
                 #expect(error.status == 422)
                 #expect(!error.isTransient)
             }
@@ -77,7 +77,7 @@ import Testing
             do {
                 _ = try await client.uploadAnswers(typeID: "common", lang: "ko", answers: AnswersUpload(answers: ["name": .string("Kim")]), idempotencyKey: "k")
                 Issue.record("expected 400")
-            } catch {
+            } catch let error as NetworkError {
                 #expect(error.status == 400)
                 #expect(error.code == .rejectedRequest)
                 #expect(error.message.contains("emailConfirm"))
@@ -87,7 +87,7 @@ import Testing
 
     @Test func unknownTypeIDIs404() async throws {
         try await withServer { client, _, _ in
-            do { _ = try await client.fetchQuestionnaire(typeID: "nope", lang: "ko"); Issue.record("expected 404") } catch {
+            do { _ = try await client.fetchQuestionnaire(typeID: "nope", lang: "ko"); Issue.record("expected 404") } catch let error as NetworkError {
                 #expect(error.status == 404)
                 #expect(!error.isTransient)
             }
@@ -114,7 +114,7 @@ import Testing
             do {
                 _ = try await client.uploadAnswers(typeID: "common", lang: "ko", answers: Self.commonAnswers, idempotencyKey: UUID().uuidString)
                 Issue.record("expected \(code)")
-            } catch {
+            } catch let error as NetworkError {
                 #expect(error.code == code)
                 #expect(error.status == status)
                 if fault == "unavailable" { #expect(error.retryAfter == .seconds(7)) }
@@ -129,7 +129,7 @@ import Testing
         var faults = Faults()
         faults.hangShare = 1
         try await withServer(faults: faults, readTimeout: .milliseconds(300)) { client, _, _ in
-            do { _ = try await client.fetchQuestionnaire(typeID: "common", lang: "ko"); Issue.record("expected a timeout") } catch {
+            do { _ = try await client.fetchQuestionnaire(typeID: "common", lang: "ko"); Issue.record("expected a timeout") } catch let error as NetworkError {
                 #expect(error.code == .timeout)
                 #expect(error.isTransient)
             }
