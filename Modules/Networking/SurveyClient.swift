@@ -150,6 +150,10 @@ public actor SurveyClient {
         }
     }
 
+    // Built once: CharacterSet algebra is slow on Linux.
+    private static let segmentAllowed = CharacterSet.urlPathAllowed.subtracting(CharacterSet(charactersIn: "/?#"))
+    private static let queryValueAllowed = CharacterSet.urlQueryAllowed.subtracting(CharacterSet(charactersIn: "&=+"))
+
     private func makeURL(path: String, lang: String) throws(NetworkError) -> String {
         let base = configuration.baseURL
         guard let scheme = base.scheme?.lowercased(), scheme == "http" || scheme == "https", base.host != nil else {
@@ -157,9 +161,8 @@ public actor SurveyClient {
         }
         var text = base.absoluteString
         if !text.hasSuffix("/") { text += "/" }
-        let allowed = CharacterSet.urlPathAllowed.subtracting(CharacterSet(charactersIn: "/?#"))
-        let segments = path.split(separator: "/").map { String($0).addingPercentEncoding(withAllowedCharacters: allowed) ?? String($0) }
-        let query = lang.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed.subtracting(CharacterSet(charactersIn: "&=+"))) ?? lang
+        let segments = path.split(separator: "/").map { String($0).addingPercentEncoding(withAllowedCharacters: Self.segmentAllowed) ?? String($0) }
+        let query = lang.addingPercentEncoding(withAllowedCharacters: Self.queryValueAllowed) ?? lang
         return text + segments.joined(separator: "/") + "?lang=" + query
     }
 }

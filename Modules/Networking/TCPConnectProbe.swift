@@ -20,6 +20,13 @@ public struct TCPConnectProbe: ConnectivityProbe {
         self.group = group
     }
 
+    /// A probe for the server of `baseURL` (port 80 or 443 when the URL names none); nil without a host.
+    public init?(baseURL: URL, connectTimeout: Duration = .milliseconds(500)) {
+        guard let host = baseURL.host, !host.isEmpty else { return nil }
+        let port = baseURL.port ?? (baseURL.scheme?.lowercased() == "https" ? 443 : 80)
+        self.init(host: host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")), port: port, connectTimeout: connectTimeout)
+    }
+
     public func isReachable() async -> Bool {
         if Self.hasRoute(toNumericHost: host, port: port) == false { return false }
         let bootstrap = ClientBootstrap(group: group)

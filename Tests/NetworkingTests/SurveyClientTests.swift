@@ -202,4 +202,12 @@ import Testing
         #expect(TCPConnectProbe.hasRoute(toNumericHost: "127.0.0.1", port: 80) == true)
         #expect(TCPConnectProbe.hasRoute(toNumericHost: "survey.example", port: 80) == nil)
     }
+
+    @Test func probeFromBaseURL() throws {
+        let https = try #require(TCPConnectProbe(baseURL: URL(string: "https://survey.example/api")!))
+        #expect(https.host == "survey.example" && https.port == 443)
+        let http = try #require(TCPConnectProbe(baseURL: URL(string: "http://127.0.0.1:8080")!))
+        #expect(http.host == "127.0.0.1" && http.port == 8080)
+        #expect(TCPConnectProbe(baseURL: URL(string: "file:///tmp")!) == nil)
+    }
 }
