@@ -15,8 +15,10 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "surveyctl", targets: ["surveyctl"]),
+        .executable(name: "mock-survey-server", targets: ["mock-survey-server"]),
         .library(name: "Entities", targets: ["Entities"]),
         .library(name: "Validation", targets: ["Validation"]),
+        .library(name: "Networking", targets: ["Networking"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -33,7 +35,31 @@ let package = Package(
         .target(name: "Entities", path: "Modules/Entities", swiftSettings: swiftSettings),
         .target(name: "Validation", dependencies: ["Entities"], path: "Modules/Validation", swiftSettings: swiftSettings),
         // (Storage: issue 3)
-        // (Networking, MockServer: issue 4)
+        /// The survey server client: transport seam, connectivity check, retry policy, classification.
+        .target(
+            name: "Networking",
+            dependencies: [
+                "Entities",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Modules/Networking",
+            swiftSettings: swiftSettings
+        ),
+        /// The mock survey server's logic, embeddable by the daemon's demo mode.
+        .target(
+            name: "MockServer",
+            dependencies: [
+                "Entities",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Modules/MockServer",
+            swiftSettings: swiftSettings
+        ),
 
         // MARK: Daemon logic
         .target(
@@ -72,7 +98,29 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        .executableTarget(
+            name: "mock-survey-server",
+            dependencies: [
+                "MockServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Apps/mock-survey-server",
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: Test helpers and benchmarks (executables that are not products)
+        .executableTarget(
+            name: "NetworkingBenchmark",
+            dependencies: [
+                "Networking", "MockServer", "Entities",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Tests/Benchmarks/NetworkingBenchmark",
+            swiftSettings: swiftSettings
+        ),
 
         // MARK: Tests, one target per module plus end-to-end
         .testTarget(name: "EntitiesTests", dependencies: ["Entities", "SurveyTesting"], path: "Tests/EntitiesTests", swiftSettings: swiftSettings),
@@ -83,6 +131,8 @@ let package = Package(
             path: "Tests/SurveyDaemonTests",
             swiftSettings: swiftSettings
         ),
+        .testTarget(name: "NetworkingTests", dependencies: ["Networking", "MockServer", "SurveyTesting"], path: "Tests/NetworkingTests", swiftSettings: swiftSettings),
+        .testTarget(name: "MockServerTests", dependencies: ["MockServer", "SurveyTesting", .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOCore", package: "swift-nio")], path: "Tests/MockServerTests", swiftSettings: swiftSettings),
         .testTarget(name: "EndToEndTests", dependencies: ["SurveyTesting"], path: "Tests/EndToEndTests", swiftSettings: swiftSettings),
     ]
 )

@@ -1,0 +1,84 @@
+import Foundation
+
+/// Faults the mock server injects, set by flags at start or by `POST /admin/faults` at run time.
+///
+/// Shares are fractions of matching requests (0 ... 1) and are applied deterministically: with a
+/// share of 0.25, exactly one request in four is hit (an accumulator, no randomness), so tests and
+/// demos are reproducible. Faults apply to `/api/...` routes only, never to `/healthz` or `/admin`.
+public struct Faults: Sendable, Codable, Hashable {
+    /// Added before every answer, in milliseconds.
+    public var latencyMilliseconds: Int = 0
+    /// Share answered 503 with `Retry-After: retryAfterSeconds`.
+    public var unavailableShare: Double = 0
+    public var retryAfterSeconds: Int = 1
+    /// Share answered 429 (with `Retry-After`).
+    public var tooManyRequestsShare: Double = 0
+    /// Share answered 500.
+    public var serverErrorShare: Double = 0
+    /// Share answered 200 with a body that is not JSON.
+    public var malformedShare: Double = 0
+    /// Share of answer uploads answered `isSuccess: false` (nothing recorded).
+    public var rejectShare: Double = 0
+    /// Share of requests whose connection is accepted and never answered.
+    public var hangShare: Double = 0
+
+    public init() {}
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        latencyMilliseconds = try c.decodeIfPresent(Int.self, forKey: .latencyMilliseconds) ?? 0
+        unavailableShare = try c.decodeIfPresent(Double.self, forKey: .unavailableShare) ?? 0
+        retryAfterSeconds = try c.decodeIfPresent(Int.self, forKey: .retryAfterSeconds) ?? 1
+        tooManyRequestsShare = try c.decodeIfPresent(Double.self, forKey: .tooManyRequestsShare) ?? 0
+        serverErrorShare = try c.decodeIfPresent(Double.self, forKey: .serverErrorShare) ?? 0
+        malformedShare = try c.decodeIfPresent(Double.self, forKey: .malformedShare) ?? 0
+        rejectShare = try c.decodeIfPresent(Double.self, forKey: .rejectShare) ?? 0
+        hangShare = try c.decodeIfPresent(Double.self, forKey: .hangShare) ?? 0
+    }
+
+    /// The shares outside 0 ... 1, named, or nil when all are valid.
+    public var problem: String? {
+        let shares = [("unavailableShare", unavailableShare), ("tooManyRequestsShare", tooManyRequestsShare), ("serverErrorShare", serverErrorShare), ("malformedShare", malformedShare), ("rejectShare", rejectShare), ("hangShare", hangShare)]
+        let bad = shares.filter { !(0 ... 1).contains($0.1) }.map(\.0)
+        if !bad.isEmpty { return "shares must be between 0 and 1: \(bad.joined(separator: ", "))" }
+        if latencyMilliseconds < 0 || retryAfterSeconds < 0 { return "latencyMilliseconds and retryAfterSeconds must not be negative" }
+        return nil
+    }
+}
+
+/// What to do with one request, decided by `FaultState`.
+enum FaultAction: Equatable {
+    case pass, unavailable, tooManyRequests, serverError, malformed, reject, hang
+}
+
+/// The faults and their accumulators; lives inside a `Mutex`.
+struct FaultState {
+    var faults = Faults()
+    private var accumulators: [FaultAction: Double] = [:]
+
+    init(faults: Faults) { self.faults = faults }
+
+    mutating func set(_ faults: Faults) {
+        self.faults = faults
+        accumulators = [:]
+    }
+
+    /// The action for the next request; `isUpload` enables `reject`.
+    mutating func next(isUpload: Bool) -> FaultAction {
+        let order: [(FaultAction, Double)] = [
+            (.hang, faults.hangShare), (.unavailable, faults.unavailableShare), (.tooManyRequests, faults.tooManyRequestsShare),
+            (.serverError, faults.serverErrorShare), (.malformed, faults.malformedShare), (.reject, isUpload ? faults.rejectShare : 0),
+        ]
+        var chosen = FaultAction.pass
+        for (action, share) in order where share > 0 {
+            let value = accumulators[action, default: 0] + share
+            if value >= 1 - 1e-9, chosen == .pass {
+                accumulators[action] = value - 1
+                chosen = action
+            } else {
+                accumulators[action] = min(value, 1)
+            }
+        }
+        return chosen
+    }
+}

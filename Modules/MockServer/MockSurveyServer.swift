@@ -1,0 +1,128 @@
+/// The MockServer module: a survey server for development, demos and tests, serving the project's
+/// `mock/` fixtures over the contract in `doc/` (GET questionnaires, POST answers), with
+/// idempotency, routing by `mock/routing.json`, a record file and fault injection. The
+/// `mock-survey-server` app is a thin wrapper; the daemon's demo mode can embed it.
+import Entities
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import Synchronization
+
+/// How the mock server runs.
+public struct MockServerConfiguration: Sendable {
+    /// The fixtures folder holding `questions/` and `routing.json`.
+    public var fixtures: URL
+    public var host: String
+    /// 0 lets the system choose; the bound port is reported by `MockSurveyServer.port()`.
+    public var port: Int
+    /// When given, every accepted submission is appended to it as one JSON line.
+    public var recordFile: URL?
+    public var faults: Faults
+
+    public init(fixtures: URL, host: String = "127.0.0.1", port: Int = 0, recordFile: URL? = nil, faults: Faults = Faults()) {
+        self.fixtures = fixtures
+        self.host = host
+        self.port = port
+        self.recordFile = recordFile
+        self.faults = faults
+    }
+}
+
+/// The error the mock server meets at start: unreadable fixtures or routing.
+public struct MockServerError: Error, Sendable, CustomStringConvertible {
+    public var code: String
+    public var message: String
+    public var description: String { message }
+}
+
+/// One line of the record file.
+public struct RecordedSubmission: Sendable, Codable, Hashable {
+    public var typeID: String
+    public var lang: String
+    public var idempotencyKey: String?
+    public var answers: [String: AnswerValue]
+    public var nextTypeId: String?
+}
+
+/// The mock survey server. `run()` serves until cancelled; `port()` waits for the bound port.
+public final class MockSurveyServer: Sendable {
+    public let configuration: MockServerConfiguration
+    let logger: Logger
+    let routing: Routing
+    let state: Mutex<ServerState>
+    let recorder: Recorder?
+
+    struct StoredReply: Sendable { var body: Data; var status: Int; var payload: Data }
+    struct ServerState {
+        var faults: FaultState
+        var replies: [String: StoredReply] = [:]
+        var port: Int?
+        var stopping = false
+        var accepted = 0
+    }
+
+    /// Reads `routing.json` now, so that a wrong fixtures folder fails at start.
+    public init(configuration: MockServerConfiguration, logger: Logger) throws(MockServerError) {
+        if let problem = configuration.faults.problem { throw MockServerError(code: "bad_faults", message: "Bad faults: \(problem).") }
+        self.configuration = configuration
+        self.logger = logger
+        let routingFile = configuration.fixtures.appendingPathComponent("routing.json")
+        do {
+            routing = try JSONDecoder().decode(Routing.self, from: Data(contentsOf: routingFile))
+        } catch {
+            throw MockServerError(code: "bad_fixtures", message: "Cannot read \(routingFile.path): \(error). Pass the project's mock/ folder with --fixtures.")
+        }
+        state = Mutex(ServerState(faults: FaultState(faults: configuration.faults)))
+        recorder = configuration.recordFile.map(Recorder.init)
+    }
+
+    /// Serves until the surrounding task is cancelled.
+    public func run() async throws {
+        let app = Application(
+            router: makeRouter(),
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "mock-survey-server"),
+            onServerRunning: { [self] channel in
+                self.state.withLock { $0.port = channel.localAddress?.port }
+            },
+            logger: logger
+        )
+        try await withTaskCancellationHandler {
+            try await app.runService()
+        } onCancel: {
+            self.state.withLock { $0.stopping = true }
+        }
+    }
+
+    /// The bound port, once the server listens (polls briefly; nil if `run()` ended first).
+    public func port() async -> Int? {
+        while true {
+            let (port, stopping) = state.withLock { ($0.port, $0.stopping) }
+            if let port { return port }
+            if stopping || Task.isCancelled { return nil }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    /// Replaces the faults (the admin endpoint does the same).
+    public func setFaults(_ faults: Faults) { state.withLock { $0.faults.set(faults) } }
+
+    /// Accepted submissions so far (replays not counted).
+    public var acceptedCount: Int { state.withLock { $0.accepted } }
+}
+
+/// Appends record lines off the event loop.
+actor Recorder {
+    let file: URL
+    init(file: URL) { self.file = file }
+
+    func append(_ line: Data) throws {
+        if !FileManager.default.fileExists(atPath: file.path) {
+            FileManager.default.createFile(atPath: file.path, contents: nil)
+        }
+        let handle = try FileHandle(forWritingTo: file)
+        defer { try? handle.close() }
+        try handle.seekToEnd()
+        try handle.write(contentsOf: line + Data("\n".utf8))
+    }
+}

@@ -1,0 +1,43 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+
+/// The real transport, on AsyncHTTPClient (never URLSession: FoundationNetworking on Linux has open
+/// hang and crash reports). Connection failures and timeouts become `NetworkError`s.
+public struct AsyncHTTPClientTransport: HTTPTransport {
+    public let client: HTTPClient
+    /// At most this many bytes of a response body are read.
+    public var maxBodyBytes: Int
+
+    /// - Parameter client: owned by the caller, who shuts it down.
+    public init(client: HTTPClient, maxBodyBytes: Int = 4 << 20) {
+        self.client = client
+        self.maxBodyBytes = maxBodyBytes
+    }
+
+    /// An `HTTPClient` with the given connect timeout on the shared event loop group.
+    public static func makeClient(connectTimeout: Duration) -> HTTPClient {
+        var configuration = HTTPClient.Configuration()
+        configuration.timeout = .init(connect: .nanoseconds(Int64(connectTimeout.seconds * 1e9)))
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    public func send(_ request: TransportRequest, timeout: Duration) async throws(NetworkError) -> TransportResponse {
+        var outgoing = HTTPClientRequest(url: request.url)
+        outgoing.method = HTTPMethod(rawValue: request.method)
+        for (name, value) in request.headers { outgoing.headers.add(name: name, value: value) }
+        if let body = request.body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
+        let amount = TimeAmount.nanoseconds(Int64(timeout.seconds * 1e9))
+        do {
+            let response = try await client.execute(outgoing, timeout: amount)
+            let body = try await response.body.collect(upTo: maxBodyBytes)
+            var headers: [String: String] = [:]
+            for (name, value) in response.headers { headers[name.lowercased()] = value }
+            return TransportResponse(status: Int(response.status.code), headers: headers, body: Data(body.readableBytesView))
+        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout {
+            throw NetworkError(.timeout, "No answer from \(request.url) within \(timeout); the server is slow or stuck. The call will be retried later; check the server if it persists.", cause: error)
+        } catch {
+            throw NetworkError(.connectionFailed, "Could not talk to \(request.url): \(error). The call will be retried later; check the server address and the network.", cause: error)
+        }
+    }
+}

@@ -1,0 +1,165 @@
+/// The Networking module: surveyd's client for the survey server contract (`doc`: shared API.md).
+///
+/// `SurveyClient` fetches questionnaires and uploads answers through an `HTTPTransport`
+/// (`AsyncHTTPClientTransport` in production). Every call is preceded by a connectivity check
+/// (`ConnectivityMonitor`); offline means the call fails at once and nothing is sent. Failures are
+/// `NetworkError`s classified transient or permanent; `RetryPolicy` says when to try again.
+import Entities
+import Foundation
+import Logging
+
+/// How the client reaches the server.
+public struct SurveyClientConfiguration: Sendable {
+    /// `http://host:port` or `https://host:port`, optionally with a path prefix.
+    public var baseURL: URL
+    public var connectTimeout: Duration
+    /// The longest wait for a whole response.
+    public var readTimeout: Duration
+    public var userAgent: String
+    /// A file holding a bearer token; read at the first call and again once after a 401.
+    public var tokenFile: String?
+
+    public init(baseURL: URL, connectTimeout: Duration = .seconds(5), readTimeout: Duration = .seconds(30), userAgent: String = "surveyd", tokenFile: String? = nil) {
+        self.baseURL = baseURL
+        self.connectTimeout = connectTimeout
+        self.readTimeout = readTimeout
+        self.userAgent = userAgent
+        self.tokenFile = tokenFile
+    }
+}
+
+/// The survey server client.
+public actor SurveyClient {
+    public let configuration: SurveyClientConfiguration
+    private let transport: any HTTPTransport
+    private let connectivity: ConnectivityMonitor
+    private let logger: Logger
+    private var token: String?
+    private var tokenLoaded = false
+    private var fetches: [FetchKey: Task<Questionnaire, any Error>] = [:]
+
+    private struct FetchKey: Hashable { var typeID: String; var lang: String }
+
+    public init(configuration: SurveyClientConfiguration, transport: any HTTPTransport, connectivity: ConnectivityMonitor, logger: Logger) {
+        self.configuration = configuration
+        self.transport = transport
+        self.connectivity = connectivity
+        self.logger = logger
+    }
+
+    /// The connectivity state and when it last changed.
+    public var connectivityStatus: ConnectivityStatus {
+        get async { await connectivity.status }
+    }
+
+    /// `GET /api/question/{typeID}?lang=`: the stage's questionnaire, definition-checked.
+    /// Concurrent fetches of the same (typeID, lang) share one request.
+    public func fetchQuestionnaire(typeID: String, lang: String) async throws(NetworkError) -> Questionnaire {
+        let key = FetchKey(typeID: typeID, lang: lang)
+        let task: Task<Questionnaire, any Error>
+        if let running = fetches[key] {
+            task = running
+        } else {
+            task = Task { try await self.performFetch(typeID: typeID, lang: lang) }
+            fetches[key] = task
+        }
+        defer { if fetches[key] == task { fetches[key] = nil } }
+        do {
+            return try await task.value
+        } catch let error as NetworkError {
+            throw error
+        } catch {
+            throw NetworkError(.connectionFailed, "Fetching \(typeID) failed unexpectedly: \(error).", cause: error)
+        }
+    }
+
+    private func performFetch(typeID: String, lang: String) async throws(NetworkError) -> Questionnaire {
+        let response = try await call(method: "GET", path: "api/question/\(typeID)", lang: lang, headers: [:], body: nil)
+        do {
+            return try Questionnaire.decode(response: response.body, stage: typeID)
+        } catch {
+            throw NetworkError(.invalidDefinition, "The questionnaire for stage \(typeID) (\(lang)) has errors: \(error). Fix the survey definition on the server.", status: response.status, cause: error)
+        }
+    }
+
+    /// `POST /api/answers/{typeID}?lang=` with `Idempotency-Key: idempotencyKey`.
+    /// `isSuccess: false` is thrown as a permanent `.rejectedAnswers` error.
+    public func uploadAnswers(typeID: String, lang: String, answers: AnswersUpload, idempotencyKey: String) async throws(NetworkError) -> AnswersResult {
+        let body: Data
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            body = try encoder.encode(answers)
+        } catch {
+            throw NetworkError(.configuration, "The answers could not be encoded: \(error).", cause: error)
+        }
+        let response = try await call(method: "POST", path: "api/answers/\(typeID)", lang: lang, headers: ["Content-Type": "application/json", "Idempotency-Key": idempotencyKey], body: body)
+        let result: AnswersResult
+        do {
+            result = try AnswersResult.decode(response: response.body)
+        } catch {
+            throw NetworkError(.undecodableResponse, "The survey server's answer to the upload for \(typeID) could not be decoded: \(error.message). It is kept aside; check the server version.", status: response.status, cause: error)
+        }
+        guard result.isSuccess else {
+            throw NetworkError(.rejectedAnswers, "The survey server rejected the answers for \(typeID) (isSuccess: false); retrying the same answers will not help. Inspect them and requeue or drop them.", status: response.status)
+        }
+        return result
+    }
+
+    /// Checks connectivity, sends, re-reads the token once on 401 and classifies the status.
+    private func call(method: String, path: String, lang: String, headers: [String: String], body: Data?) async throws(NetworkError) -> TransportResponse {
+        let url = try makeURL(path: path, lang: lang)
+        guard await connectivity.isReachable() else {
+            throw NetworkError(.offline, "The survey server at \(configuration.baseURL.absoluteString) cannot be reached (connectivity check); nothing was sent. The call will be made when it is back; check the network if this lasts.")
+        }
+        var response = try await send(method: method, url: url, headers: headers, body: body, reloadToken: false)
+        if response.status == 401, configuration.tokenFile != nil {
+            logger.info("survey server answered 401; reading the token file again", metadata: ["url": "\(url)"])
+            response = try await send(method: method, url: url, headers: headers, body: body, reloadToken: true)
+        }
+        guard (200 ..< 300).contains(response.status) else {
+            let retryAfter = response.headers["retry-after"].flatMap { RetryAfter.parse($0, now: Date()) }
+            throw NetworkError.forStatus(response.status, url: url, retryAfter: retryAfter, body: String(decoding: response.body, as: UTF8.self))
+        }
+        return response
+    }
+
+    private func send(method: String, url: String, headers: [String: String], body: Data?, reloadToken: Bool) async throws(NetworkError) -> TransportResponse {
+        var headers = headers
+        headers["User-Agent"] = configuration.userAgent
+        headers["Accept"] = "application/json"
+        if let token = try loadToken(reload: reloadToken) { headers["Authorization"] = "Bearer \(token)" }
+        do {
+            return try await transport.send(TransportRequest(method: method, url: url, headers: headers, body: body), timeout: configuration.readTimeout)
+        } catch {
+            if error.code == .connectionFailed { await connectivity.invalidate() }
+            throw error
+        }
+    }
+
+    private func loadToken(reload: Bool) throws(NetworkError) -> String? {
+        guard let file = configuration.tokenFile else { return nil }
+        if tokenLoaded, !reload { return token }
+        do {
+            let text = try String(contentsOfFile: file, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+            token = text.isEmpty ? nil : text
+            tokenLoaded = true
+            return token
+        } catch {
+            throw NetworkError(.configuration, "The token file \(file) cannot be read: \(error). Make it readable by surveyd.", cause: error)
+        }
+    }
+
+    private func makeURL(path: String, lang: String) throws(NetworkError) -> String {
+        let base = configuration.baseURL
+        guard let scheme = base.scheme?.lowercased(), scheme == "http" || scheme == "https", base.host != nil else {
+            throw NetworkError(.configuration, "The base URL \(base.absoluteString) is not http(s)://host[:port]; fix the server URL in the configuration.")
+        }
+        var text = base.absoluteString
+        if !text.hasSuffix("/") { text += "/" }
+        let allowed = CharacterSet.urlPathAllowed.subtracting(CharacterSet(charactersIn: "/?#"))
+        let segments = path.split(separator: "/").map { String($0).addingPercentEncoding(withAllowedCharacters: allowed) ?? String($0) }
+        let query = lang.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed.subtracting(CharacterSet(charactersIn: "&=+"))) ?? lang
+        return text + segments.joined(separator: "/") + "?lang=" + query
+    }
+}
