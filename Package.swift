@@ -17,6 +17,7 @@ let package = Package(
         .executable(name: "surveyctl", targets: ["surveyctl"]),
         .library(name: "Entities", targets: ["Entities"]),
         .library(name: "Validation", targets: ["Validation"]),
+        .library(name: "Storage", targets: ["Storage"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -32,7 +33,12 @@ let package = Package(
         // MARK: Core modules
         .target(name: "Entities", path: "Modules/Entities", swiftSettings: swiftSettings),
         .target(name: "Validation", dependencies: ["Entities"], path: "Modules/Validation", swiftSettings: swiftSettings),
-        // (Storage: issue 3)
+        .target(
+            name: "Storage",
+            dependencies: [.product(name: "Logging", package: "swift-log")],
+            path: "Modules/Storage",
+            swiftSettings: swiftSettings
+        ),
         // (Networking, MockServer: issue 4)
 
         // MARK: Daemon logic
@@ -75,6 +81,7 @@ let package = Package(
         // MARK: Test helpers and benchmarks (executables that are not products)
 
         // MARK: Tests, one target per module plus end-to-end
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "SurveyTesting", .product(name: "Logging", package: "swift-log")], path: "Tests/StorageTests", swiftSettings: swiftSettings),
         .testTarget(name: "EntitiesTests", dependencies: ["Entities", "SurveyTesting"], path: "Tests/EntitiesTests", swiftSettings: swiftSettings),
         .testTarget(name: "ValidationTests", dependencies: ["Validation", "SurveyTesting"], path: "Tests/ValidationTests", swiftSettings: swiftSettings),
         .testTarget(
