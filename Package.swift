@@ -79,9 +79,15 @@ let package = Package(
         ),
 
         // MARK: Test helpers and benchmarks (executables that are not products)
+        .executableTarget(
+            name: "JournalCrashHelper",
+            dependencies: ["Storage", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/Helpers/JournalCrashHelper",
+            swiftSettings: swiftSettings
+        ),
 
         // MARK: Tests, one target per module plus end-to-end
-        .testTarget(name: "StorageTests", dependencies: ["Storage", "SurveyTesting", .product(name: "Logging", package: "swift-log")], path: "Tests/StorageTests", swiftSettings: swiftSettings),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "SurveyTesting", "JournalCrashHelper", .product(name: "Logging", package: "swift-log")], path: "Tests/StorageTests", swiftSettings: swiftSettings),
         .testTarget(name: "EntitiesTests", dependencies: ["Entities", "SurveyTesting"], path: "Tests/EntitiesTests", swiftSettings: swiftSettings),
         .testTarget(name: "ValidationTests", dependencies: ["Validation", "SurveyTesting"], path: "Tests/ValidationTests", swiftSettings: swiftSettings),
         .testTarget(
