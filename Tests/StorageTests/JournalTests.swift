@@ -38,15 +38,18 @@ private func segments(_ dir: TemporaryDirectory) throws -> [String] {
         return out
     }
     #expect(seqs.count == 200)
+    // Rotation happens between batches (a batch is never split), so add batches one by one.
+    var all = seqs
+    for i in 200..<300 { all[try await journal.append(type: 1, payload: payload(i))] = i }
     journal.close()
     #expect(try segments(dir).count > 1, "a 2 KiB segment size must rotate")
     let reopened = try Journal(directory: dir.path, options: options(segmentSize: 2048), logger: logger)
     defer { reopened.close() }
-    #expect(reopened.recovered.count == 200)
-    #expect(reopened.recovered.map(\.sequence) == Array(1...200))
-    for r in reopened.recovered { #expect(r.payload == payload(seqs[r.sequence]!)) }
+    #expect(reopened.recovered.count == 300)
+    #expect(reopened.recovered.map(\.sequence) == Array(1...300))
+    for r in reopened.recovered { #expect(r.payload == payload(all[r.sequence]!)) }
     #expect(reopened.recoveryReport.isEmpty)
-    #expect(try await reopened.append(type: 2, payload: [1]) == 201)
+    #expect(try await reopened.append(type: 2, payload: [1]) == 301)
 }
 
 @Test func secondOpenerFailsNamingTheDirectory() throws {
