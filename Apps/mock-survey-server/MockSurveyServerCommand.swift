@@ -48,8 +48,8 @@ struct MockSurveyServerCommand: AsyncParsableCommand {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await server.run() }
             if let bound = await server.port() {
-                print("listening on \(host):\(bound)")
-                fflush(stdout)
+                // Unbuffered, so that a test reading the pipe sees the line at once.
+                FileHandle.standardOutput.write(Data("listening on \(host):\(bound)\n".utf8))
             }
             _ = try await group.next()
         }

@@ -24,7 +24,7 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
 
     public func send(_ request: TransportRequest, timeout: Duration) async throws(NetworkError) -> TransportResponse {
         var outgoing = HTTPClientRequest(url: request.url)
-        outgoing.method = HTTPMethod(rawValue: request.method)
+        outgoing.method = .init(rawValue: request.method)
         for (name, value) in request.headers { outgoing.headers.add(name: name, value: value) }
         if let body = request.body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
         let amount = TimeAmount.nanoseconds(Int64(timeout.seconds * 1e9))

@@ -69,7 +69,7 @@ import Testing
 
     func request(_ port: Int, _ method: String, _ path: String, body: String? = nil) async throws -> (Int, String) {
         var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
-        request.method = HTTPMethod(rawValue: method)
+        request.method = .init(rawValue: method)
         if let body { request.body = .bytes(ByteBuffer(string: body)) }
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
         let bytes = try await response.body.collect(upTo: 1 << 20)

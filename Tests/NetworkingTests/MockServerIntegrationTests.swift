@@ -59,7 +59,7 @@ import Testing
             low.answers["like"] = .integer(2)
             let other = try await client.uploadAnswers(typeID: "common", lang: "ko", answers: low, idempotencyKey: "key-2")
             #expect(other.nextTypeId == "2")
-            do {
+            do throws(NetworkError) {
                 _ = try await client.uploadAnswers(typeID: "common", lang: "ko", answers: low, idempotencyKey: "key-1")
                 Issue.record("a reused key with another body must fail")
             } catch {
@@ -74,7 +74,7 @@ import Testing
 
     @Test func missingRequiredAnswersArePermanentAndNamed() async throws {
         try await withServer { client, _, _ in
-            do {
+            do throws(NetworkError) {
                 _ = try await client.uploadAnswers(typeID: "common", lang: "ko", answers: AnswersUpload(answers: ["name": .string("Kim")]), idempotencyKey: "k")
                 Issue.record("expected 400")
             } catch {
@@ -87,7 +87,7 @@ import Testing
 
     @Test func unknownTypeIDIs404() async throws {
         try await withServer { client, _, _ in
-            do { _ = try await client.fetchQuestionnaire(typeID: "nope", lang: "ko"); Issue.record("expected 404") } catch {
+            do throws(NetworkError) { _ = try await client.fetchQuestionnaire(typeID: "nope", lang: "ko"); Issue.record("expected 404") } catch {
                 #expect(error.status == 404)
                 #expect(!error.isTransient)
             }
@@ -111,7 +111,7 @@ import Testing
         default: faults.rejectShare = 1
         }
         try await withServer(faults: faults) { client, server, _ in
-            do {
+            do throws(NetworkError) {
                 _ = try await client.uploadAnswers(typeID: "common", lang: "ko", answers: Self.commonAnswers, idempotencyKey: UUID().uuidString)
                 Issue.record("expected \(code)")
             } catch {
@@ -129,7 +129,7 @@ import Testing
         var faults = Faults()
         faults.hangShare = 1
         try await withServer(faults: faults, readTimeout: .milliseconds(300)) { client, _, _ in
-            do { _ = try await client.fetchQuestionnaire(typeID: "common", lang: "ko"); Issue.record("expected a timeout") } catch {
+            do throws(NetworkError) { _ = try await client.fetchQuestionnaire(typeID: "common", lang: "ko"); Issue.record("expected a timeout") } catch {
                 #expect(error.code == .timeout)
                 #expect(error.isTransient)
             }
