@@ -146,7 +146,7 @@ public final class Journal: Sendable {
             recoveryReport = problems
             nextSequence = (records.last?.sequence ?? 0) + 1
             if let last = segs.last {
-                let fd = open(directory + "/" + last, O_WRONLY | O_APPEND)
+                let fd = open(directory + "/" + last, O_WRONLY | O_APPEND | O_CLOEXEC)
                 guard fd >= 0 else { throw StorageError(code: .ioFailed, message: "Cannot open segment \(last) in \(directory).", cause: SystemCallError(call: "open", errno: errno)) }
                 segmentFD = fd
                 segmentBytes = Int(lseek(fd, 0, SEEK_END))
@@ -190,6 +190,9 @@ public final class Journal: Sendable {
         wakeup.signal()
         writerDone.wait()
         Glibc.close(segmentFD)
+        // Unlock before closing: a child forked meanwhile (not yet exec'd) shares the open file
+        // description, and closing our descriptor alone would leave the directory locked.
+        flock(lockFD, LOCK_UN)
         Glibc.close(lockFD)
     }
 
@@ -266,7 +269,7 @@ public final class Journal: Sendable {
     }
 
     static func fsyncDirectory(_ directory: String) throws {
-        let fd = open(directory, O_RDONLY | O_DIRECTORY)
+        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw StorageError(code: .ioFailed, message: "Cannot open directory \(directory) to fsync it.", cause: SystemCallError(call: "open", errno: errno)) }
         defer { Glibc.close(fd) }
         if fsync(fd) != 0 { throw StorageError(code: .ioFailed, message: "fsync of directory \(directory) failed; check the disk.", cause: SystemCallError(call: "fsync", errno: errno)) }
@@ -337,7 +340,7 @@ public final class Journal: Sendable {
             _ = bytes[goodEnd...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
             fsync(fd)
             Glibc.close(fd)
-            let sfd = open(path, O_WRONLY)
+            let sfd = open(path, O_WRONLY | O_CLOEXEC)
             guard sfd >= 0, ftruncate(sfd, off_t(goodEnd)) == 0, fsync(sfd) == 0 else {
                 throw StorageError(code: .ioFailed, message: "Cannot cut the torn tail of \(path); check permissions.", cause: SystemCallError(call: "ftruncate", errno: errno))
             }
