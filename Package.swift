@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "Entities", targets: ["Entities"]),
         .library(name: "Validation", targets: ["Validation"]),
         .library(name: "Networking", targets: ["Networking"]),
+        .library(name: "Storage", targets: ["Storage"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -29,12 +30,19 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
         // MARK: Core modules
         .target(name: "Entities", path: "Modules/Entities", swiftSettings: swiftSettings),
         .target(name: "Validation", dependencies: ["Entities"], path: "Modules/Validation", swiftSettings: swiftSettings),
-        // (Storage: issue 3)
+        /// The append-only journal, the queue on it (issue 3).
+        .target(
+            name: "Storage",
+            dependencies: [.product(name: "Logging", package: "swift-log")],
+            path: "Modules/Storage",
+            swiftSettings: swiftSettings
+        ),
         /// The survey server client: transport seam, connectivity check, retry policy, classification.
         .target(
             name: "Networking",
@@ -54,6 +62,7 @@ let package = Package(
             dependencies: [
                 "Entities",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
@@ -121,8 +130,15 @@ let package = Package(
             path: "Tests/Benchmarks/NetworkingBenchmark",
             swiftSettings: swiftSettings
         ),
+        .executableTarget(
+            name: "JournalCrashHelper",
+            dependencies: ["Storage", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/Helpers/JournalCrashHelper",
+            swiftSettings: swiftSettings
+        ),
 
         // MARK: Tests, one target per module plus end-to-end
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "SurveyTesting", "JournalCrashHelper", .product(name: "Logging", package: "swift-log")], path: "Tests/StorageTests", swiftSettings: swiftSettings),
         .testTarget(name: "EntitiesTests", dependencies: ["Entities", "SurveyTesting"], path: "Tests/EntitiesTests", swiftSettings: swiftSettings),
         .testTarget(name: "ValidationTests", dependencies: ["Validation", "SurveyTesting"], path: "Tests/ValidationTests", swiftSettings: swiftSettings),
         .testTarget(

@@ -48,7 +48,7 @@ struct MockSurveyServerCommand: AsyncParsableCommand {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await server.run() }
             if let bound = await server.port() {
-                // Unbuffered, so that a parent reading the pipe sees the line at once.
+                // Unbuffered, so that a test reading the pipe sees the line at once.
                 FileHandle.standardOutput.write(Data("listening on \(host):\(bound)\n".utf8))
             }
             _ = try await group.next()

@@ -1,5 +1,6 @@
 import Entities
 import Foundation
+import HTTPTypes
 import Hummingbird
 import NIOCore
 

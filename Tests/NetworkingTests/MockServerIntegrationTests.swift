@@ -23,7 +23,7 @@ import Testing
                 connectivity: ConnectivityMonitor(probe: TCPConnectProbe(host: "127.0.0.1", port: port), reuse: .zero),
                 logger: Logger(label: "client"))
             try await body(client, server, port)
-        } catch let error as NetworkError {
+        } catch {
             running.cancel()
             try? await http.shutdown()
             throw error
@@ -59,10 +59,10 @@ import Testing
             low.answers["like"] = .integer(2)
             let other = try await client.uploadAnswers(typeID: "common", lang: "ko", answers: low, idempotencyKey: "key-2")
             #expect(other.nextTypeId == "2")
-            do {
+            do throws(NetworkError) {
                 _ = try await client.uploadAnswers(typeID: "common", lang: "ko", answers: low, idempotencyKey: "key-1")
                 Issue.record("a reused key with another body must fail")
-            } catch let error as NetworkError {
+            } catch {
                 #expect(error.status == 422)
                 #expect(!error.isTransient)
             }
@@ -74,10 +74,10 @@ import Testing
 
     @Test func missingRequiredAnswersArePermanentAndNamed() async throws {
         try await withServer { client, _, _ in
-            do {
+            do throws(NetworkError) {
                 _ = try await client.uploadAnswers(typeID: "common", lang: "ko", answers: AnswersUpload(answers: ["name": .string("Kim")]), idempotencyKey: "k")
                 Issue.record("expected 400")
-            } catch let error as NetworkError {
+            } catch {
                 #expect(error.status == 400)
                 #expect(error.code == .rejectedRequest)
                 #expect(error.message.contains("emailConfirm"))
@@ -87,7 +87,7 @@ import Testing
 
     @Test func unknownTypeIDIs404() async throws {
         try await withServer { client, _, _ in
-            do { _ = try await client.fetchQuestionnaire(typeID: "nope", lang: "ko"); Issue.record("expected 404") } catch let error as NetworkError {
+            do throws(NetworkError) { _ = try await client.fetchQuestionnaire(typeID: "nope", lang: "ko"); Issue.record("expected 404") } catch {
                 #expect(error.status == 404)
                 #expect(!error.isTransient)
             }
@@ -111,10 +111,10 @@ import Testing
         default: faults.rejectShare = 1
         }
         try await withServer(faults: faults) { client, server, _ in
-            do {
+            do throws(NetworkError) {
                 _ = try await client.uploadAnswers(typeID: "common", lang: "ko", answers: Self.commonAnswers, idempotencyKey: UUID().uuidString)
                 Issue.record("expected \(code)")
-            } catch let error as NetworkError {
+            } catch {
                 #expect(error.code == code)
                 #expect(error.status == status)
                 if fault == "unavailable" { #expect(error.retryAfter == .seconds(7)) }
@@ -129,7 +129,7 @@ import Testing
         var faults = Faults()
         faults.hangShare = 1
         try await withServer(faults: faults, readTimeout: .milliseconds(300)) { client, _, _ in
-            do { _ = try await client.fetchQuestionnaire(typeID: "common", lang: "ko"); Issue.record("expected a timeout") } catch let error as NetworkError {
+            do throws(NetworkError) { _ = try await client.fetchQuestionnaire(typeID: "common", lang: "ko"); Issue.record("expected a timeout") } catch {
                 #expect(error.code == .timeout)
                 #expect(error.isTransient)
             }

@@ -158,7 +158,9 @@ final class FinishedLog: Sendable {
         let group = ServiceGroup(services: [w], gracefulShutdownSignals: [], logger: Logger(label: "test"))
         let task = Task { try await group.run() }
         var deadline = ContinuousClock.now + .seconds(10)
-        while uploader.attempts.withLock({ $0.count }) < 1 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        // Wait until the failed attempt is recorded with its one-hour retry time.
+        while await w.snapshot.nextRetryAt == nil && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(uploader.attempts.withLock { $0.count } == 1)
         #expect(await w.snapshot.nextRetryAt != nil)
         #expect(queue.states() == [.pending])
         await w.flush()

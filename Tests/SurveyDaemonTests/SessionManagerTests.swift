@@ -47,6 +47,8 @@ final class RecordingQueue: SubmissionSink {
     let submissions = Mutex<[SubmissionRequest]>([])
     let states = Mutex<[UUID: DeliveryState]>([:])
     let onEnqueue = Mutex<(@Sendable (SubmissionRequest) -> Void)?>(nil)
+    /// Runs inside `state(of:)` before it answers, to let a delivery finish mid-lookup.
+    let duringStateLookup = Mutex<(@Sendable (UUID) async -> Void)?>(nil)
 
     func enqueue(_ submission: SubmissionRequest) async throws {
         let isNew = submissions.withLock { list in
@@ -59,7 +61,11 @@ final class RecordingQueue: SubmissionSink {
         onEnqueue.withLock { $0 }?(submission)
     }
 
-    func state(of key: UUID) async throws -> DeliveryState? { states.withLock { $0[key] } }
+    func state(of key: UUID) async throws -> DeliveryState? {
+        let before = states.withLock { $0[key] }
+        if let hook = duringStateLookup.withLock({ $0 }) { await hook(key) }
+        return before
+    }
 }
 
 final class TestClock: Sendable {
@@ -118,6 +124,23 @@ final class TestClock: Sendable {
         let submission = try #require(queue.submissions.withLock { $0.first })
         #expect(String(decoding: submission.body, as: UTF8.self) == #"{"answers":{"age":30,"email":"kim.cs@gmail.com","emailConfirm":"kim.cs@gmail.com","like":5,"name":"Kim"}}"#)
         #expect(submission.definitionHash == "common.en")
+    }
+
+    @Test func aDeliveryThatFinishesBeforeTheAnswerWaitsIsNotMissed() async throws {
+        let m = manager(deliveryWait: .seconds(30))
+        // The worker delivers while the manager is suspended reading the queue state.
+        queue.duringStateLookup.withLock {
+            $0 = { key in
+                // As the worker does: from its own task, so it parks on the session's lock.
+                Task { await m.deliveryFinished(key: key, state: .delivered(nextTypeId: "1")) }
+                try? await Task.sleep(for: .milliseconds(100))
+            }
+        }
+        _ = try await m.start(StartSessionRequest())
+        let reply = try await answerCommon(m)
+        // A missed delivery would wait out the 30 s and end the session as queued on stage common.
+        #expect(reply.session.stage == "1")
+        #expect(reply.session.state == "asking")
     }
 
     @Test func theLastStageDeliveredEndsWithThanks() async throws {

@@ -34,6 +34,8 @@ public actor SessionManager {
     var busy: [UUID: [CheckedContinuation<Void, Never>]] = [:]
     /// Sessions waiting for the delivery of a stage, by idempotency key.
     var deliveryWaiters: [UUID: CheckedContinuation<DeliveryState?, Never>] = [:]
+    /// Deliveries that finished before their session started waiting for them.
+    var earlyOutcomes: [UUID: DeliveryState] = [:]
     /// Problems met while rebuilding sessions, for `surveyctl status`.
     public private(set) var restoreProblems: [String] = []
 
@@ -114,10 +116,13 @@ public actor SessionManager {
             waiter.resume(returning: state)
             return
         }
-        // Nobody waits: the respondent left with `queued`, or the daemon restarted meanwhile.
+        // Nobody waits: the respondent left with `queued`, the daemon restarted meanwhile, or the
+        // answer that completed the stage has not started waiting yet (it holds the lock).
         guard let id = sessions.first(where: { $0.value.lastCompletedKey == key })?.key else { return }
+        earlyOutcomes[key] = state
         await lock(id)
         defer { unlock(id) }
+        guard earlyOutcomes.removeValue(forKey: key) != nil else { return }  // consumed by the waiting answer
         guard var session = sessions[id] else { return }
         do {
             switch (session.state, state) {
@@ -178,7 +183,9 @@ public actor SessionManager {
     }
 
     func waitForDelivery(key: UUID, timeout: Duration) async -> DeliveryState? {
-        if let state = try? await queue.state(of: key), state != .pending { return state }
+        let queued = try? await queue.state(of: key)
+        if let early = earlyOutcomes.removeValue(forKey: key) { return early }
+        if let queued, queued != .pending { return queued }
         let timer = Task { [weak self] in
             try await Task.sleep(for: timeout)
             await self?.deliveryTimedOut(key: key)

@@ -1,0 +1,353 @@
+// Storage: a crash-safe append-only journal. Records are framed (magic, length, CRC32C, type,
+// sequence number, payload) in segment files; one dedicated writer thread group-commits pending
+// appends into one write and one fdatasync, and each caller resumes only after the fdatasync that
+// covers its record returned. Opening recovers torn tails and reports mid-segment corruption.
+// The on-disk format is documented in doc/journal-format.md.
+
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Logging
+import Synchronization
+
+/// One record read back from the journal.
+public struct JournalRecord: Sendable, Equatable {
+    public var sequence: UInt64
+    public var type: UInt8
+    public var payload: [UInt8]
+}
+
+/// A problem met during recovery, for the daemon status to show.
+public struct RecoveryProblem: Sendable, Equatable {
+    public enum Kind: String, Sendable { case tornTail, corruptSegment }
+    public var kind: Kind
+    public var segment: String
+    public var offset: Int
+    /// Where the cut bytes or the corrupt segment copy were kept.
+    public var keptAt: String
+}
+
+/// Low-level file operations the journal writer uses; tests inject failures here.
+public struct JournalFileOperations: Sendable {
+    public var write: @Sendable (Int32, UnsafeRawBufferPointer) -> Int
+    public var fdatasync: @Sendable (Int32) -> Int32
+    public init(
+        write: @escaping @Sendable (Int32, UnsafeRawBufferPointer) -> Int = { fd, buf in Glibc.write(fd, buf.baseAddress, buf.count) },
+        fdatasync: @escaping @Sendable (Int32) -> Int32 = { Glibc.fdatasync($0) }
+    ) {
+        self.write = write
+        self.fdatasync = fdatasync
+    }
+}
+
+/// Journal settings.
+public struct JournalOptions: Sendable {
+    /// A segment is closed and a new one started once it reaches this size.
+    public var segmentSize: Int = 64 << 20
+    /// Largest payload; a frame claiming more is treated as corruption.
+    public var maxPayloadSize: Int = 16 << 20
+    public var fileOperations = JournalFileOperations()
+    public init() {}
+}
+
+/// Frame layout constants.
+enum Frame {
+    static let magic: UInt32 = 0x3153_5653  // "SVS1" little-endian
+    static let headerSize = 21  // magic 4, length 4, crc 4, type 1, sequence 8
+
+    static func encode(type: UInt8, sequence: UInt64, payload: [UInt8], into out: inout [UInt8]) {
+        func put32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { out.append(contentsOf: $0) } }
+        var body: [UInt8] = [type]
+        withUnsafeBytes(of: sequence.littleEndian) { body.append(contentsOf: $0) }
+        var crc = body.withUnsafeBytes { CRC32C.update(0, $0) }
+        crc = payload.withUnsafeBytes { CRC32C.update(crc, $0) }
+        put32(magic)
+        put32(UInt32(payload.count))
+        put32(crc)
+        out.append(contentsOf: body)
+        out.append(contentsOf: payload)
+    }
+
+    /// Parses one frame at `offset`; nil when it is incomplete or invalid. Never allocates more than the file holds.
+    static func decode(_ bytes: UnsafeRawBufferPointer, at offset: Int, maxPayload: Int) -> (JournalRecord, Int)? {
+        guard offset + headerSize <= bytes.count else { return nil }
+        func u32(_ o: Int) -> UInt32 { UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + o, as: UInt32.self)) }
+        guard u32(0) == magic else { return nil }
+        let length = Int(u32(4))
+        guard length <= maxPayload, offset + headerSize + length <= bytes.count else { return nil }
+        let body = UnsafeRawBufferPointer(rebasing: bytes[(offset + 12)..<(offset + headerSize + length)])
+        guard CRC32C.update(0, body) == u32(8) else { return nil }
+        let type = bytes[offset + 12]
+        let seq = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 13, as: UInt64.self))
+        let payload = Array(bytes[(offset + headerSize)..<(offset + headerSize + length)])
+        return (JournalRecord(sequence: seq, type: type, payload: payload), headerSize + length)
+    }
+}
+
+/// A crash-safe append-only journal in one directory. Safe to share between tasks.
+public final class Journal: Sendable {
+    /// Records recovered on open, in sequence order.
+    public let recovered: [JournalRecord]
+    /// Problems found and handled on open.
+    public let recoveryReport: [RecoveryProblem]
+    /// The journal directory.
+    public let directory: String
+
+    private struct Pending {
+        var type: UInt8
+        var payload: [UInt8]
+        var continuation: CheckedContinuation<UInt64, any Error>
+    }
+
+    private struct State {
+        var pending: [Pending] = []
+        var failure: StorageError?
+        var closing = false
+    }
+
+    private let state: Mutex<State>
+    private let wakeup = DispatchSemaphore(value: 0)
+    private let writerDone = DispatchSemaphore(value: 0)
+    private let options: JournalOptions
+    private let lockFD: Int32
+    private let logger: Logger
+    // Writer-thread-only state, never touched by other threads after open.
+    private nonisolated(unsafe) var segmentFD: Int32
+    private nonisolated(unsafe) var segmentBytes: Int
+    private nonisolated(unsafe) var nextSequence: UInt64
+
+    /// Opens (creating if needed) the journal in `directory`, recovering what is there.
+    /// Throws `StorageError` with code `.locked` when another opener holds the directory.
+    public init(directory: String, options: JournalOptions = JournalOptions(), logger: Logger) throws {
+        self.directory = directory
+        self.options = options
+        self.logger = logger
+        if mkdir(directory, 0o700) != 0 && errno != EEXIST {
+            throw StorageError(code: .ioFailed, message: "Cannot create journal directory \(directory); check the parent exists and is writable.", cause: SystemCallError(call: "mkdir", errno: errno))
+        }
+        chmod(directory, 0o700)
+        let lfd = try Journal.createFile(directory + "/lock", flags: O_RDWR | O_CREAT)
+        if flock(lfd, LOCK_EX | LOCK_NB) != 0 {
+            let e = errno
+            Glibc.close(lfd)
+            throw StorageError(code: .locked, message: "The journal directory \(directory) is already open in another process or instance; stop it or use another directory.", cause: SystemCallError(call: "flock", errno: e))
+        }
+        lockFD = lfd
+        do {
+            var problems: [RecoveryProblem] = []
+            let segs = try Journal.segmentNames(directory)
+            var records: [JournalRecord] = []
+            for name in segs {
+                records += try Journal.recover(segment: name, directory: directory, maxPayload: options.maxPayloadSize, problems: &problems)
+            }
+            records.sort { $0.sequence < $1.sequence }
+            recovered = records
+            recoveryReport = problems
+            nextSequence = (records.last?.sequence ?? 0) + 1
+            if let last = segs.last {
+                let fd = open(directory + "/" + last, O_WRONLY | O_APPEND | O_CLOEXEC)
+                guard fd >= 0 else { throw StorageError(code: .ioFailed, message: "Cannot open segment \(last) in \(directory).", cause: SystemCallError(call: "open", errno: errno)) }
+                segmentFD = fd
+                segmentBytes = Int(lseek(fd, 0, SEEK_END))
+            } else {
+                segmentFD = try Journal.createSegment(directory: directory, firstSequence: nextSequence)
+                segmentBytes = 0
+            }
+        } catch {
+            Glibc.close(lfd)
+            throw error
+        }
+        state = Mutex(State())
+        let thread = Thread { [self] in self.writerLoop() }
+        thread.name = "journal-writer"
+        thread.start()
+    }
+
+    /// Appends one record and returns its sequence number once it is durable (after the covering fdatasync).
+    public func append(type: UInt8, payload: [UInt8]) async throws -> UInt64 {
+        guard payload.count <= options.maxPayloadSize else {
+            throw StorageError(code: .recordTooLarge, message: "A record of \(payload.count) bytes exceeds the maximum of \(options.maxPayloadSize) bytes; split it.")
+        }
+        return try await withCheckedThrowingContinuation { cont in
+            let err: StorageError? = state.withLock { s in
+                if let f = s.failure { return f }
+                if s.closing { return StorageError(code: .closed, message: "The journal in \(directory) is closed; reopen it.") }
+                s.pending.append(Pending(type: type, payload: payload, continuation: cont))
+                return nil
+            }
+            if let err { cont.resume(throwing: err) } else { wakeup.signal() }
+        }
+    }
+
+    /// Stops the writer after it has committed what is pending, and releases the directory lock.
+    public func close() {
+        let first = state.withLock { s in
+            defer { s.closing = true }
+            return !s.closing
+        }
+        guard first else { return }
+        wakeup.signal()
+        writerDone.wait()
+        Glibc.close(segmentFD)
+        // Unlock before closing: a child forked meanwhile (not yet exec'd) shares the open file
+        // description, and closing our descriptor alone would leave the directory locked.
+        flock(lockFD, LOCK_UN)
+        Glibc.close(lockFD)
+    }
+
+    /// The failure that closed the journal, if any.
+    public var failure: StorageError? { state.withLock { $0.failure } }
+
+    private func writerLoop() {
+        var buffer: [UInt8] = []
+        while true {
+            wakeup.wait()
+            let (batch, closing) = state.withLock { s -> ([Pending], Bool) in
+                let b = s.pending
+                s.pending = []
+                return (b, s.closing)
+            }
+            if !batch.isEmpty { commit(batch, buffer: &buffer) }
+            if closing && state.withLock({ $0.pending.isEmpty }) { break }
+        }
+        writerDone.signal()
+    }
+
+    private func commit(_ batch: [Pending], buffer: inout [UInt8]) {
+        if let f = state.withLock({ $0.failure }) {
+            for p in batch { p.continuation.resume(throwing: f) }
+            return
+        }
+        do {
+            if segmentBytes >= options.segmentSize {
+                Glibc.close(segmentFD)
+                segmentFD = -1
+                segmentFD = try Journal.createSegment(directory: directory, firstSequence: nextSequence)
+                segmentBytes = 0
+            }
+            buffer.removeAll(keepingCapacity: true)
+            var seqs: [UInt64] = []
+            for p in batch {
+                Frame.encode(type: p.type, sequence: nextSequence, payload: p.payload, into: &buffer)
+                seqs.append(nextSequence)
+                nextSequence += 1
+            }
+            var written = 0
+            try buffer.withUnsafeBytes { raw in
+                while written < raw.count {
+                    let n = options.fileOperations.write(segmentFD, UnsafeRawBufferPointer(rebasing: raw[written...]))
+                    if n < 0 { if errno == EINTR { continue }; throw SystemCallError(call: "write", errno: errno) }
+                    written += n
+                }
+            }
+            if options.fileOperations.fdatasync(segmentFD) != 0 { throw SystemCallError(call: "fdatasync", errno: errno) }
+            segmentBytes += buffer.count
+            for (p, s) in zip(batch, seqs) { p.continuation.resume(returning: s) }
+        } catch {
+            let failure = StorageError(
+                code: .failedClosed,
+                message: "The journal in \(directory) failed to write durably and stopped accepting; nothing after the failure was acknowledged. Check the disk, then restart to recover.",
+                cause: error as? any Error & Sendable)
+            logger.error("journal failed closed", metadata: ["directory": "\(directory)", "cause": "\(error)"])
+            let rest = state.withLock { s -> [Pending] in
+                s.failure = failure
+                defer { s.pending = [] }
+                return s.pending
+            }
+            for p in batch + rest { p.continuation.resume(throwing: failure) }
+        }
+    }
+
+    // MARK: Files
+
+    static func createFile(_ path: String, flags: Int32) throws -> Int32 {
+        let fd = open(path, flags | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw StorageError(code: .ioFailed, message: "Cannot create \(path); check permissions and free space.", cause: SystemCallError(call: "open", errno: errno)) }
+        fchmod(fd, 0o600)
+        return fd
+    }
+
+    static func fsyncDirectory(_ directory: String) throws {
+        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw StorageError(code: .ioFailed, message: "Cannot open directory \(directory) to fsync it.", cause: SystemCallError(call: "open", errno: errno)) }
+        defer { Glibc.close(fd) }
+        if fsync(fd) != 0 { throw StorageError(code: .ioFailed, message: "fsync of directory \(directory) failed; check the disk.", cause: SystemCallError(call: "fsync", errno: errno)) }
+    }
+
+    static func segmentName(_ firstSequence: UInt64) -> String {
+        let hex = String(firstSequence, radix: 16)
+        return "segment-" + String(repeating: "0", count: 16 - hex.count) + hex + ".log"
+    }
+
+    static func createSegment(directory: String, firstSequence: UInt64) throws -> Int32 {
+        let fd = try createFile(directory + "/" + segmentName(firstSequence), flags: O_WRONLY | O_CREAT | O_APPEND)
+        try fsyncDirectory(directory)
+        return fd
+    }
+
+    static func segmentNames(_ directory: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: directory)
+            .filter { $0.hasPrefix("segment-") && $0.hasSuffix(".log") }
+            .sorted()
+    }
+
+    /// Reads one segment, cutting a torn tail or keeping a corrupt segment aside, and returns its valid records.
+    static func recover(segment name: String, directory: String, maxPayload: Int, problems: inout [RecoveryProblem]) throws -> [JournalRecord] {
+        let path = directory + "/" + name
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw StorageError(code: .ioFailed, message: "Cannot read segment \(path); check permissions.")
+        }
+        let bytes = [UInt8](data)
+        var records: [JournalRecord] = []
+        var goodEnd = 0
+        var resynced = false
+        bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                if let r = Frame.decode(raw, at: offset, maxPayload: maxPayload) {
+                    records.append(r.0)
+                    offset += r.1
+                    goodEnd = offset
+                } else {
+                    // Resynchronise: look for the next valid frame after the bad one.
+                    var probe = offset + 1
+                    var found = false
+                    while probe + Frame.headerSize <= raw.count {
+                        if raw[probe] == 0x53, Frame.decode(raw, at: probe, maxPayload: maxPayload) != nil { found = true; break }
+                        probe += 1
+                    }
+                    if !found { break }
+                    resynced = true
+                    offset = probe
+                }
+            }
+        }
+        if resynced {
+            let kept = path + ".corrupt"
+            if !FileManager.default.fileExists(atPath: kept) {
+                let fd = try createFile(kept, flags: O_WRONLY | O_CREAT | O_TRUNC)
+                _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+                fsync(fd)
+                Glibc.close(fd)
+                try fsyncDirectory(directory)
+            }
+            problems.append(RecoveryProblem(kind: .corruptSegment, segment: name, offset: 0, keptAt: kept))
+        }
+        if goodEnd < bytes.count {
+            let kept = path + ".torn-\(goodEnd)"
+            let fd = try createFile(kept, flags: O_WRONLY | O_CREAT | O_TRUNC)
+            _ = bytes[goodEnd...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            fsync(fd)
+            Glibc.close(fd)
+            let sfd = open(path, O_WRONLY | O_CLOEXEC)
+            guard sfd >= 0, ftruncate(sfd, off_t(goodEnd)) == 0, fsync(sfd) == 0 else {
+                throw StorageError(code: .ioFailed, message: "Cannot cut the torn tail of \(path); check permissions.", cause: SystemCallError(call: "ftruncate", errno: errno))
+            }
+            Glibc.close(sfd)
+            try fsyncDirectory(directory)
+            problems.append(RecoveryProblem(kind: .tornTail, segment: name, offset: goodEnd, keptAt: kept))
+        }
+        return records
+    }
+}

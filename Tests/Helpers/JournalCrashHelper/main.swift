@@ -1,0 +1,31 @@
+// Crash-test helper: appends records from several concurrent writers to the journal in argv[1],
+// printing "<sequence> <payload hex>" only after each append returned (durable), one unbuffered write per line.
+// The test kills it with SIGKILL at a random moment and checks every printed record was recovered.
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Logging
+import Storage
+
+let directory = CommandLine.arguments[1]
+let writers = CommandLine.arguments.count > 2 ? Int(CommandLine.arguments[2]) ?? 4 : 4
+var options = JournalOptions()
+options.segmentSize = 16 << 10
+let journal = try Journal(directory: directory, options: options, logger: Logger(label: "crash-helper"))
+let start = journal.recovered.count
+await withTaskGroup(of: Void.self) { group in
+    for w in 0..<writers {
+        group.addTask {
+            var i = 0
+            while true {
+                let payload = Array("w\(w)-\(start)-\(i)-".utf8) + (0..<((i * 7 + w) % 200)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ w) }
+                guard let seq = try? await journal.append(type: UInt8(w), payload: payload) else { exit(3) }
+                let line = "\(seq) \(payload.map { String(format: "%02x", $0) }.joined())\n"
+                // One write(2) per line, unbuffered: a pipe write under PIPE_BUF bytes is atomic.
+                _ = Array(line.utf8).withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+                i += 1
+            }
+        }
+    }
+}
