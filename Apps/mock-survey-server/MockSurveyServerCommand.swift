@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import MockServer
+import ServiceLifecycle
 
 /// `mock-survey-server`: serves the project's mock/ fixtures on loopback. See doc/mock-server.md.
 @main
@@ -45,8 +46,10 @@ struct MockSurveyServerCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError(error.message)
         }
+        // SIGTERM and SIGINT shut the server down gracefully.
+        let services = ServiceGroup(services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await server.run() }
+            group.addTask { try await services.run() }
             if let bound = await server.port() {
                 // Unbuffered, so that a test reading the pipe sees the line at once.
                 FileHandle.standardOutput.write(Data("listening on \(host):\(bound)\n".utf8))

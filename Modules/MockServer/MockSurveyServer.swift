@@ -7,6 +7,7 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import ServiceLifecycle
 import Synchronization
 
 /// How the mock server runs.
@@ -45,8 +46,10 @@ public struct RecordedSubmission: Sendable, Codable, Hashable {
     public var nextTypeId: String?
 }
 
-/// The mock survey server. `run()` serves until cancelled; `port()` waits for the bound port.
-public final class MockSurveyServer: Sendable {
+/// The mock survey server, a `Service`: run it in a `ServiceGroup` (graceful shutdown stops it
+/// cleanly, releasing requests held by the hang fault), or in process with `InProcessMockServer`.
+/// `port()` waits for the bound port.
+public final class MockSurveyServer: Service, Sendable {
     public let configuration: MockServerConfiguration
     let logger: Logger
     let routing: Routing
@@ -77,7 +80,7 @@ public final class MockSurveyServer: Sendable {
         recorder = configuration.recordFile.map(Recorder.init)
     }
 
-    /// Serves until the surrounding task is cancelled.
+    /// Serves until graceful shutdown (or cancellation) of the surrounding service group.
     public func run() async throws {
         let app = Application(
             router: makeRouter(),
@@ -87,8 +90,13 @@ public final class MockSurveyServer: Sendable {
             },
             logger: logger
         )
+        defer { state.withLock { $0.stopping = true } }
         try await withTaskCancellationHandler {
-            try await app.runService()
+            try await withGracefulShutdownHandler {
+                try await app.run()
+            } onGracefulShutdown: {
+                self.state.withLock { $0.stopping = true }
+            }
         } onCancel: {
             self.state.withLock { $0.stopping = true }
         }
@@ -118,7 +126,7 @@ actor Recorder {
 
     func append(_ line: Data) throws {
         if !FileManager.default.fileExists(atPath: file.path) {
-            FileManager.default.createFile(atPath: file.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: file.path, contents: nil)
         }
         let handle = try FileHandle(forWritingTo: file)
         defer { try? handle.close() }

@@ -59,12 +59,12 @@ import Testing
 
 @Suite struct MockServerHTTPTests {
     func withServer(_ body: (MockSurveyServer, Int) async throws -> Void) async throws {
-        let server = try MockSurveyServer(configuration: MockServerConfiguration(fixtures: PackagePaths.mock), logger: Logger(label: "mock"))
-        let running = Task { try await server.run() }
-        let port = try #require(await server.port())
-        do { try await body(server, port) } catch { running.cancel(); throw error }
-        running.cancel()
-        _ = try? await running.value
+        let running = try await InProcessMockServer.start(configuration: MockServerConfiguration(fixtures: PackagePaths.mock), logger: Logger(label: "mock"))
+        do { try await body(running.server, running.port) } catch {
+            try? await running.stop()
+            throw error
+        }
+        try await running.stop()
     }
 
     func request(_ port: Int, _ method: String, _ path: String, body: String? = nil) async throws -> (Int, String) {

@@ -12,11 +12,10 @@ import Testing
     /// Runs a mock server and a client for `body`, then stops both.
     func withServer(faults: Faults = Faults(), readTimeout: Duration = .seconds(10), record: URL? = nil,
                     _ body: (SurveyClient, MockSurveyServer, Int) async throws -> Void) async throws {
-        let server = try MockSurveyServer(configuration: MockServerConfiguration(fixtures: PackagePaths.mock, recordFile: record, faults: faults), logger: Logger(label: "mock"))
+        let running = try await InProcessMockServer.start(configuration: MockServerConfiguration(fixtures: PackagePaths.mock, recordFile: record, faults: faults), logger: Logger(label: "mock"))
+        let server = running.server, port = running.port
         let http = AsyncHTTPClientTransport.makeClient(connectTimeout: .seconds(2))
-        let running = Task { try await server.run() }
         do {
-            let port = try #require(await server.port())
             let client = SurveyClient(
                 configuration: SurveyClientConfiguration(baseURL: URL(string: "http://127.0.0.1:\(port)")!, readTimeout: readTimeout),
                 transport: AsyncHTTPClientTransport(client: http),
@@ -24,13 +23,12 @@ import Testing
                 logger: Logger(label: "client"))
             try await body(client, server, port)
         } catch {
-            running.cancel()
             try? await http.shutdown()
+            try? await running.stop()
             throw error
         }
-        running.cancel()
-        _ = try? await running.value
         try await http.shutdown()
+        try await running.stop()
     }
 
     static let commonAnswers = AnswersUpload(answers: [
@@ -137,13 +135,11 @@ import Testing
     }
 
     @Test func aStoppedServerIsSeenOffline() async throws {
-        let server = try MockSurveyServer(configuration: MockServerConfiguration(fixtures: PackagePaths.mock), logger: Logger(label: "mock"))
-        let running = Task { try await server.run() }
-        let port = try #require(await server.port())
+        let running = try await InProcessMockServer.start(configuration: MockServerConfiguration(fixtures: PackagePaths.mock), logger: Logger(label: "mock"))
+        let port = running.port
         let probe = TCPConnectProbe(host: "127.0.0.1", port: port)
         #expect(await probe.isReachable())
-        running.cancel()
-        _ = try? await running.value
+        try await running.stop()
         let http = AsyncHTTPClientTransport.makeClient(connectTimeout: .seconds(1))
         let counting = CountingTransport(AsyncHTTPClientTransport(client: http))
         let client = SurveyClient(

@@ -17,9 +17,8 @@ struct NetworkingBenchmark {
         let fixtures = URL(fileURLWithPath: CommandLine.arguments.dropFirst().first ?? "mock")
         var logger = Logger(label: "bench")
         logger.logLevel = .error
-        let server = try MockSurveyServer(configuration: MockServerConfiguration(fixtures: fixtures), logger: logger)
-        let running = Task { try await server.run() }
-        guard let port = await server.port() else { fatalError("the mock server did not start") }
+        let running = try await InProcessMockServer.start(configuration: MockServerConfiguration(fixtures: fixtures), logger: logger)
+        let port = running.port
         let http = AsyncHTTPClientTransport.makeClient(connectTimeout: .seconds(2))
         let answers = AnswersUpload(answers: [
             "name": .string("Kim"), "email": .string("kim@example.com"), "emailConfirm": .string("kim@example.com"),
@@ -70,9 +69,8 @@ struct NetworkingBenchmark {
         print(String(format: "| SurveyClient, probe always online (client cost, no check) | %.0f | %.2f |", unchecked, unchecked / baseline))
         print(String(format: "| SurveyClient, check reused 1 s (default) | %.0f | %.2f |", checked, checked / baseline))
         print(String(format: "| SurveyClient, TCP check every call | %.0f | %.2f |", everyCall, everyCall / baseline))
-        running.cancel()
-        _ = try? await running.value
         try await http.shutdown()
+        try await running.stop()
     }
 }
 
