@@ -5,8 +5,11 @@ import NIOPosix
 import Glibc
 #endif
 
-/// The real probe: no route to a numeric server address means offline without any packet
-/// (a UDP `connect()` only looks the route up); otherwise a short TCP connect to host and port.
+/// The real probe. The server's host is turned into addresses (a numeric address as it is, a
+/// host name through `getaddrinfo` on NIO's thread pool, never on an event loop); addresses the
+/// kernel has no route to are dropped without sending a packet (a UDP `connect()` only looks the
+/// route up). No address left means offline; otherwise a short TCP connect to each routed address
+/// in turn, and the first that accepts means online.
 public struct TCPConnectProbe: ConnectivityProbe {
     public var host: String
     public var port: Int
@@ -28,44 +31,76 @@ public struct TCPConnectProbe: ConnectivityProbe {
     }
 
     public func isReachable() async -> Bool {
-        if Self.hasRoute(toNumericHost: host, port: port) == false { return false }
+        let host = self.host
+        let port = self.port
+        let addresses: [SocketAddress]
+        if let numeric = Self.numericAddress(host, port: port) {
+            addresses = [numeric]
+        } else {
+            // getaddrinfo blocks; it runs on NIO's thread pool. A name that does not resolve means offline.
+            guard let resolved = try? await NIOThreadPool.singleton.runIfActive({ Self.resolve(host, port: port) }) else { return false }
+            addresses = resolved
+        }
         let bootstrap = ClientBootstrap(group: group)
             .connectTimeout(.nanoseconds(Int64(connectTimeout.components.seconds) * 1_000_000_000 + connectTimeout.components.attoseconds / 1_000_000_000))
-        do {
-            let channel = try await bootstrap.connect(host: host, port: port).get()
-            try? await channel.close().get()
-            return true
-        } catch {
-            return false
+        for address in Self.routed(addresses) {
+            if let channel = try? await bootstrap.connect(to: address).get() {
+                try? await channel.close().get()
+                return true
+            }
         }
+        return false
     }
 
     /// For a numeric IPv4/IPv6 address: whether the kernel has a route to it (no packet is sent).
-    /// Nil for host names, which cannot be checked without resolving them.
+    /// Nil for host names, which need resolving first (`resolve`).
     static func hasRoute(toNumericHost host: String, port: Int) -> Bool? {
-        var v4 = sockaddr_in()
-        var v6 = sockaddr_in6()
-        if inet_pton(AF_INET, host, &v4.sin_addr) == 1 {
-            v4.sin_family = sa_family_t(AF_INET)
-            v4.sin_port = in_port_t(UInt16(truncatingIfNeeded: port)).bigEndian
-            return withUnsafePointer(to: &v4) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { udpConnect(family: AF_INET, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-        }
-        if inet_pton(AF_INET6, host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")), &v6.sin6_addr) == 1 {
-            v6.sin6_family = sa_family_t(AF_INET6)
-            v6.sin6_port = in_port_t(UInt16(truncatingIfNeeded: port)).bigEndian
-            return withUnsafePointer(to: &v6) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { udpConnect(family: AF_INET6, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
-            }
-        }
-        return nil
+        numericAddress(host, port: port).map(hasRoute(to:))
     }
 
-    private static func udpConnect(family: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Bool {
-        let fd = socket(family, Int32(SOCK_DGRAM.rawValue), 0)
+    /// The addresses the kernel has a route to, in their order.
+    static func routed(_ addresses: [SocketAddress]) -> [SocketAddress] {
+        addresses.filter(hasRoute(to:))
+    }
+
+    static func numericAddress(_ host: String, port: Int) -> SocketAddress? {
+        try? SocketAddress(ipAddress: host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")), port: port)
+    }
+
+    /// Every TCP address `getaddrinfo` gives for `host` (blocking; call it off the event loops).
+    /// Empty when the name does not resolve.
+    static func resolve(_ host: String, port: Int) -> [SocketAddress] {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var list: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, String(port), &hints, &list) == 0, let first = list else { return [] }
+        defer { freeaddrinfo(first) }
+        var result: [SocketAddress] = []
+        var cursor: UnsafeMutablePointer<addrinfo>? = first
+        while let info = cursor {
+            if let sa = info.pointee.ai_addr {
+                switch info.pointee.ai_family {
+                case AF_INET:
+                    let v4 = UnsafeRawPointer(sa).load(as: sockaddr_in.self)
+                    result.append(SocketAddress(v4, host: host))
+                case AF_INET6:
+                    let v6 = UnsafeRawPointer(sa).load(as: sockaddr_in6.self)
+                    result.append(SocketAddress(v6, host: host))
+                default:
+                    break
+                }
+            }
+            cursor = info.pointee.ai_next
+        }
+        var seen = Set<SocketAddress>()
+        return result.filter { seen.insert($0).inserted }
+    }
+
+    private static func hasRoute(to address: SocketAddress) -> Bool {
+        let fd = socket(Int32(address.protocol.rawValue), Int32(SOCK_DGRAM.rawValue), 0)
         guard fd >= 0 else { return true }
         defer { close(fd) }
-        return connect(fd, address, length) == 0
+        return address.withSockAddr { connect(fd, $0, socklen_t($1)) } == 0
     }
 }

@@ -18,6 +18,28 @@ public struct JournalRecord: Sendable, Equatable {
     public var payload: [UInt8]
 }
 
+/// Where a record lies: its sequence number, the segment file and the byte offset of its frame.
+/// `Journal.read(at:)` reads it back, so an owner can keep locations instead of payloads in memory.
+public struct JournalLocation: Sendable, Hashable {
+    public var sequence: UInt64
+    public var segment: String
+    public var offset: Int
+
+    public init(sequence: UInt64, segment: String, offset: Int) {
+        self.sequence = sequence
+        self.segment = segment
+        self.offset = offset
+    }
+}
+
+/// A segment file of the journal.
+public struct JournalSegment: Sendable, Hashable {
+    public var name: String
+    public var bytes: Int
+    /// True for the segment appends go to; it is never removed.
+    public var isActive: Bool
+}
+
 /// A problem met during recovery, for the daemon status to show.
 public struct RecoveryProblem: Sendable, Equatable {
     public enum Kind: String, Sendable { case tornTail, corruptSegment }
@@ -97,13 +119,15 @@ public final class Journal: Sendable {
     private struct Pending {
         var type: UInt8
         var payload: [UInt8]
-        var continuation: CheckedContinuation<UInt64, any Error>
+        var continuation: CheckedContinuation<JournalLocation, any Error>
     }
 
     private struct State {
         var pending: [Pending] = []
         var failure: StorageError?
         var closing = false
+        /// The segment appends go to; written by the writer thread under the lock.
+        var activeSegment = ""
     }
 
     private let state: Mutex<State>
@@ -114,12 +138,17 @@ public final class Journal: Sendable {
     private let logger: Logger
     // Writer-thread-only state, never touched by other threads after open.
     private nonisolated(unsafe) var segmentFD: Int32
+    private nonisolated(unsafe) var segmentName: String
     private nonisolated(unsafe) var segmentBytes: Int
     private nonisolated(unsafe) var nextSequence: UInt64
 
     /// Opens (creating if needed) the journal in `directory`, recovering what is there.
     /// Throws `StorageError` with code `.locked` when another opener holds the directory.
-    public init(directory: String, options: JournalOptions = JournalOptions(), logger: Logger) throws {
+    ///
+    /// With `visit`, each recovered record is handed to it with its location, in file order
+    /// (segment by segment), and `recovered` stays empty: an owner with many records keeps only
+    /// what it needs in memory. Without it, `recovered` holds every record in sequence order.
+    public init(directory: String, options: JournalOptions = JournalOptions(), logger: Logger, visit: ((JournalRecord, JournalLocation) throws -> Void)? = nil) throws {
         self.directory = directory
         self.options = options
         self.logger = logger
@@ -136,21 +165,32 @@ public final class Journal: Sendable {
         lockFD = lfd
         do {
             var problems: [RecoveryProblem] = []
+            try Journal.finishRemoval(directory: directory)
             let segs = try Journal.segmentNames(directory)
             var records: [JournalRecord] = []
+            var highest: UInt64 = 0
             for name in segs {
-                records += try Journal.recover(segment: name, directory: directory, maxPayload: options.maxPayloadSize, problems: &problems)
+                try Journal.recover(segment: name, directory: directory, maxPayload: options.maxPayloadSize, problems: &problems) { record, offset in
+                    highest = max(highest, record.sequence)
+                    if let visit {
+                        try visit(record, JournalLocation(sequence: record.sequence, segment: name, offset: offset))
+                    } else {
+                        records.append(record)
+                    }
+                }
             }
             records.sort { $0.sequence < $1.sequence }
             recovered = records
             recoveryReport = problems
-            nextSequence = (records.last?.sequence ?? 0) + 1
+            nextSequence = highest + 1
             if let last = segs.last {
                 let fd = open(directory + "/" + last, O_WRONLY | O_APPEND | O_CLOEXEC)
                 guard fd >= 0 else { throw StorageError(code: .ioFailed, message: "Cannot open segment \(last) in \(directory).", cause: SystemCallError(call: "open", errno: errno)) }
                 segmentFD = fd
+                segmentName = last
                 segmentBytes = Int(lseek(fd, 0, SEEK_END))
             } else {
+                segmentName = Journal.segmentName(nextSequence)
                 segmentFD = try Journal.createSegment(directory: directory, firstSequence: nextSequence)
                 segmentBytes = 0
             }
@@ -158,7 +198,7 @@ public final class Journal: Sendable {
             Glibc.close(lfd)
             throw error
         }
-        state = Mutex(State())
+        state = Mutex(State(activeSegment: segmentName))
         let thread = Thread { [self] in self.writerLoop() }
         thread.name = "journal-writer"
         thread.start()
@@ -166,6 +206,11 @@ public final class Journal: Sendable {
 
     /// Appends one record and returns its sequence number once it is durable (after the covering fdatasync).
     public func append(type: UInt8, payload: [UInt8]) async throws -> UInt64 {
+        try await appendLocated(type: type, payload: payload).sequence
+    }
+
+    /// Appends one record and returns where it lies once it is durable.
+    public func appendLocated(type: UInt8, payload: [UInt8]) async throws -> JournalLocation {
         guard payload.count <= options.maxPayloadSize else {
             throw StorageError(code: .recordTooLarge, message: "A record of \(payload.count) bytes exceeds the maximum of \(options.maxPayloadSize) bytes; split it.")
         }
@@ -224,13 +269,15 @@ public final class Journal: Sendable {
                 Glibc.close(segmentFD)
                 segmentFD = -1
                 segmentFD = try Journal.createSegment(directory: directory, firstSequence: nextSequence)
+                segmentName = Journal.segmentName(nextSequence)
                 segmentBytes = 0
+                state.withLock { [segmentName] in $0.activeSegment = segmentName }
             }
             buffer.removeAll(keepingCapacity: true)
-            var seqs: [UInt64] = []
+            var seqs: [JournalLocation] = []
             for p in batch {
+                seqs.append(JournalLocation(sequence: nextSequence, segment: segmentName, offset: segmentBytes + buffer.count))
                 Frame.encode(type: p.type, sequence: nextSequence, payload: p.payload, into: &buffer)
-                seqs.append(nextSequence)
                 nextSequence += 1
             }
             var written = 0
@@ -292,21 +339,21 @@ public final class Journal: Sendable {
             .sorted()
     }
 
-    /// Reads one segment, cutting a torn tail or keeping a corrupt segment aside, and returns its valid records.
-    static func recover(segment name: String, directory: String, maxPayload: Int, problems: inout [RecoveryProblem]) throws -> [JournalRecord] {
+    /// Reads one segment, cutting a torn tail or keeping a corrupt segment aside, and hands each
+    /// valid record to `found` with its offset.
+    static func recover(segment name: String, directory: String, maxPayload: Int, problems: inout [RecoveryProblem], found: (JournalRecord, Int) throws -> Void) throws {
         let path = directory + "/" + name
         guard let data = FileManager.default.contents(atPath: path) else {
             throw StorageError(code: .ioFailed, message: "Cannot read segment \(path); check permissions.")
         }
         let bytes = [UInt8](data)
-        var records: [JournalRecord] = []
         var goodEnd = 0
         var resynced = false
-        bytes.withUnsafeBytes { raw in
+        try bytes.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count {
                 if let r = Frame.decode(raw, at: offset, maxPayload: maxPayload) {
-                    records.append(r.0)
+                    try found(r.0, offset)
                     offset += r.1
                     goodEnd = offset
                 } else {
@@ -348,6 +395,85 @@ public final class Journal: Sendable {
             try fsyncDirectory(directory)
             problems.append(RecoveryProblem(kind: .tornTail, segment: name, offset: goodEnd, keptAt: kept))
         }
-        return records
+    }
+
+    // MARK: Reading back and removing settled segments
+
+    /// Reads the record at `location` back from its segment, checking its CRC.
+    /// Throws `StorageError` `.notFound` when the segment is gone or the frame there is not that record.
+    public func read(at location: JournalLocation) throws -> JournalRecord {
+        let path = directory + "/" + location.segment
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw StorageError(code: .notFound, message: "Journal record \(location.sequence) cannot be read: segment \(path) is missing.", cause: SystemCallError(call: "open", errno: errno))
+        }
+        defer { Glibc.close(fd) }
+        func readExactly(_ count: Int, at offset: Int) -> [UInt8]? {
+            var out = [UInt8](repeating: 0, count: count)
+            var done = 0
+            while done < count {
+                let n = out.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, count - done, off_t(offset + done)) }
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { return nil }
+                done += n
+            }
+            return out
+        }
+        let bad = StorageError(code: .notFound, message: "Journal record \(location.sequence) is not at offset \(location.offset) of \(path); the segment changed underneath the journal.")
+        guard let header = readExactly(Frame.headerSize, at: location.offset) else { throw bad }
+        let length = header.withUnsafeBytes { Int(UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: 4, as: UInt32.self))) }
+        guard length <= options.maxPayloadSize, let payload = readExactly(length, at: location.offset + Frame.headerSize) else { throw bad }
+        let frame = header + payload
+        guard let (record, _) = frame.withUnsafeBytes({ Frame.decode($0, at: 0, maxPayload: options.maxPayloadSize) }), record.sequence == location.sequence else { throw bad }
+        return record
+    }
+
+    /// The segment files, oldest first; the last one is the active segment.
+    public func segments() throws -> [JournalSegment] {
+        let active = state.withLock { $0.activeSegment }
+        return try Journal.segmentNames(directory).map { name in
+            var st = stat()
+            let size = stat(directory + "/" + name, &st) == 0 ? Int(st.st_size) : 0
+            return JournalSegment(name: name, bytes: size, isActive: name == active)
+        }
+    }
+
+    /// Removes sealed segments whose records are all settled. The names are first written to a
+    /// removal checkpoint (temporary file, fsync, rename, directory fsync), then each file is
+    /// unlinked and the directory fsync'd; a restart in between finishes the removal on open
+    /// without reading those segments. The active segment is never removed.
+    public func removeSegments(_ names: [String]) throws {
+        let active = state.withLock { $0.activeSegment }
+        let doomed = names.filter { $0 != active && $0.hasPrefix("segment-") && !$0.contains("/") }
+        guard !doomed.isEmpty else { return }
+        let checkpoint = directory + "/" + Journal.removalCheckpoint
+        let temporary = checkpoint + ".tmp"
+        let fd = try Journal.createFile(temporary, flags: O_WRONLY | O_CREAT | O_TRUNC)
+        let text = Array(doomed.joined(separator: "\n").utf8)
+        let written = text.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        let synced = fsync(fd)
+        Glibc.close(fd)
+        guard written == text.count, synced == 0, rename(temporary, checkpoint) == 0 else {
+            throw StorageError(code: .ioFailed, message: "Cannot write the removal checkpoint in \(directory); check free space.", cause: SystemCallError(call: "write", errno: errno))
+        }
+        try Journal.fsyncDirectory(directory)
+        try Journal.finishRemoval(directory: directory)
+    }
+
+    static let removalCheckpoint = "checkpoint"
+
+    /// Completes a removal recorded in the checkpoint: unlinks the segments it names, fsyncs the
+    /// directory, then deletes the checkpoint.
+    static func finishRemoval(directory: String) throws {
+        let checkpoint = directory + "/" + removalCheckpoint
+        guard let data = FileManager.default.contents(atPath: checkpoint) else { return }
+        for name in String(decoding: data, as: UTF8.self).split(separator: "\n") where name.hasPrefix("segment-") && !name.contains("/") {
+            if unlink(directory + "/" + name) != 0 && errno != ENOENT {
+                throw StorageError(code: .ioFailed, message: "Cannot remove settled segment \(name) in \(directory); check permissions.", cause: SystemCallError(call: "unlink", errno: errno))
+            }
+        }
+        try fsyncDirectory(directory)
+        unlink(checkpoint)
+        try fsyncDirectory(directory)
     }
 }

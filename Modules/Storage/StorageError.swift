@@ -3,7 +3,7 @@
 public struct StorageError: Error, Sendable, CustomStringConvertible {
     /// Stable, machine-readable codes.
     public enum Code: String, Sendable {
-        case locked, ioFailed, failedClosed, recordTooLarge, closed, undecodableEvent
+        case locked, ioFailed, failedClosed, recordTooLarge, closed, undecodableEvent, notFound, journalFull, undecodableRecord
     }
     public var code: Code
     public var message: String

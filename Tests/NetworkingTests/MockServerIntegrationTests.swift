@@ -138,8 +138,11 @@ import Testing
         let running = try await InProcessMockServer.start(configuration: MockServerConfiguration(fixtures: PackagePaths.mock), logger: Logger(label: "mock"))
         let port = running.port
         let probe = TCPConnectProbe(host: "127.0.0.1", port: port)
+        let byName = TCPConnectProbe(host: "localhost", port: port)
         #expect(await probe.isReachable())
+        #expect(await byName.isReachable())
         try await running.stop()
+        #expect(await byName.isReachable() == false)
         let http = AsyncHTTPClientTransport.makeClient(connectTimeout: .seconds(1))
         let counting = CountingTransport(AsyncHTTPClientTransport(client: http))
         let client = SurveyClient(

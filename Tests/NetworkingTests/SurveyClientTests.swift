@@ -201,6 +201,14 @@ import Testing
     @Test func routeLookupNeedsNoPacket() {
         #expect(TCPConnectProbe.hasRoute(toNumericHost: "127.0.0.1", port: 80) == true)
         #expect(TCPConnectProbe.hasRoute(toNumericHost: "survey.example", port: 80) == nil)
+        #expect(TCPConnectProbe.routed([]).isEmpty)
+    }
+
+    @Test func hostNamesAreResolvedBeforeTheRouteCheck() {
+        let addresses = TCPConnectProbe.resolve("localhost", port: 8080)
+        #expect(addresses.contains { $0.ipAddress == "127.0.0.1" && $0.port == 8080 })
+        #expect(TCPConnectProbe.routed(addresses).contains { $0.ipAddress == "127.0.0.1" })
+        #expect(TCPConnectProbe.resolve("", port: 80).isEmpty)
     }
 
     @Test func probeFromBaseURL() throws {
