@@ -1,0 +1,603 @@
+// The submission queue: finished stages waiting to be delivered, kept in their own journal.
+//
+// Every change is a journal record (enqueued, delivered, dead, requeued), durable before the call
+// returns. In memory the queue keeps one small fixed-size slot per pending or dead submission:
+// its order, key, time, where its record lies and an index into a table of (stage, language,
+// definition hash); bodies stay on disk and are read back when they are sent. Compaction carries
+// the few live records of old segments forward and removes those segments.
+
+import Foundation
+import Logging
+
+/// What a queued submission is, without its body.
+public struct SubmissionMetadata: Sendable, Hashable {
+    /// The idempotency key; it identifies the submission and never changes.
+    public var key: UUID
+    public var stage: String
+    public var language: String
+    public var definitionHash: String
+    public var queuedAt: Date
+    public var session: UUID?
+
+    public init(key: UUID, stage: String, language: String, definitionHash: String, queuedAt: Date, session: UUID? = nil) {
+        self.key = key
+        self.stage = stage
+        self.language = language
+        self.definitionHash = definitionHash
+        self.queuedAt = queuedAt
+        self.session = session
+    }
+}
+
+/// A submission in the queue: its position (`ordinal`, FIFO order) and metadata.
+public struct QueuedSubmission: Sendable, Hashable {
+    public var ordinal: UInt64
+    public var metadata: SubmissionMetadata
+}
+
+/// A dead letter: a submission refused for good, with the reason.
+public struct DeadSubmission: Sendable, Hashable {
+    public var submission: QueuedSubmission
+    public var reason: String
+}
+
+/// Where a submission stands.
+public enum SubmissionState: Sendable, Hashable {
+    case pending
+    /// Delivered, with the server's response as the caller recorded it.
+    case delivered(response: String?)
+    case dead(reason: String)
+}
+
+/// Counts for the daemon's status.
+public struct SubmissionQueueCounts: Sendable, Hashable {
+    public var pending: Int
+    public var dead: Int
+    /// Delivered since the queue was opened.
+    public var delivered: Int
+    public var oldestPendingAt: Date?
+}
+
+/// Queue settings.
+public struct SubmissionQueueOptions: Sendable {
+    public var journal = JournalOptions()
+    /// How many delivered keys (with their responses) are remembered for `state(of:)`.
+    public var rememberedDeliveries = 4096
+    /// A sealed segment is carried forward and removed once at most this share of its records is live.
+    public var carryShare = 0.125
+    public init() {}
+}
+
+/// The durable submission queue. Safe to share between tasks.
+public actor SubmissionQueue {
+    enum RecordType: UInt8 { case enqueued = 1, delivered = 2, dead = 3, requeued = 4 }
+    enum SlotState: UInt8 { case pending = 0, dead = 1, removed = 2 }
+
+    /// One pending or dead submission in memory (56 bytes).
+    struct Slot {
+        var ordinal: UInt64
+        var key: UUID
+        var queuedAt: Double
+        var sequence: UInt64
+        var offset: UInt32
+        var segment: UInt32
+        var meta: UInt32
+        var state: SlotState
+    }
+
+    struct Meta: Hashable {
+        var stage: String
+        var language: String
+        var definitionHash: String
+        var session: UUID?
+    }
+
+    public nonisolated let journal: Journal
+    private var slots: [Slot] = []
+    private var head = 0
+    private var removedCount = 0
+    private var pendingCount = 0
+    private var deadReasons: [UInt64: String] = [:]
+    private var keyPrefixes = Set<UInt32>()
+    private var delivered: [UUID: String?] = [:]
+    private var deliveredOrder: [UUID] = []
+    private var deliveredSinceOpen = 0
+    private var metas: [Meta] = []
+    private var metaIndex: [Meta: UInt32] = [:]
+    private var segmentNames: [String] = []
+    private var segmentIndex: [String: UInt32] = [:]
+    private var segmentRecords: [Int] = []
+    private var nextOrdinal: UInt64 = 1
+    private let options: SubmissionQueueOptions
+    private let logger: Logger
+    // Mutations share the queue; compaction takes it alone.
+    private var mutations = 0
+    private var compacting = false
+    private var waitingMutations: [CheckedContinuation<Void, Never>] = []
+    private var waitingCompaction: CheckedContinuation<Void, Never>?
+
+    /// Opens (creating if needed) the queue in `directory` and rebuilds it from its journal.
+    public init(directory: String, options: SubmissionQueueOptions = SubmissionQueueOptions(), logger: Logger) throws {
+        self.options = options
+        self.logger = logger
+        var replay = Replay()
+        journal = try Journal(directory: directory, options: options.journal, logger: logger) { record, location in
+            try replay.visit(record, location)
+        }
+        replay.finish(remember: options.rememberedDeliveries)
+        slots = replay.slots
+        pendingCount = slots.lazy.filter { $0.state == .pending }.count
+        deadReasons = replay.deadReasons
+        keyPrefixes = Set(slots.map { Self.prefix($0.key) })
+        delivered = replay.delivered
+        deliveredOrder = replay.deliveredOrder
+        metas = replay.metas
+        metaIndex = replay.metaIndex
+        segmentNames = replay.segmentNames
+        segmentIndex = replay.segmentIndex
+        segmentRecords = replay.segmentRecords
+        nextOrdinal = replay.maxOrdinal + 1
+    }
+
+    /// Problems the journal found and handled on open, as lines for the operator.
+    public nonisolated var problems: [String] {
+        journal.recoveryReport.map { "\($0.kind.rawValue) in \(journal.directory)/\($0.segment) at byte \($0.offset); the bytes are kept at \($0.keptAt)" }
+    }
+
+    /// Stops accepting changes and closes the journal.
+    public nonisolated func close() { journal.close() }
+
+    // MARK: Changes
+
+    /// Queues a submission durably. A key that is already pending, dead or recently delivered is
+    /// not queued again; the existing entry is returned.
+    @discardableResult
+    public func enqueue(_ metadata: SubmissionMetadata, body: [UInt8]) async throws -> QueuedSubmission {
+        await beginMutation()
+        defer { endMutation() }
+        if let existing = find(key: metadata.key) { return submission(existing) }
+        if delivered[metadata.key] != nil {
+            return QueuedSubmission(ordinal: 0, metadata: metadata)
+        }
+        let ordinal = nextOrdinal
+        nextOrdinal += 1
+        let meta = intern(Meta(stage: metadata.stage, language: metadata.language, definitionHash: metadata.definitionHash, session: metadata.session))
+        var slot = Slot(ordinal: ordinal, key: metadata.key, queuedAt: metadata.queuedAt.timeIntervalSince1970, sequence: 0, offset: 0, segment: 0, meta: meta, state: .pending)
+        let payload = Codec.enqueued(slot, metas[Int(meta)], reason: nil, body: body)
+        let location = try await journal.appendLocated(type: RecordType.enqueued.rawValue, payload: payload)
+        place(&slot, at: location)
+        slots.append(slot)
+        pendingCount += 1
+        keyPrefixes.insert(Self.prefix(slot.key))
+        return submission(slots.count - 1)
+    }
+
+    /// Records that a submission was delivered, with the server's response.
+    public func markDelivered(ordinal: UInt64, response: String?) async throws {
+        await beginMutation()
+        defer { endMutation() }
+        guard let index = position(of: ordinal) else { throw unknown(ordinal) }
+        let slot = slots[index]
+        _ = try await journal.append(type: RecordType.delivered.rawValue, payload: Codec.marker(ordinal, slot.key, text: response))
+        if slots[index].state == .pending { pendingCount -= 1 }
+        deadReasons[ordinal] = nil
+        slots[index].state = .removed
+        removedCount += 1
+        deliveredSinceOpen += 1
+        remember(slot.key, response: response)
+        tidy()
+    }
+
+    /// Moves a submission to the dead letters, with the reason.
+    public func markDead(ordinal: UInt64, reason: String) async throws {
+        await beginMutation()
+        defer { endMutation() }
+        guard let index = position(of: ordinal) else { throw unknown(ordinal) }
+        _ = try await journal.append(type: RecordType.dead.rawValue, payload: Codec.marker(ordinal, slots[index].key, text: reason))
+        if slots[index].state == .pending { pendingCount -= 1 }
+        slots[index].state = .dead
+        deadReasons[ordinal] = reason
+    }
+
+    /// Puts a dead letter back in the queue (same key, same place in the order); nil when there is no such dead letter.
+    public func requeue(ordinal: UInt64) async throws -> QueuedSubmission? {
+        await beginMutation()
+        defer { endMutation() }
+        guard let index = position(of: ordinal), slots[index].state == .dead else { return nil }
+        _ = try await journal.append(type: RecordType.requeued.rawValue, payload: Codec.marker(ordinal, slots[index].key, text: nil))
+        slots[index].state = .pending
+        pendingCount += 1
+        deadReasons[ordinal] = nil
+        return submission(index)
+    }
+
+    // MARK: Reading
+
+    /// Pending submissions, oldest first.
+    public func pending(limit: Int) -> [QueuedSubmission] {
+        var result: [QueuedSubmission] = []
+        var index = head
+        while index < slots.count && result.count < limit {
+            if slots[index].state == .pending { result.append(submission(index)) }
+            index += 1
+        }
+        return result
+    }
+
+    /// The dead letters, oldest first.
+    public func dead() -> [DeadSubmission] {
+        deadReasons.keys.sorted().compactMap { ordinal in
+            position(of: ordinal).map { DeadSubmission(submission: submission($0), reason: deadReasons[ordinal] ?? "") }
+        }
+    }
+
+    /// The body of a queued submission, read back from disk.
+    public func body(ordinal: UInt64) throws -> [UInt8] {
+        guard let index = position(of: ordinal) else { throw unknown(ordinal) }
+        let slot = slots[index]
+        let record = try journal.read(at: JournalLocation(sequence: slot.sequence, segment: segmentNames[Int(slot.segment)], offset: Int(slot.offset)))
+        guard let decoded = Codec.decodeEnqueued(record.payload) else {
+            throw StorageError(code: .undecodableRecord, message: "Queue record \(record.sequence) in \(journal.directory) does not decode; the queue file is damaged.")
+        }
+        return Array(record.payload[decoded.bodyStart...])
+    }
+
+    /// Where the submission with this key stands; nil when it is not known (never queued, or
+    /// delivered long ago).
+    public func state(of key: UUID) -> SubmissionState? {
+        if let index = find(key: key) {
+            return slots[index].state == .dead ? .dead(reason: deadReasons[slots[index].ordinal] ?? "") : .pending
+        }
+        if let response = delivered[key] { return .delivered(response: response) }
+        return nil
+    }
+
+    public func counts() -> SubmissionQueueCounts {
+        var oldest: Date?
+        var index = head
+        while index < slots.count {
+            if slots[index].state == .pending { oldest = Date(timeIntervalSince1970: slots[index].queuedAt); break }
+            index += 1
+        }
+        return SubmissionQueueCounts(pending: pendingCount, dead: deadReasons.count, delivered: deliveredSinceOpen, oldestPendingAt: oldest)
+    }
+
+    // MARK: Compaction
+
+    /// What one compaction did.
+    public struct CompactionReport: Sendable, Hashable {
+        public var removedSegments: [String]
+        public var carriedRecords: Int
+    }
+
+    /// Removes sealed segments, oldest first, while at most `carryShare` of each one's records are
+    /// still live; their live submissions are first written again (same ordinal, key and state)
+    /// into the active segment. Changes wait while it runs.
+    public func compact() async throws -> CompactionReport {
+        await beginCompaction()
+        defer { endCompaction() }
+        let sealed = try journal.segments().filter { !$0.isActive }
+        guard !sealed.isEmpty else { return CompactionReport(removedSegments: [], carriedRecords: 0) }
+        var live: [UInt32: [Int]] = [:]
+        for index in head..<slots.count where slots[index].state != .removed {
+            live[slots[index].segment, default: []].append(index)
+        }
+        var doomed: [String] = []
+        var carry: [Int] = []
+        for segment in sealed {
+            let id = segmentIndex[segment.name]
+            let holders = id.flatMap { live[$0] } ?? []
+            let records = id.map { segmentRecords[Int($0)] } ?? 0
+            if !holders.isEmpty && Double(holders.count) > Double(records) * options.carryShare { break }
+            doomed.append(segment.name)
+            carry += holders
+        }
+        guard !doomed.isEmpty else { return CompactionReport(removedSegments: [], carriedRecords: 0) }
+        for index in carry.sorted() {
+            let body = try body(ordinal: slots[index].ordinal)
+            let slot = slots[index]
+            let reason = slot.state == .dead ? deadReasons[slot.ordinal] ?? "" : nil
+            let payload = Codec.enqueued(slot, metas[Int(slot.meta)], reason: reason, body: body)
+            let location = try await journal.appendLocated(type: RecordType.enqueued.rawValue, payload: payload)
+            place(&slots[index], at: location)
+        }
+        try journal.removeSegments(doomed)
+        logger.info("queue compacted", metadata: ["removed": "\(doomed.count)", "carried": "\(carry.count)"])
+        return CompactionReport(removedSegments: doomed, carriedRecords: carry.count)
+    }
+
+    // MARK: Internals
+
+    private func submission(_ index: Int) -> QueuedSubmission {
+        let slot = slots[index]
+        let meta = metas[Int(slot.meta)]
+        return QueuedSubmission(ordinal: slot.ordinal, metadata: SubmissionMetadata(
+            key: slot.key, stage: meta.stage, language: meta.language, definitionHash: meta.definitionHash,
+            queuedAt: Date(timeIntervalSince1970: slot.queuedAt), session: meta.session))
+    }
+
+    private func position(of ordinal: UInt64) -> Int? {
+        var low = head
+        var high = slots.count
+        while low < high {
+            let mid = (low + high) / 2
+            if slots[mid].ordinal < ordinal { low = mid + 1 } else { high = mid }
+        }
+        guard low < slots.count, slots[low].ordinal == ordinal, slots[low].state != .removed else { return nil }
+        return low
+    }
+
+    private func find(key: UUID) -> Int? {
+        guard keyPrefixes.contains(Self.prefix(key)) else { return nil }
+        var index = slots.count - 1
+        while index >= head {
+            if slots[index].key == key && slots[index].state != .removed { return index }
+            index -= 1
+        }
+        return nil
+    }
+
+    private func unknown(_ ordinal: UInt64) -> StorageError {
+        StorageError(code: .notFound, message: "Submission \(ordinal) is not in the queue in \(journal.directory); it was delivered already or never queued.")
+    }
+
+    private func intern(_ meta: Meta) -> UInt32 {
+        if let index = metaIndex[meta] { return index }
+        let index = UInt32(metas.count)
+        metas.append(meta)
+        metaIndex[meta] = index
+        return index
+    }
+
+    private func place(_ slot: inout Slot, at location: JournalLocation) {
+        let segment: UInt32
+        if let known = segmentIndex[location.segment] {
+            segment = known
+        } else {
+            segment = UInt32(segmentNames.count)
+            segmentNames.append(location.segment)
+            segmentIndex[location.segment] = segment
+            segmentRecords.append(0)
+        }
+        segmentRecords[Int(segment)] += 1
+        slot.segment = segment
+        slot.offset = UInt32(location.offset)
+        slot.sequence = location.sequence
+    }
+
+    private func remember(_ key: UUID, response: String?) {
+        keyPrefixes.remove(Self.prefix(key))
+        delivered[key] = .some(response)
+        deliveredOrder.append(key)
+        if deliveredOrder.count > options.rememberedDeliveries * 2 {
+            let drop = deliveredOrder.count - options.rememberedDeliveries
+            for old in deliveredOrder[..<drop] { delivered[old] = nil }
+            deliveredOrder.removeFirst(drop)
+        }
+    }
+
+    /// Advances past delivered slots at the front and drops delivered slots once they are half the array.
+    private func tidy() {
+        while head < slots.count && slots[head].state == .removed { head += 1; removedCount -= 1 }
+        if head > 4096 && head * 2 > slots.count {
+            slots.removeFirst(head)
+            head = 0
+        }
+        if removedCount > 4096 && removedCount * 2 > slots.count - head {
+            slots = slots[head...].filter { $0.state != .removed }
+            head = 0
+            removedCount = 0
+            keyPrefixes = Set(slots.map { Self.prefix($0.key) })
+        }
+    }
+
+    static func prefix(_ key: UUID) -> UInt32 {
+        let u = key.uuid
+        return UInt32(u.0) << 24 | UInt32(u.1) << 16 | UInt32(u.2) << 8 | UInt32(u.3)
+    }
+
+    private func beginMutation() async {
+        while compacting { await withCheckedContinuation { waitingMutations.append($0) } }
+        mutations += 1
+    }
+
+    private func endMutation() {
+        mutations -= 1
+        if mutations == 0, let waiter = waitingCompaction {
+            waitingCompaction = nil
+            waiter.resume()
+        }
+    }
+
+    private func beginCompaction() async {
+        while compacting { await withCheckedContinuation { waitingMutations.append($0) } }
+        compacting = true
+        if mutations > 0 { await withCheckedContinuation { waitingCompaction = $0 } }
+    }
+
+    private func endCompaction() {
+        compacting = false
+        let waiters = waitingMutations
+        waitingMutations = []
+        for waiter in waiters { waiter.resume() }
+    }
+
+    // MARK: Replay
+
+    /// Rebuilds the in-memory queue from the records, in file order.
+    struct Replay {
+        var slots: [Slot] = []
+        var byOrdinal: [UInt64: Int] = [:]
+        var deadReasons: [UInt64: String] = [:]
+        var delivered: [UUID: String?] = [:]
+        var deliveredOrder: [UUID] = []
+        var metas: [Meta] = []
+        var metaIndex: [Meta: UInt32] = [:]
+        var segmentNames: [String] = []
+        var segmentIndex: [String: UInt32] = [:]
+        var segmentRecords: [Int] = []
+        var maxOrdinal: UInt64 = 0
+
+        mutating func visit(_ record: JournalRecord, _ location: JournalLocation) throws {
+            let segment: UInt32
+            if let known = segmentIndex[location.segment] {
+                segment = known
+            } else {
+                segment = UInt32(segmentNames.count)
+                segmentNames.append(location.segment)
+                segmentIndex[location.segment] = segment
+                segmentRecords.append(0)
+            }
+            segmentRecords[Int(segment)] += 1
+            let damaged = StorageError(code: .undecodableRecord, message: "Queue record \(record.sequence) in \(location.segment) does not decode; the queue was written by an incompatible version.")
+            switch RecordType(rawValue: record.type) {
+            case .enqueued:
+                guard let e = Codec.decodeEnqueued(record.payload) else { throw damaged }
+                maxOrdinal = max(maxOrdinal, e.ordinal)
+                let meta: UInt32
+                if let index = metaIndex[e.meta] { meta = index } else {
+                    meta = UInt32(metas.count)
+                    metas.append(e.meta)
+                    metaIndex[e.meta] = meta
+                }
+                let slot = Slot(ordinal: e.ordinal, key: e.key, queuedAt: e.queuedAt, sequence: location.sequence, offset: UInt32(location.offset), segment: segment, meta: meta, state: e.deadReason == nil ? .pending : .dead)
+                if let existing = byOrdinal[e.ordinal] {
+                    slots[existing] = slot
+                } else {
+                    byOrdinal[e.ordinal] = slots.count
+                    slots.append(slot)
+                }
+                deadReasons[e.ordinal] = e.deadReason
+            case .delivered, .dead, .requeued:
+                guard let m = Codec.decodeMarker(record.payload) else { throw damaged }
+                maxOrdinal = max(maxOrdinal, m.ordinal)
+                guard let index = byOrdinal[m.ordinal] else { return }
+                switch RecordType(rawValue: record.type) {
+                case .delivered:
+                    slots[index].state = .removed
+                    deadReasons[m.ordinal] = nil
+                    delivered[m.key] = .some(m.text)
+                    deliveredOrder.append(m.key)
+                case .dead:
+                    slots[index].state = .dead
+                    deadReasons[m.ordinal] = m.text ?? ""
+                default:
+                    slots[index].state = .pending
+                    deadReasons[m.ordinal] = nil
+                }
+            case nil:
+                throw StorageError(code: .undecodableRecord, message: "Queue record \(record.sequence) in \(location.segment) has unknown type \(record.type); the queue was written by a newer version.")
+            }
+        }
+
+        mutating func finish(remember: Int) {
+            byOrdinal = [:]
+            slots = slots.filter { $0.state != .removed }
+            slots.sort { $0.ordinal < $1.ordinal }
+            if deliveredOrder.count > remember {
+                for old in deliveredOrder[..<(deliveredOrder.count - remember)] { delivered[old] = nil }
+                deliveredOrder.removeFirst(deliveredOrder.count - remember)
+            }
+        }
+    }
+
+    // MARK: Record encoding
+
+    /// A compact binary encoding: fixed fields little-endian, strings as a 32-bit length and UTF-8.
+    enum Codec {
+        static func enqueued(_ slot: Slot, _ meta: Meta, reason: String?, body: [UInt8]) -> [UInt8] {
+            var out: [UInt8] = []
+            out.reserveCapacity(96 + meta.definitionHash.utf8.count + body.count)
+            put(&out, slot.ordinal)
+            put(&out, slot.key)
+            put(&out, slot.queuedAt.bitPattern)
+            if let session = meta.session { out.append(1); put(&out, session) } else { out.append(0) }
+            put(&out, meta.stage)
+            put(&out, meta.language)
+            put(&out, meta.definitionHash)
+            if let reason { out.append(1); put(&out, reason) } else { out.append(0) }
+            out += body
+            return out
+        }
+
+        static func marker(_ ordinal: UInt64, _ key: UUID, text: String?) -> [UInt8] {
+            var out: [UInt8] = []
+            put(&out, ordinal)
+            put(&out, key)
+            if let text { out.append(1); put(&out, text) } else { out.append(0) }
+            return out
+        }
+
+        struct Enqueued {
+            var ordinal: UInt64
+            var key: UUID
+            var queuedAt: Double
+            var meta: Meta
+            var deadReason: String?
+            var bodyStart: Int
+        }
+
+        static func decodeEnqueued(_ bytes: [UInt8]) -> Enqueued? {
+            var reader = Reader(bytes: bytes)
+            guard let ordinal = reader.u64(), let key = reader.uuid(), let time = reader.u64(), let hasSession = reader.byte() else { return nil }
+            var session: UUID?
+            if hasSession == 1 { guard let s = reader.uuid() else { return nil }; session = s }
+            guard let stage = reader.string(), let language = reader.string(), let hash = reader.string(), let hasReason = reader.byte() else { return nil }
+            var reason: String?
+            if hasReason == 1 { guard let r = reader.string() else { return nil }; reason = r }
+            return Enqueued(ordinal: ordinal, key: key, queuedAt: Double(bitPattern: time), meta: Meta(stage: stage, language: language, definitionHash: hash, session: session), deadReason: reason, bodyStart: reader.offset)
+        }
+
+        static func decodeMarker(_ bytes: [UInt8]) -> (ordinal: UInt64, key: UUID, text: String?)? {
+            var reader = Reader(bytes: bytes)
+            guard let ordinal = reader.u64(), let key = reader.uuid(), let hasText = reader.byte() else { return nil }
+            if hasText == 1 { guard let text = reader.string() else { return nil }; return (ordinal, key, text) }
+            return (ordinal, key, nil)
+        }
+
+        static func put(_ out: inout [UInt8], _ value: UInt64) {
+            withUnsafeBytes(of: value.littleEndian) { out.append(contentsOf: $0) }
+        }
+
+        static func put(_ out: inout [UInt8], _ value: UUID) {
+            withUnsafeBytes(of: value.uuid) { out.append(contentsOf: $0) }
+        }
+
+        static func put(_ out: inout [UInt8], _ value: String) {
+            let utf8 = Array(value.utf8)
+            withUnsafeBytes(of: UInt32(utf8.count).littleEndian) { out.append(contentsOf: $0) }
+            out += utf8
+        }
+
+        struct Reader {
+            let bytes: [UInt8]
+            var offset = 0
+
+            mutating func byte() -> UInt8? {
+                guard offset < bytes.count else { return nil }
+                defer { offset += 1 }
+                return bytes[offset]
+            }
+
+            mutating func u64() -> UInt64? {
+                guard offset + 8 <= bytes.count else { return nil }
+                defer { offset += 8 }
+                return bytes.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) }
+            }
+
+            mutating func uuid() -> UUID? {
+                guard offset + 16 <= bytes.count else { return nil }
+                defer { offset += 16 }
+                return bytes.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(fromByteOffset: offset, as: uuid_t.self)) }
+            }
+
+            mutating func string() -> String? {
+                guard offset + 4 <= bytes.count else { return nil }
+                let length = Int(bytes.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: UInt32.self)) })
+                guard offset + 4 + length <= bytes.count else { return nil }
+                defer { offset += 4 + length }
+                return String(decoding: bytes[(offset + 4)..<(offset + 4 + length)], as: UTF8.self)
+            }
+        }
+    }
+}

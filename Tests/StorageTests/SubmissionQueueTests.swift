@@ -1,0 +1,215 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Logging
+@testable import Storage
+import SurveyTesting
+import Testing
+
+private let logger = Logger(label: "queue-tests")
+
+private func metadata(_ i: Int, stage: String = "common", hash: String = "h1") -> SubmissionMetadata {
+    SubmissionMetadata(key: UUID(), stage: stage, language: i % 2 == 0 ? "ko" : "en", definitionHash: hash, queuedAt: Date(timeIntervalSince1970: 1_700_000_000 + Double(i)), session: i % 3 == 0 ? UUID() : nil)
+}
+
+private func body(_ i: Int) -> [UInt8] { Array(#"{"answers":{"n":\#(i)}}"#.utf8) }
+
+private func smallSegments(_ size: Int = 4096) -> SubmissionQueueOptions {
+    var o = SubmissionQueueOptions()
+    o.journal.segmentSize = size
+    return o
+}
+
+@Suite struct SubmissionQueueTests {
+    @Test func pendingIsFIFOAndSurvivesReopenWithBodiesFromDisk() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        var queued: [QueuedSubmission] = []
+        do {
+            let queue = try SubmissionQueue(directory: dir.path, options: smallSegments(), logger: logger)
+            for i in 0..<50 { queued.append(try await queue.enqueue(metadata(i), body: body(i))) }
+            #expect(await queue.pending(limit: 100) == queued)
+            #expect(await queue.pending(limit: 3) == Array(queued.prefix(3)))
+            queue.close()
+        }
+        let reopened = try SubmissionQueue(directory: dir.path, options: smallSegments(), logger: logger)
+        defer { reopened.close() }
+        #expect(await reopened.pending(limit: 100) == queued)
+        for (i, q) in queued.enumerated() {
+            #expect(try await reopened.body(ordinal: q.ordinal) == body(i))
+        }
+        let counts = await reopened.counts()
+        #expect(counts.pending == 50 && counts.dead == 0)
+        #expect(counts.oldestPendingAt == queued[0].metadata.queuedAt)
+        #expect(try reopened.journal.segments().count > 1)
+    }
+
+    @Test func deliveredDeadAndRequeuedStatesAreDurable() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        var q: [QueuedSubmission] = []
+        do {
+            let queue = try SubmissionQueue(directory: dir.path, logger: logger)
+            for i in 0..<4 { q.append(try await queue.enqueue(metadata(i), body: body(i))) }
+            try await queue.markDelivered(ordinal: q[0].ordinal, response: "1")
+            try await queue.markDead(ordinal: q[1].ordinal, reason: "400: missing like")
+            try await queue.markDead(ordinal: q[2].ordinal, reason: "isSuccess false")
+            #expect(try await queue.requeue(ordinal: q[2].ordinal) == q[2])
+            #expect(try await queue.requeue(ordinal: q[3].ordinal) == nil)
+            queue.close()
+        }
+        let queue = try SubmissionQueue(directory: dir.path, logger: logger)
+        defer { queue.close() }
+        #expect(await queue.pending(limit: 10) == [q[2], q[3]])
+        #expect(await queue.dead() == [DeadSubmission(submission: q[1], reason: "400: missing like")])
+        #expect(await queue.state(of: q[0].metadata.key) == .delivered(response: "1"))
+        #expect(await queue.state(of: q[1].metadata.key) == .dead(reason: "400: missing like"))
+        #expect(await queue.state(of: q[2].metadata.key) == .pending)
+        #expect(await queue.state(of: UUID()) == nil)
+        // A delivered submission is gone: marking it again names the problem.
+        await #expect(throws: StorageError.self) { try await queue.markDelivered(ordinal: q[0].ordinal, response: nil) }
+        let counts = await queue.counts()
+        #expect(counts.pending == 2 && counts.dead == 1 && counts.delivered == 0)
+        #expect(counts.oldestPendingAt == q[2].metadata.queuedAt)
+    }
+
+    @Test func aKeyIsQueuedOnce() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let queue = try SubmissionQueue(directory: dir.path, logger: logger)
+        defer { queue.close() }
+        let m = metadata(1)
+        let first = try await queue.enqueue(m, body: body(1))
+        let again = try await queue.enqueue(m, body: body(2))
+        #expect(first == again)
+        #expect(await queue.pending(limit: 10).count == 1)
+        try await queue.markDelivered(ordinal: first.ordinal, response: nil)
+        _ = try await queue.enqueue(m, body: body(1))
+        #expect(await queue.pending(limit: 10).isEmpty)
+    }
+
+    @Test func compactionRemovesSettledSegmentsAndCarriesTheFewLiveOnes() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        var q: [QueuedSubmission] = []
+        let keepPending: Set<Int> = [3]
+        let keepDead: Set<Int> = [40]
+        do {
+            let queue = try SubmissionQueue(directory: dir.path, options: smallSegments(), logger: logger)
+            for i in 0..<200 { q.append(try await queue.enqueue(metadata(i), body: body(i))) }
+            for (i, s) in q.enumerated() where !keepPending.contains(i) {
+                if keepDead.contains(i) {
+                    try await queue.markDead(ordinal: s.ordinal, reason: "refused \(i)")
+                } else {
+                    try await queue.markDelivered(ordinal: s.ordinal, response: nil)
+                }
+            }
+            let before = try queue.journal.segments()
+            let report = try await queue.compact()
+            let after = try queue.journal.segments()
+            #expect(report.removedSegments.count == before.count - 1)
+            #expect(report.carriedRecords == 2)
+            #expect(after.count == 1 && after[0].isActive)
+            // Changes go on after compaction and reads find the carried records.
+            #expect(try await queue.body(ordinal: q[3].ordinal) == body(3))
+            queue.close()
+        }
+        let queue = try SubmissionQueue(directory: dir.path, options: smallSegments(), logger: logger)
+        defer { queue.close() }
+        #expect(await queue.pending(limit: 10) == [q[3]])
+        #expect(await queue.dead() == [DeadSubmission(submission: q[40], reason: "refused 40")])
+        #expect(try await queue.body(ordinal: q[40].ordinal) == body(40))
+        #expect(try await queue.requeue(ordinal: q[40].ordinal) == q[40])
+        let next = try await queue.enqueue(metadata(500), body: body(500))
+        #expect(next.ordinal > q[199].ordinal)
+        #expect(await queue.pending(limit: 10) == [q[3], q[40], next])
+    }
+
+    @Test func compactionLeavesMostlyLiveSegmentsAlone() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let queue = try SubmissionQueue(directory: dir.path, options: smallSegments(), logger: logger)
+        defer { queue.close() }
+        for i in 0..<100 { try await queue.enqueue(metadata(i), body: body(i)) }
+        let before = try queue.journal.segments()
+        let report = try await queue.compact()
+        #expect(report.removedSegments.isEmpty && report.carriedRecords == 0)
+        #expect(try queue.journal.segments() == before)
+    }
+
+    @Test func concurrentChangesDuringCompactionAreKept() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        var q: [QueuedSubmission] = []
+        do {
+            let queue = try SubmissionQueue(directory: dir.path, options: smallSegments(2048), logger: logger)
+            for i in 0..<120 { q.append(try await queue.enqueue(metadata(i), body: body(i))) }
+            for s in q.dropFirst(10) { try await queue.markDelivered(ordinal: s.ordinal, response: nil) }
+            let first10 = Array(q.prefix(10))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { _ = try await queue.compact() }
+                for (i, s) in first10.enumerated() {
+                    group.addTask {
+                        if i % 2 == 0 { try await queue.markDelivered(ordinal: s.ordinal, response: "\(i)") }
+                    }
+                }
+                group.addTask { _ = try await queue.compact() }
+                try await group.waitForAll()
+            }
+            queue.close()
+        }
+        let queue = try SubmissionQueue(directory: dir.path, options: smallSegments(2048), logger: logger)
+        defer { queue.close() }
+        #expect(await queue.pending(limit: 20) == q.prefix(10).enumerated().filter { $0.offset % 2 == 1 }.map(\.element))
+    }
+
+    @Test func bodiesStayOnDiskAndTheSlotIsSmall() async throws {
+        // The in-memory slot is fixed-size (the 1M-pending memory is measured in StorageBenchmark).
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let queue = try SubmissionQueue(directory: dir.path, logger: logger)
+        defer { queue.close() }
+        let big = [UInt8](repeating: 0x41, count: 64 * 1024)
+        let s = try await queue.enqueue(metadata(1), body: big)
+        #expect(try await queue.body(ordinal: s.ordinal) == big)
+        #expect(MemoryLayout<SubmissionQueue.Slot>.stride <= 56)
+    }
+}
+
+@Suite struct DefinitionCacheTests {
+    @Test func storesByHashAndKeepsPinnedOnes() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let cache = try DefinitionCache(directory: dir.path + "/definitions")
+        let v1 = Array(#"{"isSuccess":true,"result":{"v":1}}"#.utf8)
+        let v2 = Array(#"{"isSuccess":true,"result":{"v":2}}"#.utf8)
+        #expect(try cache.current(typeID: "common", language: "ko") == nil)
+        let h1 = try cache.store(typeID: "common", language: "ko", bytes: v1)
+        #expect(h1 == DefinitionCache.hash(v1) && h1.count == 40)
+        #expect(try cache.current(typeID: "common", language: "ko") == CachedDefinition(hash: h1, bytes: v1))
+        let h2 = try cache.store(typeID: "common", language: "ko", bytes: v2)
+        #expect(h1 != h2)
+        #expect(try cache.current(typeID: "common", language: "ko")?.hash == h2)
+        #expect(try cache.definition(hash: h1)?.bytes == v1)
+        // Reopening sees the same.
+        let again = try DefinitionCache(directory: dir.path + "/definitions")
+        #expect(try again.current(typeID: "common", language: "ko")?.bytes == v2)
+        // Pruning keeps the newest and the pinned, removes the rest.
+        #expect(try again.prune(keeping: [h1]).isEmpty)
+        #expect(try again.prune(keeping: []) == [h1])
+        #expect(try again.definition(hash: h1) == nil)
+        #expect(try again.definition(hash: h2) != nil)
+        #expect(try again.definition(hash: "../../etc/passwd") == nil)
+        #expect(throws: StorageError.self) { try again.store(typeID: "../x", language: "ko", bytes: v1) }
+    }
+
+    @Test func aDamagedDefinitionIsReportedNotUsed() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let cache = try DefinitionCache(directory: dir.path)
+        let hash = try cache.store(typeID: "1", language: "en", bytes: Array("{}".utf8))
+        try Data("{x".utf8).write(to: dir.appending("by-hash/\(hash).json"))
+        #expect(throws: StorageError.self) { try cache.current(typeID: "1", language: "en") }
+    }
+}
