@@ -14,6 +14,7 @@ let package = Package(
     name: "surveyd",
     platforms: [.macOS(.v15)],
     products: [
+        .executable(name: "surveyd", targets: ["surveyd"]),
         .executable(name: "surveyctl", targets: ["surveyctl"]),
         .executable(name: "mock-survey-server", targets: ["mock-survey-server"]),
         .library(name: "Entities", targets: ["Entities"]),
@@ -84,8 +85,10 @@ let package = Package(
         .target(
             name: "SurveyDaemon",
             dependencies: [
-                "Entities", "Validation", "ControlAPI",
+                "Entities", "Validation", "ControlAPI", "Storage", "Networking", "MockServer",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -105,6 +108,17 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Apps/surveyctl",
+            swiftSettings: swiftSettings
+        ),
+
+        .executableTarget(
+            name: "surveyd",
+            dependencies: [
+                "SurveyDaemon",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Apps/surveyd",
             swiftSettings: swiftSettings
         ),
 

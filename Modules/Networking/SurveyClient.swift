@@ -36,7 +36,7 @@ public actor SurveyClient {
     private let logger: Logger
     private var token: String?
     private var tokenLoaded = false
-    private var fetches: [FetchKey: Task<Questionnaire, any Error>] = [:]
+    private var fetches: [FetchKey: Task<Data, any Error>] = [:]
 
     private struct FetchKey: Hashable { var typeID: String; var lang: String }
 
@@ -54,13 +54,25 @@ public actor SurveyClient {
 
     /// `GET /api/question/{typeID}?lang=`: the stage's questionnaire, definition-checked.
     /// Concurrent fetches of the same (typeID, lang) share one request.
-    public func fetchQuestionnaire(typeID: String, lang: String) async throws(NetworkError) -> Questionnaire {
+    /// - Parameter knownAnswerNames: answers of earlier stages that its rules may refer to.
+    public func fetchQuestionnaire(typeID: String, lang: String, knownAnswerNames: Set<String> = []) async throws(NetworkError) -> Questionnaire {
+        let body = try await fetchQuestionnaireResponse(typeID: typeID, lang: lang)
+        do {
+            return try Questionnaire.decode(response: body, stage: typeID, knownAnswerNames: knownAnswerNames)
+        } catch {
+            throw NetworkError(.invalidDefinition, "The questionnaire for stage \(typeID) (\(lang)) has errors: \(error). Fix the survey definition on the server.", cause: error)
+        }
+    }
+
+    /// `GET /api/question/{typeID}?lang=`: the response body as it came (for a cache to keep),
+    /// after a successful status. Concurrent fetches of the same (typeID, lang) share one request.
+    public func fetchQuestionnaireResponse(typeID: String, lang: String) async throws(NetworkError) -> Data {
         let key = FetchKey(typeID: typeID, lang: lang)
-        let task: Task<Questionnaire, any Error>
+        let task: Task<Data, any Error>
         if let running = fetches[key] {
             task = running
         } else {
-            task = Task { try await self.performFetch(typeID: typeID, lang: lang) }
+            task = Task { try await self.call(method: "GET", path: "api/question/\(typeID)", lang: lang, headers: [:], body: nil).body }
             fetches[key] = task
         }
         defer { if fetches[key] == task { fetches[key] = nil } }
@@ -70,15 +82,6 @@ public actor SurveyClient {
             throw error
         } catch {
             throw NetworkError(.connectionFailed, "Fetching \(typeID) failed unexpectedly: \(error).", cause: error)
-        }
-    }
-
-    private func performFetch(typeID: String, lang: String) async throws(NetworkError) -> Questionnaire {
-        let response = try await call(method: "GET", path: "api/question/\(typeID)", lang: lang, headers: [:], body: nil)
-        do {
-            return try Questionnaire.decode(response: response.body, stage: typeID)
-        } catch {
-            throw NetworkError(.invalidDefinition, "The questionnaire for stage \(typeID) (\(lang)) has errors: \(error). Fix the survey definition on the server.", status: response.status, cause: error)
         }
     }
 

@@ -15,6 +15,11 @@ import Foundation
 public struct CachedDefinition: Sendable, Hashable {
     public var hash: String
     public var bytes: [UInt8]
+
+    public init(hash: String, bytes: [UInt8]) {
+        self.hash = hash
+        self.bytes = bytes
+    }
 }
 
 /// Questionnaire bytes per (typeID, language), by content hash. Safe to share between tasks; the

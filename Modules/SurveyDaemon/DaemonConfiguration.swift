@@ -34,6 +34,8 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var connectivityCacheSeconds: Double = 1
     /// Largest control request body accepted, in bytes.
     public var maxRequestBytes: Int = 64 * 1024
+    /// A file holding the survey server's bearer token; read at start and again once after a 401.
+    public var tokenFile: String?
 
     public enum Durability: String, Sendable, Hashable, Codable, CaseIterable {
         case strict, relaxed
@@ -54,6 +56,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
         public var maxInFlight: Int?
         public var connectivityCacheSeconds: Double?
         public var maxRequestBytes: Int?
+        public var tokenFile: String?
 
         public init() {}
     }
@@ -107,6 +110,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
         if let v = overrides.maxInFlight { maxInFlight = v }
         if let v = overrides.connectivityCacheSeconds { connectivityCacheSeconds = v }
         if let v = overrides.maxRequestBytes { maxRequestBytes = v }
+        if let v = overrides.tokenFile { tokenFile = v }
     }
 
     /// The languages the contract knows.
@@ -120,7 +124,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
         ("SURVEYD_BACKOFF_CAP", "backoffCapSeconds"), ("SURVEYD_DURABILITY", "durability"),
         ("SURVEYD_IDLE_TIMEOUT", "idleSessionTimeoutSeconds"), ("SURVEYD_DELIVERY_WAIT", "deliveryWaitSeconds"),
         ("SURVEYD_MAX_IN_FLIGHT", "maxInFlight"), ("SURVEYD_CONNECTIVITY_CACHE", "connectivityCacheSeconds"),
-        ("SURVEYD_MAX_REQUEST_BYTES", "maxRequestBytes"),
+        ("SURVEYD_MAX_REQUEST_BYTES", "maxRequestBytes"), ("SURVEYD_TOKEN_FILE", "tokenFile"),
     ]
 
     static func fromEnvironment(_ environment: [String: String]) throws(ConfigurationError) -> Overrides {
@@ -150,6 +154,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
         o.maxInFlight = try number("SURVEYD_MAX_IN_FLIGHT").map { Int($0) }
         o.connectivityCacheSeconds = try number("SURVEYD_CONNECTIVITY_CACHE")
         o.maxRequestBytes = try number("SURVEYD_MAX_REQUEST_BYTES").map { Int($0) }
+        o.tokenFile = environment["SURVEYD_TOKEN_FILE"]
         return o
     }
 

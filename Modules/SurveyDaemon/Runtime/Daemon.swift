@@ -1,0 +1,151 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import AsyncHTTPClient
+import ControlAPI
+import Foundation
+import Logging
+import Networking
+import ServiceLifecycle
+import UnixSignals
+import Storage
+
+/// A failure to start the daemon, with what to do about it.
+public struct DaemonStartError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// The whole daemon, assembled from its configuration: the session journal, the submission
+/// queue and the definition cache under the state directory; the survey client with its
+/// connectivity check; sessions, delivery, housekeeping and the control server as services of one
+/// `ServiceGroup`.
+public final class Daemon: Sendable {
+    public let configuration: DaemonConfiguration
+    public let sessions: SessionManager
+    public let worker: DeliveryWorker
+    public let queue: StoredSubmissionQueue
+    public let monitor: ConnectivityMonitor
+    public let backend: DaemonBackend
+    let sessionJournal: Journal
+    let httpClient: HTTPClient
+    let control: ControlServer
+    let logger: Logger
+
+    /// Opens the state and builds every part; nothing runs until ``run(signals:onReady:)``.
+    public init(configuration: DaemonConfiguration, version: String, logger: Logger) async throws {
+        self.configuration = configuration
+        self.logger = logger
+        guard let serverURL = configuration.serverURL.flatMap(URL.init(string:)), let probe = TCPConnectProbe(baseURL: serverURL) else {
+            throw DaemonStartError("no survey server URL is configured; give --server-url, SURVEYD_SERVER_URL or serverURL in the --config file (or run surveyd --demo)")
+        }
+        let socketGroup = try Self.group(configuration.socketGroup)
+        do throws(ControlError) {
+            try ControlSocket.prepare(path: configuration.socketPath)
+        } catch {
+            throw DaemonStartError(error.message)
+        }
+        let state = configuration.stateDirectory
+        try Self.makeDirectory(state)
+        var journalOptions = JournalOptions()
+        Self.applyDurability(configuration.durability, to: &journalOptions)
+        do {
+            sessionJournal = try Journal(directory: state + "/sessions", options: journalOptions, logger: logger)
+        } catch let error as StorageError where error.code == .locked {
+            throw DaemonStartError("the state directory \(state) is in use by another surveyd; stop it first or give another --state-dir")
+        }
+        var queueOptions = SubmissionQueueOptions()
+        queueOptions.journal = journalOptions
+        let submissionQueue: SubmissionQueue
+        do {
+            submissionQueue = try SubmissionQueue(directory: state + "/queue", options: queueOptions, logger: logger)
+        } catch {
+            sessionJournal.close()
+            throw error
+        }
+        let cache = try DefinitionCache(directory: state + "/definitions")
+
+        monitor = ConnectivityMonitor(probe: probe, reuse: .milliseconds(Int64(configuration.connectivityCacheSeconds * 1000)))
+        httpClient = AsyncHTTPClientTransport.makeClient(connectTimeout: .seconds(5))
+        let client = SurveyClient(
+            configuration: SurveyClientConfiguration(baseURL: serverURL, userAgent: "surveyd/\(version)", tokenFile: configuration.tokenFile),
+            transport: AsyncHTTPClientTransport(client: httpClient), connectivity: monitor, logger: logger)
+        let wake = WakeHook()
+        let sessionProblems = sessionJournal.recoveryReport.map { "\($0.kind.rawValue) in \(state)/sessions/\($0.segment) at byte \($0.offset); kept at \($0.keptAt)" }
+        queue = StoredSubmissionQueue(queue: submissionQueue, wake: wake, problems: { sessionProblems })
+        let sessions = SessionManager(
+            journal: StoredSessionJournal(journal: sessionJournal),
+            definitions: ServerDefinitionSource(client: client, cache: cache, logger: logger),
+            queue: queue,
+            settings: .init(defaultLanguage: configuration.defaultLanguage, idleTimeout: .milliseconds(Int64(configuration.idleSessionTimeoutSeconds * 1000)), deliveryWait: .milliseconds(Int64(configuration.deliveryWaitSeconds * 1000))),
+            logger: logger)
+        self.sessions = sessions
+        let policy = RetryPolicy(base: .milliseconds(Int64(configuration.backoffBaseSeconds * 1000)), cap: .milliseconds(Int64(configuration.backoffCapSeconds * 1000)))
+        worker = DeliveryWorker(
+            queue: queue, uploader: ClientUploader(client: client),
+            settings: .init(maxInFlight: configuration.maxInFlight, backoff: policy.backoff, offlinePause: .seconds(30)),
+            logger: logger
+        ) { key, state in await sessions.deliveryFinished(key: key, state: state) }
+        let worker = self.worker
+        wake.set { await worker.wake() }
+        backend = DaemonBackend(version: version, startedAt: Date(), sessions: sessions, worker: worker, inspector: queue, connectivity: MonitorConnectivity(monitor: monitor))
+        control = ControlServer(socketPath: configuration.socketPath, socketGroup: socketGroup, maxRequestBytes: configuration.maxRequestBytes, backend: backend, logger: logger)
+        try await sessions.restore()
+    }
+
+    /// Runs every service until a graceful shutdown (one of `signals`, or the group ending), then
+    /// closes the journals. `onReady` is called once the control socket accepts connections.
+    public func run(signals: [UnixSignal] = [.sigterm, .sigint], onReady: @escaping @Sendable () async -> Void = {}) async throws {
+        let server = control
+        let housekeeping = Housekeeping(sessions: sessions, queue: queue.queue, interval: .seconds(min(30, max(1, configuration.idleSessionTimeoutSeconds / 4))), logger: logger)
+        let watcher = ConnectivityWatcher(monitor: monitor, worker: worker, queue: queue.queue, interval: .seconds(2))
+        // Services shut down in reverse order: the control server stops accepting first.
+        var groupConfiguration = ServiceGroupConfiguration(
+            services: [
+                .init(service: worker),
+                .init(service: housekeeping),
+                .init(service: watcher),
+                .init(service: server.application(onReady: onReady)),
+            ],
+            gracefulShutdownSignals: signals,
+            logger: logger)
+        groupConfiguration.maximumGracefulShutdownDuration = Duration.seconds(10)
+        groupConfiguration.maximumCancellationDuration = Duration.seconds(5)
+        let group = ServiceGroup(configuration: groupConfiguration)
+        defer { close() }
+        try await group.run()
+    }
+
+    /// Closes the journals (after what was pending is durable) and the HTTP client.
+    func close() {
+        sessionJournal.close()
+        queue.queue.close()
+        try? httpClient.syncShutdown()
+        logger.info("surveyd stopped; journals closed")
+    }
+
+    static func makeDirectory(_ path: String) throws {
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw DaemonStartError("cannot create the state directory \(path): \(error.localizedDescription); create it or give another --state-dir")
+        }
+        chmod(path, 0o700)
+    }
+
+    static func group(_ name: String?) throws -> (name: String, gid: UInt32)? {
+        guard let name else { return nil }
+        guard let entry = getgrnam(name) else {
+            throw DaemonStartError("the socket group \(name) does not exist; create it or fix socketGroup")
+        }
+        return (name, entry.pointee.gr_gid)
+    }
+
+    static func applyDurability(_ durability: DaemonConfiguration.Durability, to options: inout JournalOptions) {
+        switch durability {
+        case .strict: break
+        case .relaxed: break
+        }
+    }
+}

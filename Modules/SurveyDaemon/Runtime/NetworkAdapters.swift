@@ -1,0 +1,108 @@
+import Entities
+import Foundation
+import Logging
+import Networking
+import Storage
+
+/// Questionnaires from the survey server (after its connectivity check), kept in the Storage
+/// definition cache; the cache answers when the server cannot.
+public struct ServerDefinitionSource: DefinitionSource {
+    let client: SurveyClient
+    let cache: DefinitionCache
+    let logger: Logger
+
+    public init(client: SurveyClient, cache: DefinitionCache, logger: Logger) {
+        self.client = client
+        self.cache = cache
+        self.logger = logger
+    }
+
+    public func definition(stage: String, language: String, knownAnswerNames: Set<String>) async throws -> LoadedDefinition {
+        let fetched: Data
+        do {
+            fetched = try await client.fetchQuestionnaireResponse(typeID: stage, lang: language)
+        } catch {
+            guard error.isTransient || error.code == .offline else {
+                throw ControlError.unavailable("definition_unavailable", "the survey server refused the questionnaire of stage \(stage) (\(language)): \(error.message)")
+            }
+            guard let cached = try cache.current(typeID: stage, language: language) else {
+                throw ControlError.unavailable("definition_unavailable", "stage \(stage) (\(language)) is not cached and the survey server cannot be reached (\(error.code.rawValue)); connect surveyd to the server once so that it can cache the questionnaire, then start again")
+            }
+            logger.notice("using the cached questionnaire", metadata: ["stage": "\(stage)", "lang": "\(language)", "hash": "\(cached.hash)", "reason": "\(error.code.rawValue)"])
+            return try Self.decode(cached, stage: stage, knownAnswerNames: knownAnswerNames)
+        }
+        let bytes = [UInt8](fetched)
+        let definition = try Self.decode(CachedDefinition(hash: DefinitionCache.hash(bytes), bytes: bytes), stage: stage, knownAnswerNames: knownAnswerNames)
+        // Cached only once it decoded: a broken definition never replaces a good one.
+        try cache.store(typeID: stage, language: language, bytes: bytes)
+        return definition
+    }
+
+    public func cachedDefinition(hash: String, stage: String, knownAnswerNames: Set<String>) async throws -> LoadedDefinition? {
+        guard let cached = try cache.definition(hash: hash) else { return nil }
+        return try Self.decode(cached, stage: stage, knownAnswerNames: knownAnswerNames)
+    }
+
+    static func decode(_ cached: CachedDefinition, stage: String, knownAnswerNames: Set<String>) throws -> LoadedDefinition {
+        do {
+            let questionnaire = try Questionnaire.decode(response: Data(cached.bytes), stage: stage, knownAnswerNames: knownAnswerNames)
+            return LoadedDefinition(questionnaire: questionnaire, hash: cached.hash)
+        } catch {
+            throw ControlError.unavailable("definition_invalid", "the questionnaire of stage \(stage) has errors: \(error); fix the survey definition on the server")
+        }
+    }
+}
+
+/// Uploads through the survey client and sorts what happened into an ``UploadOutcome``.
+public struct ClientUploader: AnswerUploader {
+    let client: SurveyClient
+
+    public init(client: SurveyClient) { self.client = client }
+
+    public func upload(stage: String, language: String, body: Data, idempotencyKey: UUID) async -> UploadOutcome {
+        let answers: AnswersUpload
+        do {
+            answers = try AnswersUpload.decode(body)
+        } catch {
+            return .permanent(reason: "the queued body is not an answers upload: \(error)")
+        }
+        do {
+            let result = try await client.uploadAnswers(typeID: stage, lang: language, answers: answers, idempotencyKey: idempotencyKey.uuidString.lowercased())
+            return .delivered(nextTypeId: result.nextTypeId)
+        } catch {
+            return Self.outcome(error)
+        }
+    }
+
+    static func outcome(_ error: NetworkError) -> UploadOutcome {
+        if error.code == .offline { return .offline }
+        if error.isTransient { return .transient(reason: error.message, retryAfter: error.retryAfter) }
+        return .permanent(reason: error.status.map { "HTTP \($0): \(error.message)" } ?? error.message)
+    }
+}
+
+/// The connectivity monitor, as the control API shows it.
+public struct MonitorConnectivity: ConnectivityObserver {
+    let monitor: ConnectivityMonitor
+
+    public init(monitor: ConnectivityMonitor) { self.monitor = monitor }
+
+    public func current() async -> (online: Bool?, since: Date?) {
+        let status = await monitor.status
+        switch status.state {
+        case .unknown: return (nil, nil)
+        case .online: return (true, status.since)
+        case .offline: return (false, status.since)
+        }
+    }
+}
+
+extension RetryPolicy {
+    /// The delivery worker's backoff (its attempts count from 1, the policy's from 0): full jitter from the system's random generator.
+    public var backoff: @Sendable (Int, Duration?) -> Duration {
+        { attempt, retryAfter in
+            var generator = SystemRandomNumberGenerator()
+            return self.delay(attempt: attempt - 1, retryAfter: retryAfter, using: &generator)
+        }
+    }
+}

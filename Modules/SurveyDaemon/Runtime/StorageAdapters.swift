@@ -1,0 +1,118 @@
+import Foundation
+import Storage
+import Synchronization
+
+/// The session journal on the Storage journal: each `append` call is one record (a JSON array
+/// of events), so the events of one answer become durable together with one fdatasync.
+public struct StoredSessionJournal: SessionJournal {
+    let events: EventJournal<[SessionEvent]>
+
+    public init(journal: Journal) {
+        events = EventJournal(journal: journal)
+    }
+
+    public func append(_ events: [SessionEvent]) async throws {
+        guard !events.isEmpty else { return }
+        _ = try await self.events.append(events)
+    }
+
+    public func replay() async throws -> [SessionEvent] {
+        try events.replay().flatMap(\.event)
+    }
+}
+
+/// Whom to wake when a submission is queued or requeued; set once the delivery worker exists.
+public final class WakeHook: Sendable {
+    private let action = Mutex<(@Sendable () async -> Void)?>(nil)
+    public init() {}
+    public func set(_ wake: @escaping @Sendable () async -> Void) { action.withLock { $0 = wake } }
+    func callAsFunction() async { await action.withLock { $0 }?() }
+}
+
+/// The Storage submission queue as sessions, the delivery worker and the control API see it.
+/// Submission ids on the control API are the queue's ordinals.
+public struct StoredSubmissionQueue: SubmissionSink, DeliveryQueue, QueueInspector {
+    public let queue: SubmissionQueue
+    let wake: WakeHook
+    let problems: @Sendable () -> [String]
+
+    /// - Parameter problems: journal problems beyond the queue's own (the session journal's).
+    public init(queue: SubmissionQueue, wake: WakeHook, problems: @escaping @Sendable () -> [String] = { [] }) {
+        self.queue = queue
+        self.wake = wake
+        self.problems = problems
+    }
+
+    // MARK: SubmissionSink
+
+    public func enqueue(_ submission: SubmissionRequest) async throws {
+        let metadata = SubmissionMetadata(
+            key: submission.idempotencyKey, stage: submission.stage, language: submission.language,
+            definitionHash: submission.definitionHash, queuedAt: submission.queuedAt, session: submission.session)
+        try await queue.enqueue(metadata, body: [UInt8](submission.body))
+        await wake()
+    }
+
+    public func state(of key: UUID) async throws -> DeliveryState? {
+        switch await queue.state(of: key) {
+        case nil: nil
+        case .pending?: .pending
+        case .delivered(let response)?: .delivered(nextTypeId: response)
+        case .dead(let reason)?: .dead(reason: reason)
+        }
+    }
+
+    // MARK: DeliveryQueue
+
+    public func pending(limit: Int) async throws -> [PendingSubmission] {
+        await queue.pending(limit: limit).map { submission in
+            PendingSubmission(id: String(submission.ordinal), stage: submission.metadata.stage, language: submission.metadata.language, idempotencyKey: submission.metadata.key, queuedAt: submission.metadata.queuedAt)
+        }
+    }
+
+    public func body(of submission: PendingSubmission) async throws -> Data {
+        Data(try await queue.body(ordinal: try Self.ordinal(submission.id)))
+    }
+
+    public func markDelivered(_ submission: PendingSubmission, nextTypeId: String?) async throws {
+        try await queue.markDelivered(ordinal: try Self.ordinal(submission.id), response: nextTypeId)
+    }
+
+    public func markDead(_ submission: PendingSubmission, reason: String) async throws {
+        try await queue.markDead(ordinal: try Self.ordinal(submission.id), reason: reason)
+    }
+
+    // MARK: QueueInspector
+
+    public func counts() async throws -> QueueCounts {
+        let counts = await queue.counts()
+        return QueueCounts(pending: counts.pending, dead: counts.dead, delivered: counts.delivered, oldestPendingAt: counts.oldestPendingAt)
+    }
+
+    public func deadLetters() async throws -> [DeadLetter] {
+        await queue.dead().map(Self.letter)
+    }
+
+    public func requeue(deadLetter id: String) async throws -> DeadLetter? {
+        guard let ordinal = UInt64(id) else { return nil }
+        let letter = await queue.dead().first { $0.submission.ordinal == ordinal }
+        guard let letter, try await queue.requeue(ordinal: ordinal) != nil else { return nil }
+        await wake()
+        return Self.letter(letter)
+    }
+
+    public func journalProblems() async -> [String] {
+        queue.problems + problems()
+    }
+
+    static func letter(_ dead: DeadSubmission) -> DeadLetter {
+        DeadLetter(id: String(dead.submission.ordinal), stage: dead.submission.metadata.stage, language: dead.submission.metadata.language, reason: dead.reason, idempotencyKey: dead.submission.metadata.key, queuedAt: dead.submission.metadata.queuedAt)
+    }
+
+    static func ordinal(_ id: String) throws -> UInt64 {
+        guard let ordinal = UInt64(id) else {
+            throw StorageError(code: .notFound, message: "\"\(id)\" is not a submission id of the queue; ids are numbers, as `surveyctl dead` shows them.")
+        }
+        return ordinal
+    }
+}
