@@ -69,7 +69,7 @@ struct SurveydCommand: AsyncParsableCommand {
             throw ExitCode(78)  // EX_CONFIG
         } catch let error as DaemonStartError {
             FileHandle.standardError.write(Data("surveyd: \(error.message)\n".utf8))
-            throw ExitCode(75)
+            throw ExitCode.failure
         }
     }
 }

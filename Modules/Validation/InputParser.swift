@@ -40,7 +40,7 @@ public enum InputParser {
             }
             return .string(try choose(words[0], from: options, form: form).value)
         case .checkbox(let options):
-            let tokens = words.flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }.filter { !$0.isEmpty }
+            let tokens = words.flatMap { $0.split(whereSeparator: { $0 == "," || $0.isWhitespace }).map(String.init) }.filter { !$0.isEmpty }
             var values: [String] = []
             for token in tokens {
                 let value = try choose(token, from: options, form: form).value

@@ -59,6 +59,7 @@ import Validation
     @Test func checkboxTakesSeveral() throws {
         #expect(try parse(["home", "3"], "occasions") == .list(["home", "party"]))
         #expect(try parse(["home,bar"], "occasions") == .list(["home", "bar"]))
+        #expect(try parse(["home bar", " dinner ,1"], "occasions") == .list(["home", "bar", "dinner"]))
         #expect(try parse(["home", "home"], "occasions") == .list(["home"]))
         #expect(try parse([], "occasions") == .list([]))
         let e = try #require(try error(["home", "beach"], "occasions"))

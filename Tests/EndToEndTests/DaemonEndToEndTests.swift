@@ -1,0 +1,240 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import SurveyTesting
+import Testing
+
+/// The mock survey server, surveyd and surveyctl as built binaries, in one temporary directory.
+/// Every process has a deadline and is killed at the end.
+final class Stack: @unchecked Sendable {
+    let dir: TemporaryDirectory
+    let mockBinary = PackagePaths.executable("mock-survey-server")
+    let daemonBinary = PackagePaths.executable("surveyd")
+    let ctlBinary = PackagePaths.executable("surveyctl")
+    var mock: BackgroundProcess?
+    var daemon: BackgroundProcess?
+    var port = 0
+
+    init() throws { dir = try TemporaryDirectory(prefix: "e2e") }
+
+    var record: String { dir.path + "/record.jsonl" }
+    var socket: String { dir.path + "/d.sock" }
+    var state: String { dir.path + "/state" }
+    var serverURL: String { "http://127.0.0.1:\(port)" }
+
+    /// Starts the mock server (on the same port as before when restarted).
+    func startMock(_ extra: [String] = []) async throws {
+        let mock = try BackgroundProcess(mockBinary, ["--fixtures", PackagePaths.mock.path, "--port", String(port), "--record", record] + extra)
+        let line = try await mock.waitForLine(containing: "listening on")
+        port = Int(line.split(separator: ":").last ?? "") ?? 0
+        #expect(port > 0)
+        self.mock = mock
+    }
+
+    func stopMock() async {
+        await mock?.stop()
+        mock = nil
+    }
+
+    @discardableResult
+    func startDaemon(socket: String? = nil, state: String? = nil, _ extra: [String] = [], environment: [String: String] = [:]) async throws -> BackgroundProcess {
+        let daemon = try BackgroundProcess(
+            daemonBinary,
+            ["--server-url", serverURL, "--socket", socket ?? self.socket, "--state-dir", state ?? self.state, "--delivery-wait", "2"] + extra,
+            environment: ["SURVEYD_BACKOFF_BASE": "0.2", "SURVEYD_BACKOFF_CAP": "1"].merging(environment) { $1 })
+        if socket == nil && state == nil {
+            _ = try await daemon.waitForLine(containing: "surveyd ready", onStandardError: true)
+            self.daemon = daemon
+        }
+        return daemon
+    }
+
+    func ctl(_ arguments: [String]) async throws -> ProcessResult {
+        try await runProcess(ctlBinary, arguments + ["--socket", socket], deadline: .seconds(30))
+    }
+
+    /// Answers in order; each must be accepted (exit 0).
+    func answer(_ values: [[String]]) async throws {
+        for value in values {
+            let result = try await ctl(["answer"] + value)
+            #expect(result.status == 0, "answer \(value): \(result.stdout) \(result.stderr)")
+        }
+    }
+
+    func json(_ arguments: [String]) async throws -> [String: Any] {
+        let result = try await ctl(arguments + ["--json"])
+        return try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(arguments): \(result.stdout) \(result.stderr)")
+    }
+
+    /// The outcome of the session in an answer reply.
+    func outcome(_ reply: [String: Any]) -> String? {
+        (reply["session"] as? [String: Any])?["outcome"] as? String
+    }
+
+    func status() async throws -> [String: Any] { try await json(["status"]) }
+
+    func queue() async throws -> [String: Any] { try #require(try await status()["queue"] as? [String: Any]) }
+
+    /// The submissions the mock server accepted, one per line of its record.
+    func records() throws -> [[String: Any]] {
+        guard let text = try? String(contentsOfFile: record, encoding: .utf8) else { return [] }
+        return try text.split(separator: "\n").map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+    }
+
+    func finish() async {
+        await daemon?.stop()
+        await mock?.stop()
+        dir.remove()
+    }
+
+    static let common: [[String]] = [["Kim Minsu"], ["kim@example.com"], ["kim@example.com"], ["30"], ["5"]]
+    static let stage1: [[String]] = [["beer"], ["home", "bar"], ["7"], ["--skip"], ["abc-12"]]
+}
+
+@Suite(.serialized) struct DaemonEndToEndTests {
+    /// 1. common → stage 1 → thanks; the record holds each stage once with the right JSON types.
+    @Test func theWholeSurvey() async throws {
+        let stack = try Stack()
+        try await stack.startMock()
+        try await stack.startDaemon()
+        let started = try await stack.ctl(["start", "--lang", "en"])
+        #expect(started.status == 0)
+        #expect(started.stdout.contains("question 1 of 5"))
+        try await stack.answer(Stack.common + Stack.stage1.dropLast())
+        let last = try await stack.json(["answer"] + Stack.stage1.last!)
+        #expect(stack.outcome(last) == "thanks", "\(last)")
+        let records = try stack.records()
+        #expect(records.map { $0["typeID"] as? String } == ["common", "1"])
+        let common = try #require(records.first?["answers"] as? [String: Any])
+        #expect(common["name"] as? String == "Kim Minsu")
+        #expect((common["age"] as? NSNumber)?.intValue == 30 && !(common["age"] is String))
+        #expect((common["like"] as? NSNumber)?.intValue == 5)
+        let stage1 = try #require(records.last?["answers"] as? [String: Any])
+        #expect(stage1["occasions"] as? [String] == ["home", "bar"])
+        #expect(stage1["type"] as? String == "beer")
+        #expect((stage1["glassesPerWeek"] as? NSNumber)?.intValue == 7)
+        #expect(stage1["pairing"] == nil)
+        #expect(Set(records.compactMap { $0["idempotencyKey"] as? String }).count == 2)
+        // Answer contents never reach the log at info level.
+        #expect(!(stack.daemon?.errorOutput.contains("kim@example.com") ?? true))
+        await stack.finish()
+    }
+
+    /// 2. A rejected answer shows the rule's text; screening ends in no_target and nothing is uploaded.
+    @Test func rejectionAndScreening() async throws {
+        let stack = try Stack()
+        try await stack.startMock()
+        try await stack.startDaemon()
+        _ = try await stack.ctl(["start", "--lang", "en"])
+        let rejected = try await stack.ctl(["answer", "K"])
+        #expect(rejected.status == 65)
+        #expect(rejected.stdout.contains("Your name must be 2 to 20 characters long.") || rejected.stderr.contains("Your name must be 2 to 20 characters long."))
+        #expect(rejected.stdout.contains("question 1 of 5"))
+        try await stack.answer([["Kim Minsu"], ["kim@example.com"], ["kim@example.com"]])
+        let screened = try await stack.json(["answer", "17"])
+        #expect(stack.outcome(screened) == "no_target", "\(screened)")
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(try stack.records().isEmpty)
+        let queue = try await stack.queue()
+        #expect(queue["pending"] as? Int == 0 && queue["delivered"] as? Int == 0)
+        await stack.finish()
+    }
+
+    /// 3. Outage: the survey ends as queued, nothing is sent while offline, flush delivers it once.
+    @Test func outageThenFlush() async throws {
+        let stack = try Stack()
+        try await stack.startMock()
+        try await stack.startDaemon()
+        _ = try await stack.ctl(["start", "--lang", "en"])
+        try await stack.answer(Array(Stack.common.dropLast()))
+        await stack.stopMock()
+        let last = try await stack.json(["answer"] + Stack.common.last!)
+        #expect(stack.outcome(last) == "queued", "\(last)")
+        let status = try await stack.status()
+        let queue = try #require(status["queue"] as? [String: Any])
+        #expect(queue["pending"] as? Int == 1)
+        #expect((status["connectivity"] as? [String: Any])?["state"] as? String == "offline")
+        #expect(try stack.records().isEmpty)
+        let offlineFlush = try await stack.ctl(["flush", "--wait", "--timeout", "2"])
+        #expect(offlineFlush.status == 75, "\(offlineFlush.stdout) \(offlineFlush.stderr)")
+        try await stack.startMock()
+        let flushed = try await stack.ctl(["flush", "--wait", "--timeout", "30"])
+        #expect(flushed.status == 0, "\(flushed.stdout) \(flushed.stderr)")
+        #expect(try stack.records().count == 1)
+        #expect(try stack.records().first?["typeID"] as? String == "common")
+        let again = try await stack.ctl(["flush", "--wait", "--timeout", "5"])
+        #expect(again.status == 0)
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try stack.records().count == 1)
+        await stack.finish()
+    }
+
+    /// 4. A restart half-way continues the session; SIGKILL right after an acknowledged answer loses nothing.
+    @Test func restartsKeepSessions() async throws {
+        let stack = try Stack()
+        try await stack.startMock()
+        try await stack.startDaemon()
+        _ = try await stack.ctl(["start", "--lang", "en"])
+        try await stack.answer(Array(Stack.common.prefix(2)))
+        #expect(await stack.daemon?.stop() == 0)
+        try await stack.startDaemon()
+        var status = try await stack.status()
+        var session = try #require((status["sessions"] as? [[String: Any]])?.first)
+        #expect(session["current"] as? Int == 3)
+        try await stack.answer([Stack.common[2]])
+        // Killed at once after the acknowledgement: the answer is already durable.
+        await stack.daemon?.stop(signal: SIGKILL)
+        try await stack.startDaemon()
+        status = try await stack.status()
+        session = try #require((status["sessions"] as? [[String: Any]])?.first)
+        #expect(session["current"] as? Int == 4)
+        try await stack.answer(Array(Stack.common.suffix(2)))
+        #expect(try stack.records().count == 1)
+        await stack.finish()
+    }
+
+    /// 5. A permanent rejection is a dead letter, shown by status and not retried.
+    @Test func permanentRejectionIsADeadLetter() async throws {
+        let stack = try Stack()
+        try await stack.startMock(["--reject-share", "1"])
+        try await stack.startDaemon()
+        _ = try await stack.ctl(["start", "--lang", "en"])
+        try await stack.answer(Stack.common.dropLast())
+        let last = try await stack.json(["answer"] + Stack.common.last!)
+        #expect(stack.outcome(last) == "queued", "\(last)")
+        // With a 0.2 s backoff, a retried submission would have been sent several times by now.
+        try await Task.sleep(for: .seconds(2))
+        let queue = try await stack.queue()
+        #expect(queue["dead"] as? Int == 1 && queue["pending"] as? Int == 0)
+        let dead = try await stack.ctl(["dead"])
+        #expect(dead.stdout.contains("isSuccess: false"), "\(dead.stdout)")
+        let log = stack.daemon?.errorOutput ?? ""
+        #expect(log.components(separatedBy: "submission refused for good").count == 2)
+        #expect(!log.contains("will retry"))
+        await stack.finish()
+    }
+
+    /// 6. A second surveyd refuses to start; garbage and oversized requests get errors and the daemon keeps serving.
+    @Test func secondDaemonAndBadRequests() async throws {
+        let stack = try Stack()
+        try await stack.startMock()
+        try await stack.startDaemon()
+        let sameSocket = try await stack.startDaemon(socket: stack.socket, state: stack.dir.path + "/other")
+        #expect(await sameSocket.waitForExit(timeout: .seconds(30)) == 1)
+        #expect(sameSocket.errorOutput.contains("another surveyd is already serving \(stack.socket)"), "\(sameSocket.errorOutput)")
+        let sameState = try await stack.startDaemon(socket: stack.dir.path + "/other.sock", state: stack.state)
+        #expect(await sameState.waitForExit(timeout: .seconds(30)) == 1)
+        #expect(sameState.errorOutput.contains("the state directory \(stack.state) is in use by another surveyd"), "\(sameState.errorOutput)")
+
+        let garbage = try await UnixHTTP.exchange(socket: stack.socket, send: Data("\u{01}\u{02}NOT HTTP AT ALL\r\n\r\n".utf8), deadline: 5)
+        #expect(String(decoding: garbage, as: UTF8.self).isEmpty || String(decoding: garbage, as: UTF8.self).contains("400"))
+        let bad = try await UnixHTTP.request(socket: stack.socket, method: "POST", target: "/v1/answers", body: "{\"values\": 12")
+        #expect(bad.status == 400 && bad.bodyText.contains("\"error\""), "\(bad.bodyText)")
+        let big = try await UnixHTTP.request(socket: stack.socket, method: "POST", target: "/v1/sessions", body: "{\"typeId\": \"" + String(repeating: "x", count: 200_000) + "\"}")
+        #expect(big.status == 413)
+        let status = try await stack.ctl(["status"])
+        #expect(status.status == 0)
+        await stack.finish()
+    }
+}
