@@ -147,6 +147,18 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "DaemonBenchmark",
+            dependencies: [
+                "ControlAPI", "Entities", "MockServer", "Storage",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Tests/Benchmarks/DaemonBenchmark",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "JournalCrashHelper",
             dependencies: ["Storage", .product(name: "Logging", package: "swift-log")],
             path: "Tests/Helpers/JournalCrashHelper",

@@ -1,0 +1,254 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import AsyncHTTPClient
+import ControlAPI
+import Entities
+import Foundation
+import Histogram
+import Logging
+import MockServer
+import NIOCore
+import Storage
+
+/// The daemon measured from outside, in one run on one machine:
+/// - durable answers per second through the control socket with 1, 8 and 64 concurrent clients,
+///   beside a plain write+fdatasync loop on the same file system (the disk's serial limit);
+/// - the control round trip's p50 and p99;
+/// - replay of 100,000 queued submissions to the mock server on loopback, beside a bare
+///   AsyncHTTPClient loop with the same concurrency to the same server;
+/// - the daemon's resident memory idle and with 100,000 queued.
+///
+/// `swift build -c release --product surveyd && swift run -c release DaemonBenchmark [mock]`
+@main
+struct DaemonBenchmark {
+    static let answersPerRun = Duration.seconds(4)
+    static let queued = Int(ProcessInfo.processInfo.environment["BENCH_QUEUED"] ?? "") ?? 100_000
+    static let inFlight = 8
+
+    static func main() async throws {
+        let fixtures = URL(fileURLWithPath: CommandLine.arguments.dropFirst().first ?? "mock")
+        let surveyd = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("surveyd")
+        guard FileManager.default.isExecutableFile(atPath: surveyd.path) else {
+            print("error: \(surveyd.path) is missing; run `swift build -c release --product surveyd` first")
+            exit(1)
+        }
+        var logger = Logger(label: "bench")
+        logger.logLevel = .error
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("svbench-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        print("# DaemonBenchmark, \(Date().formatted(.iso8601)), \(ProcessInfo.processInfo.activeProcessorCount) cores, state in \(work)\n")
+
+        // The disk's serial limit: one write + fdatasync per answer-sized record.
+        let baseline = try fdatasyncLoop(path: work + "/baseline.dat", record: 256, duration: .seconds(3))
+
+        // 1. Answers through the socket.
+        let mock = try await InProcessMockServer.start(configuration: MockServerConfiguration(fixtures: fixtures), logger: logger)
+        let answersDaemon = try Daemon(binary: surveyd, directory: work + "/answers", serverURL: "http://127.0.0.1:\(mock.port)", inFlight: inFlight)
+        try await answersDaemon.waitReady()
+        let idleRSS = answersDaemon.residentMegabytes()
+        let http = HTTPClient(eventLoopGroupProvider: .singleton)
+        let control = ControlClient(socketPath: answersDaemon.socket, httpClient: http)
+        var rows: [(Int, Double, Double, Double)] = []
+        for clients in [1, 8, 64] {
+            let (rate, p50, p99) = try await answers(control: control, clients: clients, duration: answersPerRun)
+            rows.append((clients, rate, p50, p99))
+        }
+        answersDaemon.stop()
+
+        // 2. Replay of queued submissions: the queue is filled on disk, the daemon starts while the
+        // server is down (memory with the queue), then the server comes back and the queue drains.
+        let replayDirectory = work + "/replay"
+        try await fillQueue(directory: replayDirectory + "/state/queue", count: queued, logger: logger)
+        let port = mock.port
+        try await mock.stop()
+        let replayDaemon = try Daemon(binary: surveyd, directory: replayDirectory, serverURL: "http://127.0.0.1:\(port)", inFlight: inFlight)
+        try await replayDaemon.waitReady()
+        let replayControl = ControlClient(socketPath: replayDaemon.socket, httpClient: http)
+        let queuedStatus = try await replayControl.status()
+        precondition(queuedStatus.queue.pending == queued, "expected \(queued) pending, found \(queuedStatus.queue.pending)")
+        let queuedRSS = replayDaemon.residentMegabytes()
+        let server = try await InProcessMockServer.start(configuration: MockServerConfiguration(fixtures: fixtures, port: port), logger: logger)
+        let clock = ContinuousClock()
+        let replayStart = clock.now
+        _ = try await replayControl.flush(FlushRequest())
+        while try await replayControl.status().queue.pending > 0 {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let replayRate = Double(queued) / (clock.now - replayStart).seconds
+        let drainedRSS = replayDaemon.residentMegabytes()
+        replayDaemon.stop()
+        precondition(server.server.acceptedCount == queued, "the server accepted \(server.server.acceptedCount) of \(queued)")
+        let bare = try await bareUploads(http: http, port: port, count: queued, concurrency: inFlight)
+        try await server.stop()
+        try await http.shutdown()
+
+        print("| measure | value | baseline | ratio | goal |")
+        print("|---|---|---|---|---|")
+        print("| serial write+fdatasync (256 B) | \(format(baseline)) /s | | | |")
+        for (clients, rate, p50, p99) in rows {
+            let goal = clients == 64 ? "≥ 3" : ""
+            print("| durable answers/s, \(clients) client\(clients == 1 ? "" : "s") | \(format(rate)) /s | \(format(baseline)) /s | \(String(format: "%.2f", rate / baseline)) | \(goal) |")
+            print("| control round trip, \(clients) client\(clients == 1 ? "" : "s") | p50 \(String(format: "%.2f", p50)) ms, p99 \(String(format: "%.2f", p99)) ms | | | |")
+        }
+        print("| replay of \(queued) queued submissions (\(inFlight) in flight) | \(format(replayRate)) /s | bare AHC \(format(bare)) /s | \(String(format: "%.2f", replayRate / bare)) | ≥ 0.7 |")
+        print("| daemon RSS idle | \(String(format: "%.1f", idleRSS)) MB | | | |")
+        print("| daemon RSS with \(queued) queued | \(String(format: "%.1f", queuedRSS)) MB | | | |")
+        print("| daemon RSS after draining them | \(String(format: "%.1f", drainedRSS)) MB | | | |")
+    }
+
+    static func format(_ rate: Double) -> String { String(format: "%.0f", rate) }
+
+    /// Each client starts a session and answers its first four questions (each answer is
+    /// journaled with an fdatasync before the reply), then starts another; runs for `duration`.
+    static func answers(control: ControlClient, clients: Int, duration: Duration) async throws -> (Double, Double, Double) {
+        let clock = ContinuousClock()
+        let end = clock.now.advanced(by: duration)
+        let start = clock.now
+        let results = try await withThrowingTaskGroup(of: (Int, [Double]).self) { group in
+            for _ in 0 ..< clients {
+                group.addTask {
+                    var count = 0
+                    var latencies: [Double] = []
+                    let steps = [["Kim Minsu"], ["kim@example.com"], ["kim@example.com"], ["30"]]
+                    while clock.now < end {
+                        let session = try await control.startSession(StartSessionRequest(typeId: "common", lang: "en"))
+                        for values in steps {
+                            let before = clock.now
+                            let reply = try await control.answer(AnswerRequest(session: session.id, values: values, skip: false))
+                            latencies.append((clock.now - before).seconds * 1000)
+                            precondition(reply.accepted, "answer \(values) was not accepted: \(reply.message ?? "")")
+                            count += 1
+                        }
+                    }
+                    return (count, latencies)
+                }
+            }
+            var total = 0
+            var all: [Double] = []
+            for try await (count, latencies) in group {
+                total += count
+                all += latencies
+            }
+            return (total, all)
+        }
+        let elapsed = (clock.now - start).seconds
+        var histogram = Histogram<UInt64>(highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: .three)
+        for latency in results.1 { histogram.record(UInt64(latency * 1000)) }
+        return (Double(results.0) / elapsed, Double(histogram.valueAtPercentile(50)) / 1000, Double(histogram.valueAtPercentile(99)) / 1000)
+    }
+
+    static func fdatasyncLoop(path: String, record: Int, duration: Duration) throws -> Double {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0o600)
+        precondition(fd >= 0, "cannot open \(path)")
+        defer { close(fd); unlink(path) }
+        let bytes = [UInt8](repeating: 0x61, count: record)
+        let clock = ContinuousClock()
+        let start = clock.now
+        var count = 0
+        while clock.now - start < duration {
+            _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            fdatasync(fd)
+            count += 1
+        }
+        return Double(count) / (clock.now - start).seconds
+    }
+
+    /// Fills a submission queue with `count` finished `common` stages, 256 at a time (group commit).
+    static func fillQueue(directory: String, count: Int, logger: Logger) async throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let queue = try SubmissionQueue(directory: directory, logger: logger)
+        defer { queue.close() }
+        let body = [UInt8](AnswersUpload(answers: [
+            "name": .string("Kim Minsu"), "email": .string("kim@example.com"), "emailConfirm": .string("kim@example.com"),
+            "age": .integer(30), "like": .integer(2),
+        ]).encoded())
+        var done = 0
+        while done < count {
+            let batch = min(256, count - done)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for i in 0 ..< batch {
+                    let metadata = SubmissionMetadata(key: UUID(), stage: "common", language: "en", definitionHash: "bench", queuedAt: Date(timeIntervalSince1970: 1_800_000_000 + Double(done + i)))
+                    group.addTask { try await queue.enqueue(metadata, body: body) }
+                }
+                try await group.waitForAll()
+            }
+            done += batch
+        }
+    }
+
+    /// The same uploads sent by a bare AsyncHTTPClient loop with `concurrency` workers and no check.
+    static func bareUploads(http: HTTPClient, port: Int, count: Int, concurrency: Int) async throws -> Double {
+        let body = AnswersUpload(answers: [
+            "name": .string("Kim Minsu"), "email": .string("kim@example.com"), "emailConfirm": .string("kim@example.com"),
+            "age": .integer(30), "like": .integer(2),
+        ]).encoded()
+        let clock = ContinuousClock()
+        let start = clock.now
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for worker in 0 ..< concurrency {
+                group.addTask {
+                    var i = worker
+                    while i < count {
+                        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/api/answers/common?lang=en")
+                        request.method = .POST
+                        request.headers.add(name: "Content-Type", value: "application/json")
+                        request.headers.add(name: "Idempotency-Key", value: UUID().uuidString.lowercased())
+                        request.body = .bytes(ByteBuffer(bytes: body))
+                        let response = try await http.execute(request, timeout: .seconds(10))
+                        _ = try await response.body.collect(upTo: 1 << 20)
+                        precondition(response.status == .ok, "bare upload got \(response.status)")
+                        i += concurrency
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        return Double(count) / (clock.now - start).seconds
+    }
+}
+
+/// A surveyd child process with its own state directory and socket.
+struct Daemon {
+    let process: Process
+    let socket: String
+
+    init(binary: URL, directory: String, serverURL: String, inFlight: Int) throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        socket = directory + "/d.sock"
+        process = Process()
+        process.executableURL = binary
+        process.arguments = ["--server-url", serverURL, "--state-dir", directory + "/state", "--socket", socket, "--max-in-flight", String(inFlight), "--log-level", "error"]
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    func waitReady() async throws {
+        for _ in 0 ..< 1500 {
+            if case .live = UnixSocketProbe.probe(path: socket) { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "surveyd did not listen on \(socket) within 30 s"])
+    }
+
+    func residentMegabytes() -> Double {
+        guard let text = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+              let kilobytes = Double(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+        else { return .nan }
+        return kilobytes / 1024
+    }
+
+    func stop() {
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+    }
+}
+
+extension Duration {
+    var seconds: Double {
+        let parts = components
+        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
+    }
+}
