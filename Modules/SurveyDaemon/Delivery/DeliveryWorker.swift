@@ -95,34 +95,43 @@ public actor DeliveryWorker: Service {
             return settings.offlinePause
         }
         let due = batch.filter { notBefore[$0.id].map { $0 <= clock.now } ?? true }
+        // A sliding window: up to maxInFlight uploads at once; each outcome is recorded in its own
+        // task, so that the queue's journal commits several outcomes with one fdatasync while the
+        // next uploads are already on their way.
+        enum Step: Sendable {
+            case uploaded(PendingSubmission, UploadOutcome)
+            case recorded
+        }
         var offline = false
-        var index = 0
-        while index < due.count && !offline {
-            let slice = Array(due[index..<min(index + settings.maxInFlight, due.count)])
-            index += slice.count
-            snapshotValue.inFlight = slice.count
-            let outcomes = await withTaskGroup(of: (PendingSubmission, UploadOutcome).self) { group in
-                for submission in slice {
-                    group.addTask { [queue, uploader] in
-                        do {
-                            let body = try await queue.body(of: submission)
-                            return (submission, await uploader.upload(stage: submission.stage, language: submission.language, body: body, idempotencyKey: submission.idempotencyKey))
-                        } catch {
-                            return (submission, .permanent(reason: "the queued body cannot be read: \(error)"))
-                        }
+        await withTaskGroup(of: Step.self) { group in
+            var next = 0
+            var uploading = 0
+            func launch() {
+                let submission = due[next]
+                next += 1
+                uploading += 1
+                group.addTask { [queue, uploader] in
+                    do {
+                        let body = try await queue.body(of: submission)
+                        return .uploaded(submission, await uploader.upload(stage: submission.stage, language: submission.language, body: body, idempotencyKey: submission.idempotencyKey))
+                    } catch {
+                        return .uploaded(submission, .permanent(reason: "the queued body cannot be read: \(error)"))
                     }
                 }
-                var results: [(PendingSubmission, UploadOutcome)] = []
-                for await result in group { results.append(result) }
-                return results
             }
-            snapshotValue.inFlight = 0
-            // Record outcomes oldest first so the queue's order is kept.
-            for (submission, outcome) in outcomes.sorted(by: { $0.0.queuedAt < $1.0.queuedAt }) {
+            while next < due.count && uploading < settings.maxInFlight { launch() }
+            snapshotValue.inFlight = uploading
+            while let step = await group.next() {
+                guard case .uploaded(let submission, let outcome) = step else { continue }
+                uploading -= 1
                 if case .offline = outcome { offline = true }
-                await record(outcome, for: submission, now: clock.now)
+                let now = clock.now
+                group.addTask { await self.record(outcome, for: submission, now: now); return .recorded }
+                if !offline && !Task.isShuttingDownGracefully && next < due.count { launch() }
+                snapshotValue.inFlight = uploading
             }
         }
+        snapshotValue.inFlight = 0
         snapshotValue.lastOutcomeOffline = offline
         if offline { return settings.offlinePause }
         let nextDue = notBefore.values.min()
