@@ -63,12 +63,29 @@ public struct JournalFileOperations: Sendable {
     }
 }
 
+/// When an append is acknowledged.
+public enum JournalDurability: Sendable, Hashable {
+    /// An append returns only after the `fdatasync` covering it returned (the default).
+    case strict
+    /// An append returns once its bytes are written to the kernel; the writer issues `fdatasync`
+    /// at most `syncInterval` later. A crash of the process loses nothing, but a power loss or a
+    /// kernel crash can lose what was acknowledged in the last `syncInterval`.
+    case relaxed(syncInterval: Duration)
+}
+
 /// Journal settings.
 public struct JournalOptions: Sendable {
     /// A segment is closed and a new one started once it reaches this size.
     public var segmentSize: Int = 64 << 20
     /// Largest payload; a frame claiming more is treated as corruption.
     public var maxPayloadSize: Int = 16 << 20
+    /// When appends are acknowledged; `.strict` unless a caller opts out.
+    public var durability: JournalDurability = .strict
+    /// The most bytes the segment files may hold together; nil for no cap. An append that would
+    /// go over it fails with `StorageError` `.journalFull` and writes nothing; appends succeed
+    /// again once segments are removed. Appends made with `mayExceedCap` (the records that let
+    /// space be reclaimed: markers that settle records, a compaction's carried copies) go through.
+    public var diskCap: Int?
     public var fileOperations = JournalFileOperations()
     public init() {}
 }
@@ -119,6 +136,7 @@ public final class Journal: Sendable {
     private struct Pending {
         var type: UInt8
         var payload: [UInt8]
+        var mayExceedCap: Bool
         var continuation: CheckedContinuation<JournalLocation, any Error>
     }
 
@@ -128,6 +146,8 @@ public final class Journal: Sendable {
         var closing = false
         /// The segment appends go to; written by the writer thread under the lock.
         var activeSegment = ""
+        /// Bytes in the segment files: the writer adds what it writes, removal subtracts.
+        var diskBytes = 0
     }
 
     private let state: Mutex<State>
@@ -141,6 +161,8 @@ public final class Journal: Sendable {
     private nonisolated(unsafe) var segmentName: String
     private nonisolated(unsafe) var segmentBytes: Int
     private nonisolated(unsafe) var nextSequence: UInt64
+    /// Relaxed durability: when the oldest written but not yet fdatasync'd bytes were written.
+    private nonisolated(unsafe) var unsyncedSince: ContinuousClock.Instant?
 
     /// Opens (creating if needed) the journal in `directory`, recovering what is there.
     /// Throws `StorageError` with code `.locked` when another opener holds the directory.
@@ -198,19 +220,25 @@ public final class Journal: Sendable {
             Glibc.close(lfd)
             throw error
         }
-        state = Mutex(State(activeSegment: segmentName))
+        let diskBytes = try Journal.segmentNames(directory).reduce(0) { $0 + Journal.fileSize(directory + "/" + $1) }
+        state = Mutex(State(activeSegment: segmentName, diskBytes: diskBytes))
         let thread = Thread { [self] in self.writerLoop() }
         thread.name = "journal-writer"
         thread.start()
     }
 
     /// Appends one record and returns its sequence number once it is durable (after the covering fdatasync).
-    public func append(type: UInt8, payload: [UInt8]) async throws -> UInt64 {
-        try await appendLocated(type: type, payload: payload).sequence
+    public func append(type: UInt8, payload: [UInt8], mayExceedCap: Bool = false) async throws -> UInt64 {
+        try await appendLocated(type: type, payload: payload, mayExceedCap: mayExceedCap).sequence
     }
 
     /// Appends one record and returns where it lies once it is durable.
-    public func appendLocated(type: UInt8, payload: [UInt8]) async throws -> JournalLocation {
+    ///
+    /// - Parameter mayExceedCap: true for a record that lets space be reclaimed (a marker that
+    ///   settles earlier records, a live record carried forward by a compaction): it is written
+    ///   even when it takes the journal over `JournalOptions.diskCap`, so that a full journal can
+    ///   still drain.
+    public func appendLocated(type: UInt8, payload: [UInt8], mayExceedCap: Bool = false) async throws -> JournalLocation {
         guard payload.count <= options.maxPayloadSize else {
             throw StorageError(code: .recordTooLarge, message: "A record of \(payload.count) bytes exceeds the maximum of \(options.maxPayloadSize) bytes; split it.")
         }
@@ -218,7 +246,7 @@ public final class Journal: Sendable {
             let err: StorageError? = state.withLock { s in
                 if let f = s.failure { return f }
                 if s.closing { return StorageError(code: .closed, message: "The journal in \(directory) is closed; reopen it.") }
-                s.pending.append(Pending(type: type, payload: payload, continuation: cont))
+                s.pending.append(Pending(type: type, payload: payload, mayExceedCap: mayExceedCap, continuation: cont))
                 return nil
             }
             if let err { cont.resume(throwing: err) } else { wakeup.signal() }
@@ -244,10 +272,21 @@ public final class Journal: Sendable {
     /// The failure that closed the journal, if any.
     public var failure: StorageError? { state.withLock { $0.failure } }
 
+    /// Bytes the segment files hold together (what `JournalOptions.diskCap` limits).
+    public var diskBytes: Int { state.withLock { $0.diskBytes } }
+
     private func writerLoop() {
         var buffer: [UInt8] = []
         while true {
-            wakeup.wait()
+            if let since = unsyncedSince, case .relaxed(let interval) = options.durability {
+                let left = interval - (ContinuousClock.now - since)
+                if left <= .zero || wakeup.wait(timeout: .now() + Journal.dispatchInterval(left)) == .timedOut {
+                    syncRelaxed()
+                    continue
+                }
+            } else {
+                wakeup.wait()
+            }
             let (batch, closing) = state.withLock { s -> ([Pending], Bool) in
                 let b = s.pending
                 s.pending = []
@@ -256,7 +295,17 @@ public final class Journal: Sendable {
             if !batch.isEmpty { commit(batch, buffer: &buffer) }
             if closing && state.withLock({ $0.pending.isEmpty }) { break }
         }
+        if unsyncedSince != nil { syncRelaxed() }
         writerDone.signal()
+    }
+
+    /// Relaxed mode: makes what was written so far durable; a failure closes the journal.
+    private func syncRelaxed() {
+        unsyncedSince = nil
+        guard state.withLock({ $0.failure == nil }) else { return }
+        if options.fileOperations.fdatasync(segmentFD) != 0 {
+            failClosed(SystemCallError(call: "fdatasync", errno: errno), batch: [])
+        }
     }
 
     private func commit(_ batch: [Pending], buffer: inout [UInt8]) {
@@ -264,8 +313,32 @@ public final class Journal: Sendable {
             for p in batch { p.continuation.resume(throwing: f) }
             return
         }
+        // The disk cap: refuse what would go over it, before anything is written.
+        var batch = batch
+        if let cap = options.diskCap {
+            var used = state.withLock { $0.diskBytes }
+            var accepted: [Pending] = []
+            accepted.reserveCapacity(batch.count)
+            for p in batch {
+                let size = Frame.headerSize + p.payload.count
+                if p.mayExceedCap || used + size <= cap {
+                    used += size
+                    accepted.append(p)
+                } else {
+                    p.continuation.resume(throwing: StorageError(
+                        code: .journalFull,
+                        message: "The journal in \(directory) has reached its disk cap of \(cap) bytes (\(used) in use); nothing was written. Space comes back as delivered records are compacted away; deliver what is queued, or raise the cap."))
+                }
+            }
+            batch = accepted
+            if batch.isEmpty { return }
+        }
         do {
             if segmentBytes >= options.segmentSize {
+                if unsyncedSince != nil {
+                    unsyncedSince = nil
+                    if options.fileOperations.fdatasync(segmentFD) != 0 { throw SystemCallError(call: "fdatasync", errno: errno) }
+                }
                 Glibc.close(segmentFD)
                 segmentFD = -1
                 segmentFD = try Journal.createSegment(directory: directory, firstSequence: nextSequence)
@@ -288,22 +361,37 @@ public final class Journal: Sendable {
                     written += n
                 }
             }
-            if options.fileOperations.fdatasync(segmentFD) != 0 { throw SystemCallError(call: "fdatasync", errno: errno) }
             segmentBytes += buffer.count
+            state.withLock { [count = buffer.count] in $0.diskBytes += count }
+            switch options.durability {
+            case .strict:
+                if options.fileOperations.fdatasync(segmentFD) != 0 { throw SystemCallError(call: "fdatasync", errno: errno) }
+            case .relaxed(let interval):
+                if unsyncedSince == nil { unsyncedSince = ContinuousClock.now }
+                if let since = unsyncedSince, ContinuousClock.now - since >= interval {
+                    unsyncedSince = nil
+                    if options.fileOperations.fdatasync(segmentFD) != 0 { throw SystemCallError(call: "fdatasync", errno: errno) }
+                }
+            }
             for (p, s) in zip(batch, seqs) { p.continuation.resume(returning: s) }
         } catch {
-            let failure = StorageError(
-                code: .failedClosed,
-                message: "The journal in \(directory) failed to write durably and stopped accepting; nothing after the failure was acknowledged. Check the disk, then restart to recover.",
-                cause: error as? any Error & Sendable)
-            logger.error("journal failed closed", metadata: ["directory": "\(directory)", "cause": "\(error)"])
-            let rest = state.withLock { s -> [Pending] in
-                s.failure = failure
-                defer { s.pending = [] }
-                return s.pending
-            }
-            for p in batch + rest { p.continuation.resume(throwing: failure) }
+            failClosed(error, batch: batch)
         }
+    }
+
+    /// Stops accepting for good: `batch` and everything pending or later fail with `.failedClosed`.
+    private func failClosed(_ error: any Error, batch: [Pending]) {
+        let failure = StorageError(
+            code: .failedClosed,
+            message: "The journal in \(directory) failed to write durably and stopped accepting; nothing after the failure was acknowledged. Check the disk, then restart to recover.",
+            cause: Journal.sendableCause(error))
+        logger.error("journal failed closed", metadata: ["directory": "\(directory)", "cause": "\(error)"])
+        let rest = state.withLock { s -> [Pending] in
+            s.failure = failure
+            defer { s.pending = [] }
+            return s.pending
+        }
+        for p in batch + rest { p.continuation.resume(throwing: failure) }
     }
 
     // MARK: Files
@@ -333,6 +421,22 @@ public final class Journal: Sendable {
         return fd
     }
 
+    static func sendableCause(_ error: any Error) -> (any Error & Sendable)? {
+        if let e = error as? SystemCallError { return e }
+        if let e = error as? StorageError { return e }
+        return nil
+    }
+
+    static func dispatchInterval(_ duration: Duration) -> DispatchTimeInterval {
+        let (seconds, attoseconds) = duration.components
+        return .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+    }
+
+    static func fileSize(_ path: String) -> Int {
+        var st = stat()
+        return stat(path, &st) == 0 ? Int(st.st_size) : 0
+    }
+
     static func segmentNames(_ directory: String) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: directory)
             .filter { $0.hasPrefix("segment-") && $0.hasSuffix(".log") }
@@ -346,7 +450,7 @@ public final class Journal: Sendable {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw StorageError(code: .ioFailed, message: "Cannot read segment \(path); check permissions.")
         }
-        let bytes = [UInt8](data)
+        let bytes = data
         var goodEnd = 0
         var resynced = false
         try bytes.withUnsafeBytes { raw in
@@ -384,7 +488,7 @@ public final class Journal: Sendable {
         if goodEnd < bytes.count {
             let kept = path + ".torn-\(goodEnd)"
             let fd = try createFile(kept, flags: O_WRONLY | O_CREAT | O_TRUNC)
-            _ = bytes[goodEnd...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + goodEnd, $0.count - goodEnd) }
             fsync(fd)
             Glibc.close(fd)
             let sfd = open(path, O_WRONLY | O_CLOEXEC)
@@ -432,9 +536,7 @@ public final class Journal: Sendable {
     public func segments() throws -> [JournalSegment] {
         let active = state.withLock { $0.activeSegment }
         return try Journal.segmentNames(directory).map { name in
-            var st = stat()
-            let size = stat(directory + "/" + name, &st) == 0 ? Int(st.st_size) : 0
-            return JournalSegment(name: name, bytes: size, isActive: name == active)
+            JournalSegment(name: name, bytes: Journal.fileSize(directory + "/" + name), isActive: name == active)
         }
     }
 
@@ -457,7 +559,9 @@ public final class Journal: Sendable {
             throw StorageError(code: .ioFailed, message: "Cannot write the removal checkpoint in \(directory); check free space.", cause: SystemCallError(call: "write", errno: errno))
         }
         try Journal.fsyncDirectory(directory)
+        let freed = doomed.reduce(0) { $0 + Journal.fileSize(directory + "/" + $1) }
         try Journal.finishRemoval(directory: directory)
+        state.withLock { $0.diskBytes = max(0, $0.diskBytes - freed) }
     }
 
     static let removalCheckpoint = "checkpoint"

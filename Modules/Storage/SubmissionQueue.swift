@@ -178,7 +178,7 @@ public actor SubmissionQueue {
         defer { endMutation() }
         guard let index = position(of: ordinal) else { throw unknown(ordinal) }
         let slot = slots[index]
-        _ = try await journal.append(type: RecordType.delivered.rawValue, payload: Codec.marker(ordinal, slot.key, text: response))
+        _ = try await journal.append(type: RecordType.delivered.rawValue, payload: Codec.marker(ordinal, slot.key, text: response), mayExceedCap: true)
         if slots[index].state == .pending { pendingCount -= 1 }
         deadReasons[ordinal] = nil
         slots[index].state = .removed
@@ -193,7 +193,7 @@ public actor SubmissionQueue {
         await beginMutation()
         defer { endMutation() }
         guard let index = position(of: ordinal) else { throw unknown(ordinal) }
-        _ = try await journal.append(type: RecordType.dead.rawValue, payload: Codec.marker(ordinal, slots[index].key, text: reason))
+        _ = try await journal.append(type: RecordType.dead.rawValue, payload: Codec.marker(ordinal, slots[index].key, text: reason), mayExceedCap: true)
         if slots[index].state == .pending { pendingCount -= 1 }
         slots[index].state = .dead
         deadReasons[ordinal] = reason
@@ -204,7 +204,7 @@ public actor SubmissionQueue {
         await beginMutation()
         defer { endMutation() }
         guard let index = position(of: ordinal), slots[index].state == .dead else { return nil }
-        _ = try await journal.append(type: RecordType.requeued.rawValue, payload: Codec.marker(ordinal, slots[index].key, text: nil))
+        _ = try await journal.append(type: RecordType.requeued.rawValue, payload: Codec.marker(ordinal, slots[index].key, text: nil), mayExceedCap: true)
         slots[index].state = .pending
         pendingCount += 1
         deadReasons[ordinal] = nil
@@ -298,7 +298,7 @@ public actor SubmissionQueue {
             let slot = slots[index]
             let reason = slot.state == .dead ? deadReasons[slot.ordinal] ?? "" : nil
             let payload = Codec.enqueued(slot, metas[Int(slot.meta)], reason: reason, body: body)
-            let location = try await journal.appendLocated(type: RecordType.enqueued.rawValue, payload: payload)
+            let location = try await journal.appendLocated(type: RecordType.enqueued.rawValue, payload: payload, mayExceedCap: true)
             place(&slots[index], at: location)
         }
         try journal.removeSegments(doomed)

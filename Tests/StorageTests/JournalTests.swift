@@ -209,3 +209,128 @@ func corruptionInTheMiddleIsReportedAndLaterRecordsKept(kind: String) async thro
     #expect(acknowledged.count > 0)
     print("crash test: \(kills) kills, \(acknowledged.count) acknowledged records verified, \(failures) failures, \(journal.recovered.count) records on disk")
 }
+
+// MARK: Disk cap
+
+@Test func diskCapRefusesAppendsUntilSegmentsAreRemoved() async throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    var o = options(segmentSize: 512)
+    o.diskCap = 2048
+    let journal = try Journal(directory: dir.path, options: o, logger: logger)
+    var acknowledged: [UInt64] = []
+    var refusal: StorageError?
+    for i in 0..<100 {
+        do {
+            acknowledged.append(try await journal.append(type: 1, payload: [UInt8](repeating: UInt8(i), count: 100)))
+        } catch let error as StorageError {
+            refusal = error
+            break
+        }
+    }
+    let error = try #require(refusal, "a 2 KiB cap must be reached by 100 records of 121 bytes")
+    #expect(error.code == .journalFull)
+    #expect(error.message.contains(dir.path) && error.message.contains("2048"))
+    #expect(journal.diskBytes <= 2048)
+    #expect(journal.failure == nil, "a full journal is not a failed one")
+    let usedWhenFull = journal.diskBytes
+    await #expect(throws: StorageError.self) { _ = try await journal.append(type: 1, payload: [UInt8](repeating: 9, count: 100)) }
+    #expect(journal.diskBytes == usedWhenFull, "a refused append writes nothing")
+    // Removing sealed segments gives the space back.
+    let sealed = try journal.segments().filter { !$0.isActive }.map(\.name)
+    #expect(!sealed.isEmpty)
+    try journal.removeSegments(sealed)
+    #expect(journal.diskBytes < usedWhenFull)
+    let after = try await journal.append(type: 1, payload: [7])
+    #expect(after == acknowledged.last! + 1)
+    journal.close()
+    // Every acknowledged record in the remaining segment is intact; nothing refused is there.
+    let reopened = try Journal(directory: dir.path, options: o, logger: logger)
+    defer { reopened.close() }
+    #expect(reopened.recovered.last?.sequence == after)
+    #expect(reopened.recovered.allSatisfy { $0.sequence <= after })
+    #expect(reopened.diskBytes == journal.diskBytes)
+}
+
+@Test func reclaimingAppendsMayGoOverTheCap() async throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    var o = options()
+    o.diskCap = 300
+    let journal = try Journal(directory: dir.path, options: o, logger: logger)
+    defer { journal.close() }
+    _ = try await journal.append(type: 1, payload: [UInt8](repeating: 1, count: 200))
+    await #expect(throws: StorageError.self) { _ = try await journal.append(type: 1, payload: [UInt8](repeating: 2, count: 200)) }
+    let carried = try await journal.appendLocated(type: 1, payload: [UInt8](repeating: 3, count: 200), mayExceedCap: true)
+    #expect(carried.sequence == 2)
+    #expect(try journal.read(at: carried).payload == [UInt8](repeating: 3, count: 200))
+}
+
+// MARK: Durability modes
+
+/// Counts fdatasync calls; fails them while `failing` is set.
+private final class SyncCounter: Sendable {
+    let calls = Mutex(0)
+    let failing = Mutex(false)
+    var operations: JournalFileOperations {
+        JournalFileOperations(fdatasync: { [self] fd in
+            calls.withLock { $0 += 1 }
+            if failing.withLock({ $0 }) { errno = EIO; return -1 }
+            return Glibc.fdatasync(fd)
+        })
+    }
+}
+
+@Test func strictModeSyncsBeforeEveryAcknowledgement() async throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let counter = SyncCounter()
+    var o = options()
+    o.fileOperations = counter.operations
+    let journal = try Journal(directory: dir.path, options: o, logger: logger)
+    for i in 0..<20 {
+        _ = try await journal.append(type: 1, payload: payload(i))
+        #expect(counter.calls.withLock { $0 } == i + 1, "serial append \(i) returned before its fdatasync")
+    }
+    journal.close()
+}
+
+@Test func relaxedModeAcknowledgesBeforeSyncAndSyncsOnClose() async throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let counter = SyncCounter()
+    var o = options()
+    o.fileOperations = counter.operations
+    o.durability = .relaxed(syncInterval: .seconds(3600))
+    let journal = try Journal(directory: dir.path, options: o, logger: logger)
+    for i in 0..<20 { _ = try await journal.append(type: 1, payload: payload(i)) }
+    #expect(counter.calls.withLock { $0 } == 0, "relaxed appends wait for no fdatasync within the interval")
+    journal.close()
+    #expect(counter.calls.withLock { $0 } == 1, "close makes what was acknowledged durable")
+    let reopened = try Journal(directory: dir.path, options: options(), logger: logger)
+    defer { reopened.close() }
+    #expect(reopened.recovered.map(\.payload) == (0..<20).map(payload))
+}
+
+@Test func relaxedModeSyncsWithinTheIntervalAndFailsClosedOnAnError() async throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let counter = SyncCounter()
+    var o = options()
+    o.fileOperations = counter.operations
+    o.durability = .relaxed(syncInterval: .milliseconds(20))
+    let journal = try Journal(directory: dir.path, options: o, logger: logger)
+    defer { journal.close() }
+    _ = try await journal.append(type: 1, payload: [1])
+    // With no further append, the writer still syncs once the interval has passed.
+    let deadline = ContinuousClock.now + .seconds(10)
+    while counter.calls.withLock({ $0 }) == 0 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+    #expect(counter.calls.withLock { $0 } == 1)
+    // A failing deferred fdatasync closes the journal: later appends are refused.
+    counter.failing.withLock { $0 = true }
+    _ = try await journal.append(type: 1, payload: [2])
+    while journal.failure == nil && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+    #expect(journal.failure?.code == .failedClosed)
+    let error = await #expect(throws: StorageError.self) { try await journal.append(type: 1, payload: [3]) }
+    #expect(error?.code == .failedClosed)
+}

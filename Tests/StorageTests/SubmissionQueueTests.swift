@@ -164,6 +164,93 @@ private func smallSegments(_ size: Int = 4096) -> SubmissionQueueOptions {
         #expect(await queue.pending(limit: 20) == q.prefix(10).enumerated().filter { $0.offset % 2 == 1 }.map(\.element))
     }
 
+    @Test func aFullQueueRefusesNewSubmissionsUntilCompactionFreesSpace() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        var o = smallSegments(1024)
+        o.journal.diskCap = 8192
+        var accepted: [QueuedSubmission] = []
+        var delivered = 0
+        var refusal: StorageError?
+        var late: QueuedSubmission?
+        do {
+            let queue = try SubmissionQueue(directory: dir.path, options: o, logger: logger)
+            for i in 0..<1000 {
+                do { accepted.append(try await queue.enqueue(metadata(i), body: body(i))) } catch let e as StorageError { refusal = e; break }
+            }
+            #expect(refusal?.code == .journalFull)
+            #expect(refusal?.message.contains(dir.path) == true)
+            #expect(accepted.count > 10)
+            // Nothing accepted was dropped, and the refused one is not there.
+            #expect(await queue.pending(limit: 2000) == accepted)
+            // A full queue still drains: the markers that settle submissions go over the cap.
+            delivered = accepted.count - 3
+            for s in accepted.prefix(delivered) { try await queue.markDelivered(ordinal: s.ordinal, response: nil) }
+            try await queue.markDead(ordinal: accepted[delivered].ordinal, reason: "refused")
+            #expect(try await queue.requeue(ordinal: accepted[delivered].ordinal) != nil)
+            await #expect(throws: StorageError.self) { try await queue.enqueue(metadata(4000), body: body(4000)) }
+            let report = try await queue.compact()
+            #expect(!report.removedSegments.isEmpty)
+            late = try await queue.enqueue(metadata(5000), body: body(5000))
+            queue.close()
+        }
+        let queue = try SubmissionQueue(directory: dir.path, options: o, logger: logger)
+        defer { queue.close() }
+        #expect(await queue.pending(limit: 2000) == Array(accepted.dropFirst(delivered)) + [try #require(late)])
+    }
+
+    /// The states a crash can leave a compaction in, rebuilt from copies of the segment files:
+    /// after the live records were carried forward but before the removal checkpoint; after the
+    /// checkpoint with none, or some, of the old segments unlinked.
+    @Test(arguments: ["carried", "checkpointed", "halfUnlinked"])
+    func aRestartInTheMiddleOfCompactionLosesAndDuplicatesNothing(crashPoint: String) async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        var q: [QueuedSubmission] = []
+        let keepPending: Set<Int> = [2, 77, 150]
+        let keepDead: Set<Int> = [41]
+        do {
+            let queue = try SubmissionQueue(directory: dir.path, options: smallSegments(), logger: logger)
+            for i in 0..<200 { q.append(try await queue.enqueue(metadata(i), body: body(i))) }
+            for (i, s) in q.enumerated() where !keepPending.contains(i) {
+                if keepDead.contains(i) { try await queue.markDead(ordinal: s.ordinal, reason: "refused \(i)") } else { try await queue.markDelivered(ordinal: s.ordinal, response: nil) }
+            }
+            queue.close()
+        }
+        let fm = FileManager.default
+        var before: [String: Data] = [:]
+        for name in try fm.contentsOfDirectory(atPath: dir.path) where name.hasPrefix("segment-") {
+            before[name] = try Data(contentsOf: dir.appending(name))
+        }
+        do {
+            let queue = try SubmissionQueue(directory: dir.path, options: smallSegments(), logger: logger)
+            let report = try await queue.compact()
+            #expect(report.carriedRecords > 0 && report.removedSegments.count > 2)
+            queue.close()
+            // Put the removed segments back, as a crash before (or during) their removal leaves them.
+            let removed = report.removedSegments.sorted()
+            let restored = crashPoint == "halfUnlinked" ? Array(removed.suffix(removed.count / 2)) : removed
+            for name in restored { try before[name]!.write(to: dir.appending(name)) }
+            if crashPoint != "carried" {
+                try Data(removed.joined(separator: "\n").utf8).write(to: dir.appending("checkpoint"))
+            }
+        }
+        let expectedPending = q.enumerated().filter { keepPending.contains($0.offset) }.map(\.element)
+        let expectedDead = [DeadSubmission(submission: q[41], reason: "refused 41")]
+        for round in 0..<2 {
+            let queue = try SubmissionQueue(directory: dir.path, options: smallSegments(), logger: logger)
+            #expect(await queue.pending(limit: 500) == expectedPending, "\(crashPoint), round \(round)")
+            #expect(await queue.dead() == expectedDead)
+            for i in keepPending.union(keepDead) { #expect(try await queue.body(ordinal: q[i].ordinal) == body(i)) }
+            #expect(await queue.state(of: q[0].metadata.key) != .pending)
+            if crashPoint != "carried" { #expect(!fm.fileExists(atPath: dir.appending("checkpoint").path)) }
+            // A compaction after the restart settles the directory again.
+            _ = try await queue.compact()
+            queue.close()
+        }
+        #expect(try fm.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix("segment-") && $0.hasSuffix(".log") }.count <= 2)
+    }
+
     @Test func bodiesStayOnDiskAndTheSlotIsSmall() async throws {
         // The in-memory slot is fixed-size (the 1M-pending memory is measured in StorageBenchmark).
         let dir = try TemporaryDirectory()
