@@ -1,5 +1,6 @@
 import ControlAPI
 import Foundation
+import Storage
 
 /// Everything `surveyd` can be configured with, and where each value comes from.
 ///
@@ -22,8 +23,12 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var backoffBaseSeconds: Double = 1
     /// Longest retry delay, in seconds.
     public var backoffCapSeconds: Double = 300
-    /// `strict`: every acknowledged answer is fsync'd first. `relaxed`: may lose the last moments on power loss.
+    /// `strict`: every acknowledged answer is fsync'd first. `relaxed`: acknowledged once written
+    /// to the kernel and fsync'd within `Durability.relaxedSyncInterval`; a power loss may lose that last moment.
     public var durability: Durability = .strict
+    /// The most the submission queue may hold on disk, in megabytes; nil for no cap. When it is
+    /// full, finishing a stage fails with 503 `queue_failed` until deliveries free space.
+    public var queueDiskCapMegabytes: Int?
     /// Sessions idle longer than this are closed as `abandoned`, in seconds.
     public var idleSessionTimeoutSeconds: Double = 900
     /// How long a finished stage waits for its delivery before the outcome is `queued`, in seconds.
@@ -39,7 +44,21 @@ public struct DaemonConfiguration: Sendable, Hashable {
 
     public enum Durability: String, Sendable, Hashable, Codable, CaseIterable {
         case strict, relaxed
+
+        /// With `relaxed`, the longest a written record waits for its fdatasync.
+        public static let relaxedSyncInterval: Duration = .milliseconds(200)
     }
+
+    /// The journals' durability mode for `durability`.
+    public var journalDurability: JournalDurability {
+        switch durability {
+        case .strict: .strict
+        case .relaxed: .relaxed(syncInterval: Durability.relaxedSyncInterval)
+        }
+    }
+
+    /// The submission queue's disk cap in bytes, or nil.
+    public var queueDiskCapBytes: Int? { queueDiskCapMegabytes.map { $0 << 20 } }
 
     /// The settings a JSON file, the environment or flags may give; nil leaves the value as it was.
     public struct Overrides: Sendable, Hashable, Codable {
@@ -57,6 +76,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
         public var connectivityCacheSeconds: Double?
         public var maxRequestBytes: Int?
         public var tokenFile: String?
+        public var queueDiskCapMegabytes: Int?
 
         public init() {}
     }
@@ -111,6 +131,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
         if let v = overrides.connectivityCacheSeconds { connectivityCacheSeconds = v }
         if let v = overrides.maxRequestBytes { maxRequestBytes = v }
         if let v = overrides.tokenFile { tokenFile = v }
+        if let v = overrides.queueDiskCapMegabytes { queueDiskCapMegabytes = v }
     }
 
     /// The languages the contract knows.
@@ -125,6 +146,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
         ("SURVEYD_IDLE_TIMEOUT", "idleSessionTimeoutSeconds"), ("SURVEYD_DELIVERY_WAIT", "deliveryWaitSeconds"),
         ("SURVEYD_MAX_IN_FLIGHT", "maxInFlight"), ("SURVEYD_CONNECTIVITY_CACHE", "connectivityCacheSeconds"),
         ("SURVEYD_MAX_REQUEST_BYTES", "maxRequestBytes"), ("SURVEYD_TOKEN_FILE", "tokenFile"),
+        ("SURVEYD_QUEUE_DISK_CAP_MB", "queueDiskCapMegabytes"),
     ]
 
     static func fromEnvironment(_ environment: [String: String]) throws(ConfigurationError) -> Overrides {
@@ -155,6 +177,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
         o.connectivityCacheSeconds = try number("SURVEYD_CONNECTIVITY_CACHE")
         o.maxRequestBytes = try number("SURVEYD_MAX_REQUEST_BYTES").map { Int($0) }
         o.tokenFile = environment["SURVEYD_TOKEN_FILE"]
+        o.queueDiskCapMegabytes = try number("SURVEYD_QUEUE_DISK_CAP_MB").map { Int($0) }
         return o
     }
 
@@ -202,6 +225,9 @@ public struct DaemonConfiguration: Sendable, Hashable {
         }
         guard maxRequestBytes >= 1024 else {
             throw ConfigurationError(source: "maxRequestBytes", "must be at least 1024, got \(maxRequestBytes)")
+        }
+        if let cap = queueDiskCapMegabytes, cap < 1 {
+            throw ConfigurationError(source: "queueDiskCapMegabytes", "must be at least 1 (megabyte), got \(cap); leave it out for no cap")
         }
         // sun_path holds 108 bytes including the terminating NUL.
         guard socketPath.utf8.count < 108 else {

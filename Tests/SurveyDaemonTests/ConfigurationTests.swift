@@ -1,4 +1,5 @@
 import Foundation
+import Storage
 import SurveyDaemon
 import SurveyTesting
 import Testing
@@ -35,7 +36,24 @@ import Testing
         #expect(c.serverURL == "https://env.example:8443")
         #expect(c.defaultLanguage == "en")
         #expect(c.durability == .relaxed)
+        #expect(c.journalDurability == .relaxed(syncInterval: .milliseconds(200)))
         #expect(c.idleSessionTimeoutSeconds == 30)
+        #expect(c.queueDiskCapBytes == nil)
+    }
+
+    @Test func queueDiskCapFromFileAndEnvironment() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let file = dir.appending("surveyd.json")
+        try Data(#"{"queueDiskCapMegabytes":64}"#.utf8).write(to: file)
+        let fromFile = try DaemonConfiguration.resolve(file: file.path, environment: ["HOME": "/h"], flags: .init(), userID: 1)
+        #expect(fromFile.queueDiskCapBytes == 64 << 20)
+        #expect(fromFile.journalDurability == .strict)
+        let fromEnvironment = try DaemonConfiguration.resolve(file: file.path, environment: ["HOME": "/h", "SURVEYD_QUEUE_DISK_CAP_MB": "2"], flags: .init(), userID: 1)
+        #expect(fromEnvironment.queueDiskCapBytes == 2 << 20)
+        #expect(throws: ConfigurationError.self) {
+            try DaemonConfiguration.resolve(file: nil, environment: ["HOME": "/h", "SURVEYD_QUEUE_DISK_CAP_MB": "0"], flags: .init(), userID: 1)
+        }
     }
 
     @Test func errorsNameTheSource() throws {

@@ -49,7 +49,7 @@ public final class Daemon: Sendable {
         let state = configuration.stateDirectory
         try Self.makeDirectory(state)
         var journalOptions = JournalOptions()
-        Self.applyDurability(configuration.durability, to: &journalOptions)
+        journalOptions.durability = configuration.journalDurability
         do {
             sessionJournal = try Journal(directory: state + "/sessions", options: journalOptions, logger: logger)
         } catch let error as StorageError where error.code == .locked {
@@ -57,6 +57,7 @@ public final class Daemon: Sendable {
         }
         var queueOptions = SubmissionQueueOptions()
         queueOptions.journal = journalOptions
+        queueOptions.journal.diskCap = configuration.queueDiskCapBytes
         let submissionQueue: SubmissionQueue
         do {
             submissionQueue = try SubmissionQueue(directory: state + "/queue", options: queueOptions, logger: logger)
@@ -140,12 +141,5 @@ public final class Daemon: Sendable {
             throw DaemonStartError("the socket group \(name) does not exist; create it or fix socketGroup")
         }
         return (name, entry.pointee.gr_gid)
-    }
-
-    static func applyDurability(_ durability: DaemonConfiguration.Durability, to options: inout JournalOptions) {
-        switch durability {
-        case .strict: break
-        case .relaxed: break
-        }
     }
 }
