@@ -166,19 +166,23 @@ public actor SubmissionQueue {
         let payload = Codec.enqueued(slot, metas[Int(meta)], reason: nil, body: body)
         let location = try await journal.appendLocated(type: RecordType.enqueued.rawValue, payload: payload)
         place(&slot, at: location)
-        slots.append(slot)
+        // Concurrent enqueues may resume out of order: keep the slots sorted by ordinal.
+        let index = insertionPoint(for: ordinal)
+        slots.insert(slot, at: index)
         pendingCount += 1
         keyPrefixes.insert(Self.prefix(slot.key))
-        return submission(slots.count - 1)
+        return submission(index)
     }
 
     /// Records that a submission was delivered, with the server's response.
     public func markDelivered(ordinal: UInt64, response: String?) async throws {
         await beginMutation()
         defer { endMutation() }
-        guard let index = position(of: ordinal) else { throw unknown(ordinal) }
-        let slot = slots[index]
+        guard let before = position(of: ordinal) else { throw unknown(ordinal) }
+        let slot = slots[before]
         _ = try await journal.append(type: RecordType.delivered.rawValue, payload: Codec.marker(ordinal, slot.key, text: response), mayExceedCap: true)
+        // Other changes ran during the await and may have moved the slots: look it up again.
+        guard let index = position(of: ordinal) else { return }
         if slots[index].state == .pending { pendingCount -= 1 }
         deadReasons[ordinal] = nil
         slots[index].state = .removed
@@ -192,8 +196,9 @@ public actor SubmissionQueue {
     public func markDead(ordinal: UInt64, reason: String) async throws {
         await beginMutation()
         defer { endMutation() }
-        guard let index = position(of: ordinal) else { throw unknown(ordinal) }
-        _ = try await journal.append(type: RecordType.dead.rawValue, payload: Codec.marker(ordinal, slots[index].key, text: reason), mayExceedCap: true)
+        guard let before = position(of: ordinal) else { throw unknown(ordinal) }
+        _ = try await journal.append(type: RecordType.dead.rawValue, payload: Codec.marker(ordinal, slots[before].key, text: reason), mayExceedCap: true)
+        guard let index = position(of: ordinal) else { return }
         if slots[index].state == .pending { pendingCount -= 1 }
         slots[index].state = .dead
         deadReasons[ordinal] = reason
@@ -203,8 +208,9 @@ public actor SubmissionQueue {
     public func requeue(ordinal: UInt64) async throws -> QueuedSubmission? {
         await beginMutation()
         defer { endMutation() }
+        guard let before = position(of: ordinal), slots[before].state == .dead else { return nil }
+        _ = try await journal.append(type: RecordType.requeued.rawValue, payload: Codec.marker(ordinal, slots[before].key, text: nil), mayExceedCap: true)
         guard let index = position(of: ordinal), slots[index].state == .dead else { return nil }
-        _ = try await journal.append(type: RecordType.requeued.rawValue, payload: Codec.marker(ordinal, slots[index].key, text: nil), mayExceedCap: true)
         slots[index].state = .pending
         pendingCount += 1
         deadReasons[ordinal] = nil
@@ -324,6 +330,18 @@ public actor SubmissionQueue {
             if slots[mid].ordinal < ordinal { low = mid + 1 } else { high = mid }
         }
         guard low < slots.count, slots[low].ordinal == ordinal, slots[low].state != .removed else { return nil }
+        return low
+    }
+
+    /// Where a slot with `ordinal` goes to keep the slots sorted (almost always the end).
+    private func insertionPoint(for ordinal: UInt64) -> Int {
+        if slots.last.map({ $0.ordinal < ordinal }) ?? true { return slots.count }
+        var low = head
+        var high = slots.count
+        while low < high {
+            let mid = (low + high) / 2
+            if slots[mid].ordinal < ordinal { low = mid + 1 } else { high = mid }
+        }
         return low
     }
 

@@ -251,6 +251,41 @@ private func smallSegments(_ size: Int = 4096) -> SubmissionQueueOptions {
         #expect(try fm.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix("segment-") && $0.hasSuffix(".log") }.count <= 2)
     }
 
+    /// Deliveries recorded concurrently (as the delivery worker does) while the queue tidies its
+    /// slots: each mark must land on its own submission.
+    @Test func concurrentDeliveriesAcrossTidyingMarkTheRightSubmissions() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        var q: [QueuedSubmission] = []
+        let queue = try SubmissionQueue(directory: dir.path, logger: logger)
+        for start in stride(from: 0, to: 9000, by: 500) {
+            let batch = try await withThrowingTaskGroup(of: QueuedSubmission.self) { group in
+                for i in start..<(start + 500) { group.addTask { try await queue.enqueue(metadata(i), body: body(i)) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            q += batch
+        }
+        q.sort { $0.ordinal < $1.ordinal }
+        #expect(await queue.pending(limit: 10_000) == q)
+        let kept = q.enumerated().filter { $0.offset % 97 == 0 }.map(\.element)
+        let doomed = q.enumerated().filter { $0.offset % 97 != 0 }.map(\.element)
+        for start in stride(from: 0, to: doomed.count, by: 256) {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for s in doomed[start..<min(start + 256, doomed.count)] {
+                    group.addTask { try await queue.markDelivered(ordinal: s.ordinal, response: "\(s.ordinal)") }
+                }
+                try await group.waitForAll()
+            }
+        }
+        #expect(await queue.pending(limit: 10_000) == kept)
+        #expect(await queue.state(of: doomed.last!.metadata.key) == .delivered(response: "\(doomed.last!.ordinal)"))
+        for s in kept.prefix(20) { #expect(try await queue.body(ordinal: s.ordinal).count > 0) }
+        queue.close()
+        let reopened = try SubmissionQueue(directory: dir.path, logger: logger)
+        defer { reopened.close() }
+        #expect(await reopened.pending(limit: 10_000) == kept)
+    }
+
     @Test func bodiesStayOnDiskAndTheSlotIsSmall() async throws {
         // The in-memory slot is fixed-size (the 1M-pending memory is measured in StorageBenchmark).
         let dir = try TemporaryDirectory()
