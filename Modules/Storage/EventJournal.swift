@@ -3,9 +3,16 @@ import Foundation
 /// A typed layer over `Journal`: the daemon journals its own `Codable` events (session started,
 /// answer accepted, …) and rebuilds its state on start by replaying them. Events are stored as
 /// JSON payloads under record type `EventJournal.recordType`.
+///
+/// The journal is kept small by snapshots: `compact(keeping:)` writes the events that still
+/// matter as one record (type `snapshotType`) at the start of a new segment and removes every
+/// older segment. Replay starts at the newest snapshot, so a crash before the old segments are
+/// gone changes nothing.
 public struct EventJournal<Event: Codable & Sendable>: Sendable {
     /// The record type used for events.
     public static var recordType: UInt8 { 1 }
+    /// The record type of a snapshot: a JSON array of events that replaces everything before it.
+    public static var snapshotType: UInt8 { 2 }
     /// The underlying journal.
     public let journal: Journal
 
@@ -17,15 +24,44 @@ public struct EventJournal<Event: Codable & Sendable>: Sendable {
         return try await journal.append(type: Self.recordType, payload: [UInt8](bytes))
     }
 
-    /// The events recovered when the journal was opened, in order. Throws `StorageError` with code
-    /// `.undecodableEvent` naming the sequence number when a record does not decode.
+    /// The events recovered when the journal was opened, in order: those of the newest snapshot
+    /// (each with the snapshot's sequence number), then every event appended after it. Throws
+    /// `StorageError` with code `.undecodableEvent` naming the sequence number when a record
+    /// does not decode.
     public func replay() throws -> [(sequence: UInt64, event: Event)] {
-        try journal.recovered.filter { $0.type == Self.recordType }.map { record in
-            do {
-                return (record.sequence, try JSONDecoder().decode(Event.self, from: Data(record.payload)))
-            } catch {
-                throw StorageError(code: .undecodableEvent, message: "Journal record \(record.sequence) in \(journal.directory) does not decode as \(Event.self); the event type changed incompatibly.", cause: error)
-            }
+        let records = journal.recovered
+        let snapshot = records.lastIndex { $0.type == Self.snapshotType }
+        var events: [(sequence: UInt64, event: Event)] = []
+        if let snapshot {
+            let record = records[snapshot]
+            events = try decode([Event].self, record).map { (record.sequence, $0) }
+        }
+        for record in records[(snapshot.map { $0 + 1 } ?? 0)...] where record.type == Self.recordType {
+            events.append((record.sequence, try decode(Event.self, record)))
+        }
+        return events
+    }
+
+    /// Replaces everything journaled so far with `live`: writes them as one durable snapshot
+    /// record at the start of a new segment, then removes every older segment (through the
+    /// journal's removal checkpoint). Returns how many segments were removed.
+    ///
+    /// The caller must not append while this runs: an event appended meanwhile could land before
+    /// the snapshot and be replaced by it.
+    @discardableResult
+    public func compact(keeping live: [Event]) async throws -> Int {
+        let bytes = try JSONEncoder().encode(live)
+        let location = try await journal.appendLocated(type: Self.snapshotType, payload: [UInt8](bytes), mayExceedCap: true, startsSegment: true)
+        let older = try journal.segments().map(\.name).filter { $0 < location.segment }
+        try journal.removeSegments(older)
+        return older.count
+    }
+
+    private func decode<T: Decodable>(_ type: T.Type, _ record: JournalRecord) throws -> T {
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(record.payload))
+        } catch {
+            throw StorageError(code: .undecodableEvent, message: "Journal record \(record.sequence) in \(journal.directory) does not decode as \(T.self); the event type changed incompatibly.", cause: error)
         }
     }
 }

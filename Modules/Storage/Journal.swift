@@ -137,6 +137,7 @@ public final class Journal: Sendable {
         var type: UInt8
         var payload: [UInt8]
         var mayExceedCap: Bool
+        var startsSegment: Bool
         var continuation: CheckedContinuation<JournalLocation, any Error>
     }
 
@@ -238,7 +239,9 @@ public final class Journal: Sendable {
     ///   settles earlier records, a live record carried forward by a compaction): it is written
     ///   even when it takes the journal over `JournalOptions.diskCap`, so that a full journal can
     ///   still drain.
-    public func appendLocated(type: UInt8, payload: [UInt8], mayExceedCap: Bool = false) async throws -> JournalLocation {
+    /// - Parameter startsSegment: true to write the record at the start of a new segment (unless
+    ///   the active one is still empty), so that every older segment can be removed after it.
+    public func appendLocated(type: UInt8, payload: [UInt8], mayExceedCap: Bool = false, startsSegment: Bool = false) async throws -> JournalLocation {
         guard payload.count <= options.maxPayloadSize else {
             throw StorageError(code: .recordTooLarge, message: "A record of \(payload.count) bytes exceeds the maximum of \(options.maxPayloadSize) bytes; split it.")
         }
@@ -246,7 +249,7 @@ public final class Journal: Sendable {
             let err: StorageError? = state.withLock { s in
                 if let f = s.failure { return f }
                 if s.closing { return StorageError(code: .closed, message: "The journal in \(directory) is closed; reopen it.") }
-                s.pending.append(Pending(type: type, payload: payload, mayExceedCap: mayExceedCap, continuation: cont))
+                s.pending.append(Pending(type: type, payload: payload, mayExceedCap: mayExceedCap, startsSegment: startsSegment, continuation: cont))
                 return nil
             }
             if let err { cont.resume(throwing: err) } else { wakeup.signal() }
@@ -333,50 +336,65 @@ public final class Journal: Sendable {
             batch = accepted
             if batch.isEmpty { return }
         }
-        do {
-            if segmentBytes >= options.segmentSize {
-                if unsyncedSince != nil {
-                    unsyncedSince = nil
-                    if options.fileOperations.fdatasync(segmentFD) != 0 { throw SystemCallError(call: "fdatasync", errno: errno) }
-                }
-                Glibc.close(segmentFD)
-                segmentFD = -1
-                segmentFD = try Journal.createSegment(directory: directory, firstSequence: nextSequence)
-                segmentName = Journal.segmentName(nextSequence)
-                segmentBytes = 0
-                state.withLock { [segmentName] in $0.activeSegment = segmentName }
+        // A record that starts a segment ends the run before it: each run goes to one segment.
+        var start = 0
+        while start < batch.count {
+            var end = start + 1
+            while end < batch.count && !batch[end].startsSegment { end += 1 }
+            do {
+                try writeRun(batch[start..<end], newSegment: batch[start].startsSegment, buffer: &buffer)
+            } catch {
+                failClosed(error, batch: Array(batch[start...]))
+                return
             }
-            buffer.removeAll(keepingCapacity: true)
-            var seqs: [JournalLocation] = []
-            for p in batch {
-                seqs.append(JournalLocation(sequence: nextSequence, segment: segmentName, offset: segmentBytes + buffer.count))
-                Frame.encode(type: p.type, sequence: nextSequence, payload: p.payload, into: &buffer)
-                nextSequence += 1
-            }
-            var written = 0
-            try buffer.withUnsafeBytes { raw in
-                while written < raw.count {
-                    let n = options.fileOperations.write(segmentFD, UnsafeRawBufferPointer(rebasing: raw[written...]))
-                    if n < 0 { if errno == EINTR { continue }; throw SystemCallError(call: "write", errno: errno) }
-                    written += n
-                }
-            }
-            segmentBytes += buffer.count
-            state.withLock { [count = buffer.count] in $0.diskBytes += count }
-            switch options.durability {
-            case .strict:
-                if options.fileOperations.fdatasync(segmentFD) != 0 { throw SystemCallError(call: "fdatasync", errno: errno) }
-            case .relaxed(let interval):
-                if unsyncedSince == nil { unsyncedSince = ContinuousClock.now }
-                if let since = unsyncedSince, ContinuousClock.now - since >= interval {
-                    unsyncedSince = nil
-                    if options.fileOperations.fdatasync(segmentFD) != 0 { throw SystemCallError(call: "fdatasync", errno: errno) }
-                }
-            }
-            for (p, s) in zip(batch, seqs) { p.continuation.resume(returning: s) }
-        } catch {
-            failClosed(error, batch: batch)
+            start = end
         }
+    }
+
+    /// Writes one run of records to the active segment (after starting a new one when it is full
+    /// or `newSegment` asks for it), makes it durable as the mode says, and resumes the callers.
+    private func writeRun(_ run: ArraySlice<Pending>, newSegment: Bool, buffer: inout [UInt8]) throws {
+        if segmentBytes >= options.segmentSize || (newSegment && segmentBytes > 0) {
+            if unsyncedSince != nil {
+                unsyncedSince = nil
+                if options.fileOperations.fdatasync(segmentFD) != 0 { throw SystemCallError(call: "fdatasync", errno: errno) }
+            }
+            Glibc.close(segmentFD)
+            segmentFD = -1
+            segmentFD = try Journal.createSegment(directory: directory, firstSequence: nextSequence)
+            segmentName = Journal.segmentName(nextSequence)
+            segmentBytes = 0
+            state.withLock { [segmentName] in $0.activeSegment = segmentName }
+        }
+        buffer.removeAll(keepingCapacity: true)
+        var locations: [JournalLocation] = []
+        locations.reserveCapacity(run.count)
+        for p in run {
+            locations.append(JournalLocation(sequence: nextSequence, segment: segmentName, offset: segmentBytes + buffer.count))
+            Frame.encode(type: p.type, sequence: nextSequence, payload: p.payload, into: &buffer)
+            nextSequence += 1
+        }
+        var written = 0
+        try buffer.withUnsafeBytes { raw in
+            while written < raw.count {
+                let n = options.fileOperations.write(segmentFD, UnsafeRawBufferPointer(rebasing: raw[written...]))
+                if n < 0 { if errno == EINTR { continue }; throw SystemCallError(call: "write", errno: errno) }
+                written += n
+            }
+        }
+        segmentBytes += buffer.count
+        state.withLock { [count = buffer.count] in $0.diskBytes += count }
+        switch options.durability {
+        case .strict:
+            if options.fileOperations.fdatasync(segmentFD) != 0 { throw SystemCallError(call: "fdatasync", errno: errno) }
+        case .relaxed(let interval):
+            if unsyncedSince == nil { unsyncedSince = ContinuousClock.now }
+            if let since = unsyncedSince, ContinuousClock.now - since >= interval {
+                unsyncedSince = nil
+                if options.fileOperations.fdatasync(segmentFD) != 0 { throw SystemCallError(call: "fdatasync", errno: errno) }
+            }
+        }
+        for (p, location) in zip(run, locations) { p.continuation.resume(returning: location) }
     }
 
     /// Stops accepting for good: `batch` and everything pending or later fail with `.failedClosed`.

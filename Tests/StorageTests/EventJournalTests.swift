@@ -43,3 +43,49 @@ enum TestEvent: Codable, Sendable, Equatable {
     #expect(error?.code == .undecodableEvent)
     #expect(error?.message.contains("record 1") == true)
 }
+
+@Test func aSnapshotReplacesWhatCameBeforeAndRemovesOldSegments() async throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let a = UUID(), b = UUID()
+    var options = JournalOptions()
+    options.segmentSize = 256
+    let journal = try Journal(directory: dir.path, options: options, logger: Logger(label: "t"))
+    let log = EventJournal<TestEvent>(journal: journal)
+    for i in 0..<20 { _ = try await log.append(.answerAccepted(session: a, question: "q\(i)", value: String(repeating: "x", count: 30))) }
+    _ = try await log.append(.sessionStarted(id: b, stage: "common"))
+    let before = try journal.segments()
+    #expect(before.count > 2)
+    let kept: [TestEvent] = [.sessionStarted(id: b, stage: "common")]
+    let removed = try await log.compact(keeping: kept)
+    #expect(removed == before.count, "every segment before the snapshot's is removed")
+    _ = try await log.append(.stageCompleted(session: b))
+    #expect(try journal.segments().count == 1)
+    journal.close()
+    let reopened = try Journal(directory: dir.path, options: options, logger: Logger(label: "t"))
+    defer { reopened.close() }
+    let replayed = try EventJournal<TestEvent>(journal: reopened).replay()
+    #expect(replayed.map(\.event) == kept + [.stageCompleted(session: b)])
+}
+
+@Test func replayStartsAtTheSnapshotEvenWhenOldSegmentsSurviveACrash() async throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let a = UUID()
+    let journal = try Journal(directory: dir.path, logger: Logger(label: "t"))
+    let log = EventJournal<TestEvent>(journal: journal)
+    _ = try await log.append(.sessionStarted(id: a, stage: "common"))
+    _ = try await log.append(.answerAccepted(session: a, question: "q", value: "1"))
+    let old = try journal.segments().map(\.name)
+    var copies: [String: Data] = [:]
+    for name in old { copies[name] = try Data(contentsOf: dir.appending(name)) }
+    try await log.compact(keeping: [.sessionStarted(id: a, stage: "1")])
+    _ = try await log.append(.stageCompleted(session: a))
+    journal.close()
+    for (name, data) in copies { try data.write(to: dir.appending(name)) }
+    let reopened = try Journal(directory: dir.path, logger: Logger(label: "t"))
+    defer { reopened.close() }
+    #expect(reopened.recovered.count == 4, "the old segment is back")
+    let replayed = try EventJournal<TestEvent>(journal: reopened).replay()
+    #expect(replayed.map(\.event) == [.sessionStarted(id: a, stage: "1"), .stageCompleted(session: a)])
+}
