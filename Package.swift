@@ -91,6 +91,7 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Modules/SurveyDaemon",
@@ -144,12 +145,20 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
             path: "Tests/Benchmarks/NetworkingBenchmark",
+            exclude: ["RESULTS.md"],
+            swiftSettings: swiftSettings
+        ),
+        .target(name: "BenchmarkSupport", path: "Tests/Benchmarks/BenchmarkSupport", swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "StorageBenchmark",
+            dependencies: ["BenchmarkSupport", "Storage", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/Benchmarks/StorageBenchmark",
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "DaemonBenchmark",
             dependencies: [
-                "ControlAPI", "Entities", "MockServer", "Storage",
+                "BenchmarkSupport", "ControlAPI", "Entities", "MockServer", "Storage",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "Logging", package: "swift-log"),

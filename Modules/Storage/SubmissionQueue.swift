@@ -258,6 +258,13 @@ public actor SubmissionQueue {
         return nil
     }
 
+    /// The definition hashes that pending and dead submissions refer to (to keep them cached).
+    public func definitionHashes() -> Set<String> {
+        var used = Set<UInt32>()
+        for index in head..<slots.count where slots[index].state != .removed { used.insert(slots[index].meta) }
+        return Set(used.map { metas[Int($0)].definitionHash })
+    }
+
     public func counts() -> SubmissionQueueCounts {
         var oldest: Date?
         var index = head

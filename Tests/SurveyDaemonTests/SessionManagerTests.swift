@@ -15,11 +15,17 @@ final class MemoryJournal: SessionJournal {
     struct Failure: Error, CustomStringConvertible { var description: String { "disk on fire" } }
 
     func append(_ new: [SessionEvent]) async throws {
+        await Task.yield()  // a real journal suspends here: let other requests interleave
         if failing.withLock({ $0 }) { throw Failure() }
         events.withLock { $0 += new }
     }
 
     func replay() async throws -> [SessionEvent] { events.withLock { $0 } }
+
+    func compact(keeping sessions: [[SessionEvent]]) async throws {
+        if failing.withLock({ $0 }) { throw Failure() }
+        events.withLock { $0 = sessions.flatMap { $0 } }
+    }
 }
 
 /// Questionnaires from `mock/questions/`, hashed by stage and language.
@@ -45,12 +51,14 @@ struct FixtureDefinitions: DefinitionSource {
 /// A queue that records submissions; `deliver` decides what the "worker" reports at once.
 final class RecordingQueue: SubmissionSink {
     let submissions = Mutex<[SubmissionRequest]>([])
+    let failing = Mutex(false)
     let states = Mutex<[UUID: DeliveryState]>([:])
     let onEnqueue = Mutex<(@Sendable (SubmissionRequest) -> Void)?>(nil)
     /// Runs inside `state(of:)` before it answers, to let a delivery finish mid-lookup.
     let duringStateLookup = Mutex<(@Sendable (UUID) async -> Void)?>(nil)
 
     func enqueue(_ submission: SubmissionRequest) async throws {
+        if failing.withLock({ $0 }) { throw MemoryJournal.Failure() }
         let isNew = submissions.withLock { list in
             if list.contains(where: { $0.idempotencyKey == submission.idempotencyKey }) { return false }
             list.append(submission)
@@ -273,5 +281,106 @@ final class TestClock: Sendable {
             #expect(error.status == 503)
             #expect(error.code == "definition_unavailable")
         }
+    }
+
+    @Test func aStageWhoseQueueingFailedIsQueuedAgainByHousekeeping() async throws {
+        let m = manager(deliveryWait: .seconds(5))
+        _ = try await m.start(StartSessionRequest())
+        for words in [["Kim"], ["kim.cs@gmail.com"], ["kim.cs@gmail.com"], ["30"]] { _ = try await m.answer(AnswerRequest(values: words)) }
+        queue.failing.withLock { $0 = true }
+        do throws(ControlError) {
+            _ = try await m.answer(AnswerRequest(values: ["5"]))
+            Issue.record("the stage was reported queued while the queue fails")
+        } catch {
+            #expect(error.code == "queue_failed" && error.status == 503)
+        }
+        #expect(await m.settleCompletedStages() == 0, "still failing: nothing queued")
+        #expect(queue.submissions.withLock { $0.isEmpty })
+        queue.failing.withLock { $0 = false }
+        deliverImmediately(to: m) { _ in "1" }
+        #expect(await m.settleCompletedStages() == 1)
+        let key = try #require(journal.events.withLock { events in
+            events.compactMap { if case .stageCompleted(_, _, let key, _) = $0 { key } else { nil } }.last
+        })
+        #expect(queue.submissions.withLock { $0.map(\.idempotencyKey) } == [key], "queued under the key the journal recorded")
+        // The delivery moves the session on to the stage the server named.
+        var stage = ""
+        for _ in 0..<200 where stage != "1" {
+            try await Task.sleep(for: .milliseconds(10))
+            stage = await m.openSessions().first?.stage ?? ""
+        }
+        #expect(stage == "1")
+        #expect(await m.settleCompletedStages() == 0, "queued once")
+    }
+
+    @Test func compactionRetiresSessionsClosedLongAgoAndARestartSeesTheSame() async throws {
+        let m = manager(deliveryWait: .seconds(5))
+        // B ends with thanks; A ends queued (nothing delivers it); C is half-way.
+        deliverImmediately(to: m) { _ in nil }
+        let b = try await m.start(StartSessionRequest())
+        _ = try await answerCommon(m)
+        #expect(try await m.view(id: b.id).outcome == "thanks")
+        queue.onEnqueue.withLock { $0 = nil }
+        let a = try await m.start(StartSessionRequest())
+        for words in [["Lee"], ["lee@gmail.com"], ["lee@gmail.com"], ["40"], ["2"]] {
+            _ = try await m.answer(AnswerRequest(session: a.id, values: words))
+        }
+        clock.advance(2 * 86_400)
+        let c = try await m.start(StartSessionRequest(lang: "ko"))
+        _ = try await m.answer(AnswerRequest(session: c.id, values: ["김철수"]))
+        let aOutcome = try await m.view(id: a.id).outcome
+        #expect(aOutcome == "queued" || aOutcome == nil)
+
+        let result = try await m.compactJournal(retention: .seconds(86_400))
+        #expect(result.retired == 1 && result.kept == 2)
+        #expect(journal.events.withLock { $0.allSatisfy { $0.session != UUID(uuidString: b.id) } }, "B's events are gone from the journal")
+        await #expect(throws: ControlError.self) { try await m.view(id: b.id) }
+        #expect(try await m.view(id: c.id).question?.name == "email")
+
+        // A restart from the compacted journal rebuilds the same sessions.
+        let restarted = manager()
+        try await restarted.restore()
+        #expect(await restarted.restoreProblems.isEmpty)
+        #expect(try await restarted.view(id: c.id) == (try await m.view(id: c.id)))
+        #expect(try await restarted.view(id: a.id) == (try await m.view(id: a.id)))
+        #expect(await restarted.definitionHashesInUse() == ["common.en", "common.ko"])
+        // Nothing to retire: the journal is left alone.
+        let before = journal.events.withLock { $0 }
+        #expect(try await restarted.compactJournal(retention: .seconds(86_400)).retired == 0)
+        #expect(journal.events.withLock { $0 } == before)
+        // Once A's upload is settled it can go too.
+        if aOutcome == "queued" {
+            let key = try #require(queue.submissions.withLock { $0.last?.idempotencyKey })
+            queue.states.withLock { $0[key] = .delivered(nextTypeId: nil) }
+            clock.advance(2 * 86_400)
+            #expect(try await restarted.compactJournal(retention: .seconds(86_400)).retired == 1)
+        }
+    }
+
+    @Test func answersDuringCompactionsAreKept() async throws {
+        let m = manager(deliveryWait: .milliseconds(20))
+        let finished = try await m.start(StartSessionRequest())
+        _ = try await m.answer(AnswerRequest(session: finished.id, values: ["Kim"]))
+        clock.advance(601)
+        #expect(await m.closeIdleSessions() == 1)
+        clock.advance(1)
+        var ids: [String] = []
+        for i in 0..<6 { ids.append(try await m.start(StartSessionRequest(lang: i % 2 == 0 ? "en" : "ko")).id) }
+        let steps = [["Park"], ["park@gmail.com"], ["park@gmail.com"]]
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for id in ids {
+                group.addTask { for words in steps { _ = try await m.answer(AnswerRequest(session: id, values: words)) } }
+            }
+            group.addTask { for _ in 0..<5 { _ = try await m.compactJournal(retention: .seconds(0)); await Task.yield() } }
+            try await group.waitForAll()
+        }
+        let restarted = manager()
+        try await restarted.restore()
+        for id in ids {
+            let live = try await m.view(id: id)
+            #expect(live.question?.name == "age")
+            #expect(try await restarted.view(id: id) == live)
+        }
+        await #expect(throws: ControlError.self) { try await restarted.view(id: finished.id) }
     }
 }

@@ -29,6 +29,7 @@ public final class Daemon: Sendable {
     public let monitor: ConnectivityMonitor
     public let backend: DaemonBackend
     let sessionJournal: Journal
+    let cache: DefinitionCache
     let httpClient: HTTPClient
     let control: ControlServer
     let logger: Logger
@@ -66,6 +67,7 @@ public final class Daemon: Sendable {
             throw error
         }
         let cache = try DefinitionCache(directory: state + "/definitions")
+        self.cache = cache
 
         monitor = ConnectivityMonitor(probe: probe, reuse: .milliseconds(Int64(configuration.connectivityCacheSeconds * 1000)))
         httpClient = AsyncHTTPClientTransport.makeClient(connectTimeout: .seconds(5))
@@ -99,7 +101,7 @@ public final class Daemon: Sendable {
     /// closes the journals. `onReady` is called once the control socket accepts connections.
     public func run(signals: [UnixSignal] = [.sigterm, .sigint], onReady: @escaping @Sendable () async -> Void = {}) async throws {
         let server = control
-        let housekeeping = Housekeeping(sessions: sessions, queue: queue.queue, interval: .seconds(min(30, max(1, configuration.idleSessionTimeoutSeconds / 4))), logger: logger)
+        let housekeeping = Housekeeping(sessions: sessions, queue: queue.queue, cache: cache, interval: .seconds(min(30, max(1, configuration.idleSessionTimeoutSeconds / 4))), logger: logger)
         let watcher = ConnectivityWatcher(monitor: monitor, worker: worker, queue: queue.queue, interval: .seconds(2))
         // Services shut down in reverse order: the control server stops accepting first.
         var groupConfiguration = ServiceGroupConfiguration(

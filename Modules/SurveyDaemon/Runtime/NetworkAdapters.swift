@@ -2,10 +2,12 @@ import Entities
 import Foundation
 import Logging
 import Networking
+import NIOPosix
 import Storage
 
 /// Questionnaires from the survey server (after its connectivity check), kept in the Storage
-/// definition cache; the cache answers when the server cannot.
+/// definition cache; the cache answers when the server cannot. The cache's file I/O (reads,
+/// fsync'd writes) runs on NIO's blocking thread pool, never on a Swift concurrency thread.
 public struct ServerDefinitionSource: DefinitionSource {
     let client: SurveyClient
     let cache: DefinitionCache
@@ -25,7 +27,7 @@ public struct ServerDefinitionSource: DefinitionSource {
             guard error.isTransient || error.code == .offline else {
                 throw ControlError.unavailable("definition_unavailable", "the survey server refused the questionnaire of stage \(stage) (\(language)): \(error.message)")
             }
-            guard let cached = try cache.current(typeID: stage, language: language) else {
+            guard let cached = try await NIOThreadPool.singleton.runIfActive({ [cache] in try cache.current(typeID: stage, language: language) }) else {
                 throw ControlError.unavailable("definition_unavailable", "stage \(stage) (\(language)) is not cached and the survey server cannot be reached (\(error.code.rawValue)); connect surveyd to the server once so that it can cache the questionnaire, then start again")
             }
             logger.notice("using the cached questionnaire", metadata: ["stage": "\(stage)", "lang": "\(language)", "hash": "\(cached.hash)", "reason": "\(error.code.rawValue)"])
@@ -34,12 +36,12 @@ public struct ServerDefinitionSource: DefinitionSource {
         let bytes = [UInt8](fetched)
         let definition = try Self.decode(CachedDefinition(hash: DefinitionCache.hash(bytes), bytes: bytes), stage: stage, knownAnswerNames: knownAnswerNames)
         // Cached only once it decoded: a broken definition never replaces a good one.
-        try cache.store(typeID: stage, language: language, bytes: bytes)
+        _ = try await NIOThreadPool.singleton.runIfActive { [cache] in try cache.store(typeID: stage, language: language, bytes: bytes) }
         return definition
     }
 
     public func cachedDefinition(hash: String, stage: String, knownAnswerNames: Set<String>) async throws -> LoadedDefinition? {
-        guard let cached = try cache.definition(hash: hash) else { return nil }
+        guard let cached = try await NIOThreadPool.singleton.runIfActive({ [cache] in try cache.definition(hash: hash) }) else { return nil }
         return try Self.decode(cached, stage: stage, knownAnswerNames: knownAnswerNames)
     }
 

@@ -1,31 +1,59 @@
 import Foundation
 import Logging
 import Networking
+import NIOPosix
 import ServiceLifecycle
 import Storage
 
-/// Journal housekeeping: closes idle sessions as `abandoned` and compacts the submission queue,
-/// every `interval`.
+/// Journal housekeeping, every `interval`: closes idle sessions as `abandoned`, queues again any
+/// completed stage whose queueing failed, compacts the submission queue; and every
+/// `compactionInterval`, compacts the session journal (retiring sessions closed longer than
+/// `sessionRetention`) and prunes cached definitions nothing refers to any more.
 struct Housekeeping: Service {
     let sessions: SessionManager
     let queue: SubmissionQueue
+    let cache: DefinitionCache
     let interval: Duration
+    var compactionInterval: Duration = .seconds(600)
+    var sessionRetention: Duration = .seconds(24 * 3600)
     let logger: Logger
 
     func run() async throws {
+        let clock = ContinuousClock()
+        var lastCompaction = clock.now
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {
                 try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
             } catch {
                 return
             }
-            let closed = await sessions.closeIdleSessions()
-            if closed > 0 { logger.info("idle sessions closed as abandoned", metadata: ["count": "\(closed)"]) }
-            do {
-                _ = try await queue.compact()
-            } catch {
-                logger.error("queue compaction failed; it is tried again later", metadata: ["error": "\(error)"])
-            }
+            await tick(compactSessions: clock.now - lastCompaction >= compactionInterval)
+            if clock.now - lastCompaction >= compactionInterval { lastCompaction = clock.now }
+        }
+    }
+
+    /// One round of housekeeping; each part logs its own failure and is tried again next round.
+    func tick(compactSessions: Bool) async {
+        let closed = await sessions.closeIdleSessions()
+        if closed > 0 { logger.info("idle sessions closed as abandoned", metadata: ["count": "\(closed)"]) }
+        await sessions.settleCompletedStages()
+        do {
+            _ = try await queue.compact()
+        } catch {
+            logger.error("queue compaction failed; it is tried again later", metadata: ["error": "\(error)"])
+        }
+        guard compactSessions else { return }
+        do {
+            try await sessions.compactJournal(retention: sessionRetention)
+        } catch {
+            logger.error("session journal compaction failed; it is tried again later", metadata: ["error": "\(error)"])
+        }
+        let pinned = await sessions.definitionHashesInUse().union(await queue.definitionHashes())
+        do {
+            let removed = try await NIOThreadPool.singleton.runIfActive { [cache] in try cache.prune(keeping: pinned) }
+            if !removed.isEmpty { logger.info("cached definitions pruned", metadata: ["count": "\(removed.count)"]) }
+        } catch {
+            logger.error("definition cache pruning failed; it is tried again later", metadata: ["error": "\(error)"])
         }
     }
 }

@@ -19,6 +19,11 @@ public struct StoredSessionJournal: SessionJournal {
     public func replay() async throws -> [SessionEvent] {
         try events.replay().flatMap(\.event)
     }
+
+    /// One snapshot record holding every kept session's events; older segments are removed.
+    public func compact(keeping sessions: [[SessionEvent]]) async throws {
+        try await events.compact(keeping: sessions)
+    }
 }
 
 /// Whom to wake when a submission is queued or requeued; set once the delivery worker exists.

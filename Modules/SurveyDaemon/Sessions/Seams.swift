@@ -25,8 +25,11 @@ public protocol DefinitionSource: Sendable {
 public protocol SessionJournal: Sendable {
     /// Appends events; returns only once they are durable.
     func append(_ events: [SessionEvent]) async throws
-    /// Every event journaled so far, in order.
+    /// Every event journaled so far, in order (after the newest compaction, what it kept).
     func replay() async throws -> [SessionEvent]
+    /// Replaces everything journaled with `sessions` (each one's events, in order) and frees the
+    /// space the rest took. Nothing is appended while it runs.
+    func compact(keeping sessions: [[SessionEvent]]) async throws
 }
 
 /// A finished stage to upload.

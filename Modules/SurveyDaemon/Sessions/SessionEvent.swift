@@ -17,6 +17,16 @@ public enum SessionEvent: Sendable, Hashable, Codable {
     /// A `queued` session's upload was delivered later and the server named a follow-up stage.
     case followUpNamed(session: UUID, stage: String, at: Date)
 
+    /// When it happened, for the events that record a time.
+    public var time: Date? {
+        switch self {
+        case .stageStarted(_, _, _, _, let at), .stageCompleted(_, _, _, let at), .closed(_, _, let at), .followUpNamed(_, _, let at):
+            at
+        case .answerAccepted, .answerSkipped:
+            nil
+        }
+    }
+
     /// The session the event belongs to.
     public var session: UUID {
         switch self {

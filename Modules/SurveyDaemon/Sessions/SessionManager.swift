@@ -38,6 +38,14 @@ public actor SessionManager {
     var earlyOutcomes: [UUID: DeliveryState] = [:]
     /// Problems met while rebuilding sessions, for `surveyctl status`.
     public private(set) var restoreProblems: [String] = []
+    /// The journaled events of every session in memory (and of sessions that could not be
+    /// restored), in order: what a journal compaction writes again.
+    var history: [UUID: [SessionEvent]] = [:]
+    /// Appends in progress, and whether a compaction holds the journal (appends wait for it).
+    var appending = 0
+    var compacting = false
+    var waitingAppends: [CheckedContinuation<Void, Never>] = []
+    var waitingCompaction: CheckedContinuation<Void, Never>?
 
     public init(journal: any SessionJournal, definitions: any DefinitionSource, queue: any SubmissionSink, settings: Settings, now: @escaping @Sendable () -> Date = { Date() }, logger: Logger) {
         self.journal = journal
@@ -140,7 +148,8 @@ public actor SessionManager {
         }
     }
 
-    /// Queues the completed stage and waits briefly for its delivery.
+    /// Queues the completed stage and waits briefly for its delivery. When it cannot be queued,
+    /// the session stays complete and housekeeping queues it later.
     func completeStage(_ session: inout Session, key: UUID) async throws(ControlError) {
         let submission = SubmissionRequest(
             session: session.id, stage: session.stage, language: session.language,
@@ -150,7 +159,7 @@ public actor SessionManager {
         do {
             try await queue.enqueue(submission)
         } catch {
-            throw ControlError.unavailable("queue_failed", "the answers are saved, but stage \(session.stage) could not be queued (\(error)); it is queued again when surveyd restarts. Check `surveyctl status` for the journal.")
+            throw ControlError.unavailable("queue_failed", "the answers are saved, but stage \(session.stage) could not be queued (\(error)); surveyd queues it again within a minute. Check `surveyctl status` for the queue and the journal.")
         }
         let state = await waitForDelivery(key: key, timeout: settings.deliveryWait)
         guard var current = sessions[session.id], case .awaitingDelivery(key) = current.state else { return }
@@ -222,6 +231,90 @@ public actor SessionManager {
         return closed
     }
 
+    /// Makes sure every completed stage that no request is waiting on is queued: queues it again
+    /// when the queue does not know it (queueing failed, or a crash came first), and moves the
+    /// session on when its delivery was settled meanwhile. A session that still fails is logged
+    /// and left for the next call (housekeeping calls this periodically). Returns how many
+    /// stages it queued.
+    @discardableResult
+    public func settleCompletedStages() async -> Int {
+        var queued = 0
+        for (id, session) in sessions where busy[id] == nil {
+            guard case .awaitingDelivery(let key) = session.state else { continue }
+            await lock(id)
+            defer { unlock(id) }
+            guard var current = sessions[id], case .awaitingDelivery(key) = current.state else { continue }
+            do {
+                let state = try await queue.state(of: key)
+                if state == nil {
+                    try await queue.enqueue(SubmissionRequest(
+                        session: id, stage: current.stage, language: current.language, body: current.upload.encoded(),
+                        idempotencyKey: key, definitionHash: current.definitionHash, queuedAt: now()
+                    ))
+                    queued += 1
+                    logger.info("completed stage queued", metadata: ["session": "\(id)", "stage": "\(current.stage)"])
+                } else if let state, state != .pending {
+                    try await proceed(&current, after: state)
+                }
+            } catch {
+                logger.error("a completed stage cannot be queued yet; it is tried again later", metadata: ["session": "\(id)", "stage": "\(current.stage)", "error": "\(error)"])
+            }
+        }
+        return queued
+    }
+
+    /// The definition hashes that sessions in the journal were started with: a restart needs
+    /// each of them from the cache to rebuild its session.
+    public func definitionHashesInUse() -> Set<String> {
+        var hashes = Set<String>()
+        for events in history.values {
+            for case .stageStarted(_, _, _, let hash, _) in events { hashes.insert(hash) }
+        }
+        return hashes
+    }
+
+    /// What a journal compaction did.
+    public struct JournalCompaction: Sendable, Hashable {
+        /// Sessions dropped from memory and from the journal.
+        public var retired: Int
+        /// Sessions written again into the snapshot.
+        public var kept: Int
+    }
+
+    /// Retires sessions closed more than `retention` ago (those that ended `queued` only once
+    /// their upload is no longer pending) and rewrites the session journal as one snapshot of the
+    /// rest, removing the old segments. Answers wait while it runs. Does nothing when no session
+    /// can be retired.
+    @discardableResult
+    public func compactJournal(retention: Duration) async throws -> JournalCompaction {
+        while compacting { await withCheckedContinuation { waitingAppends.append($0) } }
+        compacting = true
+        defer {
+            compacting = false
+            let waiters = waitingAppends
+            waitingAppends = []
+            for waiter in waiters { waiter.resume() }
+        }
+        if appending > 0 { await withCheckedContinuation { waitingCompaction = $0 } }
+        let cutoff = now().addingTimeInterval(-Double(retention.components.seconds))
+        var retired: Set<UUID> = []
+        for (id, session) in sessions where busy[id] == nil {
+            guard case .closed(let outcome) = session.state, session.lastActivity < cutoff else { continue }
+            if outcome == .queued, let key = session.lastCompletedKey, try await queue.state(of: key) == .pending { continue }
+            retired.insert(id)
+        }
+        guard !retired.isEmpty else { return JournalCompaction(retired: 0, kept: history.count) }
+        // Oldest first, so that a replay rebuilds sessions in the order they began.
+        let kept = history.filter { !retired.contains($0.key) }.values.sorted { ($0.first?.time ?? .distantPast) < ($1.first?.time ?? .distantPast) }
+        try await journal.compact(keeping: kept)
+        for id in retired {
+            sessions[id] = nil
+            history[id] = nil
+        }
+        logger.info("session journal compacted", metadata: ["retired": "\(retired.count)", "kept": "\(kept.count)"])
+        return JournalCompaction(retired: retired.count, kept: kept.count)
+    }
+
     func isIdle(_ session: Session) -> Bool {
         now().timeIntervalSince(session.lastActivity) > Double(settings.idleTimeout.components.seconds)
     }
@@ -231,6 +324,7 @@ public actor SessionManager {
     /// Rebuilds sessions from the journal, then makes sure every completed stage is queued.
     public func restore() async throws {
         let events = try await journal.replay()
+        for event in events { history[event.session, default: []].append(event) }
         var lost: Set<UUID> = []
         for event in events where !lost.contains(event.session) {
             do {
@@ -257,19 +351,7 @@ public actor SessionManager {
                 lost.insert(event.session)
             }
         }
-        for (id, session) in sessions {
-            guard case .awaitingDelivery(let key) = session.state else { continue }
-            let state = try await queue.state(of: key)
-            if state == nil {
-                try await queue.enqueue(SubmissionRequest(
-                    session: id, stage: session.stage, language: session.language, body: session.upload.encoded(),
-                    idempotencyKey: key, definitionHash: session.definitionHash, queuedAt: now()
-                ))
-            } else if let state, state != .pending {
-                var current = session
-                try await proceed(&current, after: state)
-            }
-        }
+        await settleCompletedStages()
         logger.info("sessions restored", metadata: ["open": "\(sessions.values.filter(\.isOpen).count)", "events": "\(events.count)", "problems": "\(restoreProblems.count)"])
     }
 
@@ -305,12 +387,22 @@ public actor SessionManager {
     }
 
     func persist(_ events: [SessionEvent]) async throws(ControlError) {
+        while compacting { await withCheckedContinuation { waitingAppends.append($0) } }
+        appending += 1
+        defer {
+            appending -= 1
+            if appending == 0, let waiter = waitingCompaction {
+                waitingCompaction = nil
+                waiter.resume()
+            }
+        }
         do {
             try await journal.append(events)
         } catch {
             logger.error("journal append failed", metadata: ["error": "\(error)"])
             throw ControlError.unavailable("journal_unavailable", "the answer could not be saved durably (\(error)), so it was not accepted; check `surveyctl status` and the state directory, then answer again")
         }
+        for event in events { history[event.session, default: []].append(event) }
     }
 
     func apply(_ event: SessionEvent, to session: inout Session) throws(ControlError) {
