@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import AsyncHTTPClient
+import BenchmarkSupport
 import ControlAPI
 import Entities
 import Foundation
@@ -41,7 +42,7 @@ struct DaemonBenchmark {
         print("# DaemonBenchmark, \(Date().formatted(.iso8601)), \(ProcessInfo.processInfo.activeProcessorCount) cores, state in \(work)\n")
 
         // The disk's serial limit: one write + fdatasync per answer-sized record.
-        let baseline = try fdatasyncLoop(path: work + "/baseline.dat", record: 256, duration: .seconds(3))
+        let baseline = try BenchmarkSupport.fdatasyncLoop(path: work + "/baseline.dat", record: 256, duration: .seconds(3))
 
         // 1. Answers through the socket.
         let mock = try await InProcessMockServer.start(configuration: MockServerConfiguration(fixtures: fixtures), logger: logger)
@@ -139,22 +140,6 @@ struct DaemonBenchmark {
         return (Double(results.0) / elapsed, Double(histogram.valueAtPercentile(50)) / 1000, Double(histogram.valueAtPercentile(99)) / 1000)
     }
 
-    static func fdatasyncLoop(path: String, record: Int, duration: Duration) throws -> Double {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0o600)
-        precondition(fd >= 0, "cannot open \(path)")
-        defer { close(fd); unlink(path) }
-        let bytes = [UInt8](repeating: 0x61, count: record)
-        let clock = ContinuousClock()
-        let start = clock.now
-        var count = 0
-        while clock.now - start < duration {
-            _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            fdatasync(fd)
-            count += 1
-        }
-        return Double(count) / (clock.now - start).seconds
-    }
-
     /// Fills a submission queue with `count` finished `common` stages, 256 at a time (group commit).
     static func fillQueue(directory: String, count: Int, logger: Logger) async throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -232,23 +217,10 @@ struct Daemon {
         throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "surveyd did not listen on \(socket) within 30 s"])
     }
 
-    func residentMegabytes() -> Double {
-        guard let text = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
-              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-              let kilobytes = Double(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
-        else { return .nan }
-        return kilobytes / 1024
-    }
+    func residentMegabytes() -> Double { BenchmarkSupport.memoryMegabytes(pid: process.processIdentifier) }
 
     func stop() {
         kill(process.processIdentifier, SIGTERM)
         process.waitUntilExit()
-    }
-}
-
-extension Duration {
-    var seconds: Double {
-        let parts = components
-        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
     }
 }

@@ -1,0 +1,221 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import BenchmarkSupport
+import Foundation
+import Logging
+import Storage
+
+/// The Storage module measured against the disk, in one run on one directory:
+/// - serial durable appends per second, beside a plain `write`+`fdatasync` loop of the same
+///   record size (goal: at least 0.9 of it);
+/// - durable appends per second with 1, 8 and 64 concurrent writers (goal at 64: at least 10
+///   times the serial rate);
+/// - the time to open a journal holding 1,000,000 records, as a bare journal and as the
+///   submission queue with 1,000,000 pending (goal: under 1.5 s), and again after all but 1,000
+///   were delivered and the queue compacted;
+/// - resident memory of a process holding the queue with 1,000,000 pending (goal: under 100 MB).
+///
+/// `swift run -c release StorageBenchmark [--dir DIR] [--records N] [--seconds S]`
+///
+/// Opening is measured in a child process (this executable again, with `open DIR`), so the
+/// memory figures are those of a process that did nothing but open the queue.
+@main
+struct StorageBenchmark {
+    static let payloadSize = 100
+    static let bodySize = 200
+
+    static func main() async throws {
+        var arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.first == "open", arguments.count == 2 {
+            try await measureOpen(directory: arguments[1])
+            return
+        }
+        var directory = FileManager.default.temporaryDirectory.appendingPathComponent("svstorage-\(getpid())").path
+        var records = 1_000_000
+        var seconds = 3
+        while !arguments.isEmpty {
+            let flag = arguments.removeFirst()
+            guard let value = arguments.first else { throw BenchmarkError("\(flag) needs a value") }
+            arguments.removeFirst()
+            switch flag {
+            case "--dir": directory = value
+            case "--records": guard let n = Int(value), n >= 1000 else { throw BenchmarkError("--records needs a whole number of at least 1000, not \(value)") }; records = n
+            case "--seconds": guard let n = Int(value), n > 0 else { throw BenchmarkError("--seconds needs a whole number above 0, not \(value)") }; seconds = n
+            default: throw BenchmarkError("unknown argument \(flag); use --dir DIR, --records N, --seconds S")
+            }
+        }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var logger = Logger(label: "storage-bench")
+        logger.logLevel = .error
+        let duration = Duration.seconds(seconds)
+        print("# StorageBenchmark, \(Date().formatted(.iso8601)), \(ProcessInfo.processInfo.activeProcessorCount) cores, in \(directory)")
+        print("# records of \(payloadSize) B payload (\(payloadSize + 21) B framed); \(seconds) s per rate\n")
+
+        let baseline = try BenchmarkSupport.fdatasyncLoop(path: directory + "/baseline.dat", record: payloadSize + 21, duration: duration)
+        let serial = try await appendRate(directory: directory + "/serial", writers: 1, serialOnly: true, duration: duration, logger: logger)
+        var concurrent: [(Int, Double)] = []
+        for writers in [1, 8, 64] {
+            concurrent.append((writers, try await appendRate(directory: directory + "/writers-\(writers)", writers: writers, serialOnly: false, duration: duration, logger: logger)))
+        }
+
+        let queueDirectory = directory + "/queue"
+        let fillRate = try await fillQueue(directory: queueDirectory, count: records, logger: logger)
+        let full = try openInChild(directory: queueDirectory)
+        let kept = records / 1000
+        let (deliverRate, removed) = try await deliverAllBut(directory: queueDirectory, kept: kept, logger: logger)
+        let compacted = try openInChild(directory: queueDirectory)
+
+        print("| measure | value | baseline (same run) | ratio | goal |")
+        print("|---|---:|---:|---:|---|")
+        print("| write+fdatasync loop, \(payloadSize + 21) B | \(BenchmarkSupport.whole(baseline)) /s | | | |")
+        print("| journal, serial durable appends | \(BenchmarkSupport.whole(serial)) /s | \(BenchmarkSupport.whole(baseline)) /s | \(BenchmarkSupport.ratio(serial / baseline)) | ≥ 0.9 |")
+        for (writers, rate) in concurrent {
+            let goal = writers == 64 ? "≥ 10 × serial" : ""
+            print("| journal, \(writers) concurrent writer\(writers == 1 ? "" : "s") | \(BenchmarkSupport.whole(rate)) /s | serial \(BenchmarkSupport.whole(serial)) /s | \(BenchmarkSupport.ratio(rate / serial)) | \(goal) |")
+        }
+        print("| open: journal of \(full.records) records (\(BenchmarkSupport.whole(full.diskMB)) MB) | \(String(format: "%.3f", full.journalSeconds)) s | | | < 1.5 s |")
+        print("| open: queue with \(full.pending) pending | \(String(format: "%.3f", full.queueSeconds)) s | | | < 1.5 s |")
+        print("| RSS with \(full.pending) pending (peak while opening) | \(String(format: "%.1f", full.rssMB)) MB (\(String(format: "%.1f", full.peakMB)) MB) | empty process \(String(format: "%.1f", full.emptyMB)) MB | | < 100 MB |")
+        print("| open after delivering all but \(kept) and compacting (\(removed) segments removed): journal of \(compacted.records) records (\(BenchmarkSupport.whole(compacted.diskMB)) MB) | \(String(format: "%.3f", compacted.journalSeconds)) s | | | |")
+        print("| open after compaction: queue with \(compacted.pending) pending | \(String(format: "%.3f", compacted.queueSeconds)) s | | | |")
+        print("| RSS after compaction with \(compacted.pending) pending | \(String(format: "%.1f", compacted.rssMB)) MB | | | |")
+        print("\nFilling: \(BenchmarkSupport.whole(fillRate)) enqueues/s and \(BenchmarkSupport.whole(deliverRate)) deliveries/s recorded, with relaxed durability and 512 at a time (setup, not a goal).")
+    }
+
+    /// Durable appends per second. `serialOnly`: one caller, each append awaited before the next.
+    static func appendRate(directory: String, writers: Int, serialOnly: Bool, duration: Duration, logger: Logger) async throws -> Double {
+        let journal = try Journal(directory: directory, logger: logger)
+        defer { journal.close() }
+        let payload = [UInt8](repeating: 0x5A, count: payloadSize)
+        let clock = ContinuousClock()
+        let start = clock.now
+        let end = start.advanced(by: duration)
+        let total = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<(serialOnly ? 1 : writers) {
+                group.addTask {
+                    var count = 0
+                    while clock.now < end {
+                        _ = try await journal.append(type: 1, payload: payload)
+                        count += 1
+                    }
+                    return count
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        return Double(total) / (clock.now - start).seconds
+    }
+
+    static func relaxedQueueOptions() -> SubmissionQueueOptions {
+        var options = SubmissionQueueOptions()
+        options.journal.durability = .relaxed(syncInterval: .milliseconds(100))
+        return options
+    }
+
+    /// Queues `count` submissions with `bodySize`-byte bodies; returns enqueues per second.
+    static func fillQueue(directory: String, count: Int, logger: Logger) async throws -> Double {
+        let queue = try SubmissionQueue(directory: directory, options: relaxedQueueOptions(), logger: logger)
+        defer { queue.close() }
+        let body = [UInt8](repeating: 0x7B, count: bodySize)
+        let clock = ContinuousClock()
+        let start = clock.now
+        var done = 0
+        while done < count {
+            let batch = min(512, count - done)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for i in 0..<batch {
+                    let metadata = SubmissionMetadata(key: UUID(), stage: i % 3 == 0 ? "common" : "1", language: i % 2 == 0 ? "ko" : "en", definitionHash: "0123456789abcdef0123456789abcdef01234567", queuedAt: Date(timeIntervalSince1970: 1_800_000_000 + Double(done + i)), session: UUID())
+                    group.addTask { try await queue.enqueue(metadata, body: body) }
+                }
+                try await group.waitForAll()
+            }
+            done += batch
+        }
+        return Double(count) / (clock.now - start).seconds
+    }
+
+    /// Marks every pending submission delivered except every 1000th, then compacts. Returns
+    /// deliveries per second and how many segments the compaction removed.
+    static func deliverAllBut(directory: String, kept: Int, logger: Logger) async throws -> (Double, Int) {
+        let queue = try SubmissionQueue(directory: directory, options: relaxedQueueOptions(), logger: logger)
+        defer { queue.close() }
+        let all = await queue.pending(limit: Int.max)
+        let doomed = all.enumerated().filter { $0.offset % 1000 != 0 }.map(\.element.ordinal)
+        guard all.count - doomed.count == kept else { throw BenchmarkError("expected to keep \(kept) of \(all.count), would keep \(all.count - doomed.count)") }
+        let clock = ContinuousClock()
+        let start = clock.now
+        var index = 0
+        while index < doomed.count {
+            let slice = doomed[index..<min(index + 512, doomed.count)]
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for ordinal in slice { group.addTask { try await queue.markDelivered(ordinal: ordinal, response: nil) } }
+                try await group.waitForAll()
+            }
+            index += slice.count
+        }
+        let rate = Double(doomed.count) / (clock.now - start).seconds
+        let report = try await queue.compact()
+        return (rate, report.removedSegments.count)
+    }
+
+    struct OpenMeasure {
+        var records = 0
+        var diskMB = 0.0
+        var journalSeconds = 0.0
+        var queueSeconds = 0.0
+        var pending = 0
+        var emptyMB = 0.0
+        var rssMB = 0.0
+        var peakMB = 0.0
+    }
+
+    /// Runs `StorageBenchmark open DIR` and reads its one line of `key=value` fields.
+    static func openInChild(directory: String) throws -> OpenMeasure {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        process.arguments = ["open", directory]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw BenchmarkError("the open measurement exited \(process.terminationStatus)") }
+        var fields: [String: Double] = [:]
+        for pair in String(decoding: output, as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" }) {
+            let parts = pair.split(separator: "=")
+            if parts.count == 2, let value = Double(parts[1]) { fields[String(parts[0])] = value }
+        }
+        func field(_ name: String) throws -> Double {
+            guard let value = fields[name] else { throw BenchmarkError("the open measurement printed no \(name): \(String(decoding: output, as: UTF8.self))") }
+            return value
+        }
+        return OpenMeasure(
+            records: Int(try field("records")), diskMB: try field("diskMB"), journalSeconds: try field("journalSeconds"),
+            queueSeconds: try field("queueSeconds"), pending: Int(try field("pending")), emptyMB: try field("emptyMB"),
+            rssMB: try field("rssMB"), peakMB: try field("peakMB"))
+    }
+
+    /// Child mode: opens the bare journal (records visited, none kept), then the queue on it, and
+    /// prints the times and this process's memory with the queue open.
+    static func measureOpen(directory: String) async throws {
+        let logger = Logger(label: "storage-bench-open")
+        let emptyMB = BenchmarkSupport.memoryMegabytes()
+        let clock = ContinuousClock()
+        var start = clock.now
+        var records = 0
+        let journal = try Journal(directory: directory, logger: logger) { _, _ in records += 1 }
+        let journalSeconds = (clock.now - start).seconds
+        let diskMB = Double(journal.diskBytes) / 1_048_576
+        journal.close()
+        start = clock.now
+        let queue = try SubmissionQueue(directory: directory, logger: logger)
+        let queueSeconds = (clock.now - start).seconds
+        let pending = await queue.counts().pending
+        let rssMB = BenchmarkSupport.memoryMegabytes()
+        let peakMB = BenchmarkSupport.memoryMegabytes(field: "VmHWM")
+        queue.close()
+        print("records=\(records) diskMB=\(diskMB) journalSeconds=\(journalSeconds) queueSeconds=\(queueSeconds) pending=\(pending) emptyMB=\(emptyMB) rssMB=\(rssMB) peakMB=\(peakMB)")
+    }
+}
