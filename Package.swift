@@ -37,10 +37,12 @@ let package = Package(
         // MARK: Core modules
         .target(name: "Entities", path: "Modules/Entities", swiftSettings: swiftSettings),
         .target(name: "Validation", dependencies: ["Entities"], path: "Modules/Validation", swiftSettings: swiftSettings),
+        /// Allocator calls Glibc's Swift module does not export (malloc_trim), for Storage.
+        .target(name: "SystemMemory", path: "Modules/SystemMemory"),
         /// The append-only journal, the queue on it (issue 3).
         .target(
             name: "Storage",
-            dependencies: [.product(name: "Logging", package: "swift-log")],
+            dependencies: ["SystemMemory", .product(name: "Logging", package: "swift-log")],
             path: "Modules/Storage",
             swiftSettings: swiftSettings
         ),

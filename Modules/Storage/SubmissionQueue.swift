@@ -8,6 +8,7 @@
 
 import Foundation
 import Logging
+import SystemMemory
 
 /// What a queued submission is, without its body.
 public struct SubmissionMetadata: Sendable, Hashable {
@@ -17,6 +18,9 @@ public struct SubmissionMetadata: Sendable, Hashable {
     public var language: String
     public var definitionHash: String
     public var queuedAt: Date
+    /// The respondent session the submission came from. Stored with the body on disk, not kept in
+    /// memory: listings (`pending`, `dead`, `enqueue`'s result) carry nil; `details(ordinal:)`
+    /// reads it back.
     public var session: UUID?
 
     public init(key: UUID, stage: String, language: String, definitionHash: String, queuedAt: Date, session: UUID? = nil) {
@@ -85,11 +89,11 @@ public actor SubmissionQueue {
         var state: SlotState
     }
 
+    /// What many submissions share, interned: one table entry per (stage, language, hash).
     struct Meta: Hashable {
         var stage: String
         var language: String
         var definitionHash: String
-        var session: UUID?
     }
 
     public nonisolated let journal: Journal
@@ -121,14 +125,17 @@ public actor SubmissionQueue {
         self.options = options
         self.logger = logger
         var replay = Replay()
+        replay.remember = options.rememberedDeliveries
         journal = try Journal(directory: directory, options: options.journal, logger: logger) { record, location in
             try replay.visit(record, location)
         }
-        replay.finish(remember: options.rememberedDeliveries)
+        replay.finish()
         slots = replay.slots
+        replay.slots = []
         pendingCount = slots.lazy.filter { $0.state == .pending }.count
         deadReasons = replay.deadReasons
-        keyPrefixes = Set(slots.map { Self.prefix($0.key) })
+        keyPrefixes = Set(minimumCapacity: slots.count)
+        for slot in slots { keyPrefixes.insert(Self.prefix(slot.key)) }
         delivered = replay.delivered
         deliveredOrder = replay.deliveredOrder
         metas = replay.metas
@@ -137,6 +144,8 @@ public actor SubmissionQueue {
         segmentIndex = replay.segmentIndex
         segmentRecords = replay.segmentRecords
         nextOrdinal = replay.maxOrdinal + 1
+        // Replay allocated and freed one record at a time: give the freed heap back to the system.
+        _ = system_memory_trim()
     }
 
     /// Problems the journal found and handled on open, as lines for the operator.
@@ -161,9 +170,9 @@ public actor SubmissionQueue {
         }
         let ordinal = nextOrdinal
         nextOrdinal += 1
-        let meta = intern(Meta(stage: metadata.stage, language: metadata.language, definitionHash: metadata.definitionHash, session: metadata.session))
+        let meta = intern(Meta(stage: metadata.stage, language: metadata.language, definitionHash: metadata.definitionHash))
         var slot = Slot(ordinal: ordinal, key: metadata.key, queuedAt: metadata.queuedAt.timeIntervalSince1970, sequence: 0, offset: 0, segment: 0, meta: meta, state: .pending)
-        let payload = Codec.enqueued(slot, metas[Int(meta)], reason: nil, body: body)
+        let payload = Codec.enqueued(slot, metas[Int(meta)], session: metadata.session, reason: nil, body: body)
         let location = try await journal.appendLocated(type: RecordType.enqueued.rawValue, payload: payload)
         place(&slot, at: location)
         // Concurrent enqueues may resume out of order: keep the slots sorted by ordinal.
@@ -240,12 +249,24 @@ public actor SubmissionQueue {
     /// The body of a queued submission, read back from disk.
     public func body(ordinal: UInt64) throws -> [UInt8] {
         guard let index = position(of: ordinal) else { throw unknown(ordinal) }
-        let slot = slots[index]
+        let (record, decoded) = try storedRecord(slots[index])
+        return Array(record.payload[decoded.bodyStart...])
+    }
+
+    /// Everything stored about a pending or dead submission, `session` included, read back from disk.
+    public func details(ordinal: UInt64) throws -> SubmissionMetadata {
+        guard let index = position(of: ordinal) else { throw unknown(ordinal) }
+        var metadata = submission(index).metadata
+        metadata.session = try storedRecord(slots[index]).1.session
+        return metadata
+    }
+
+    private func storedRecord(_ slot: Slot) throws -> (JournalRecord, Codec.Enqueued) {
         let record = try journal.read(at: JournalLocation(sequence: slot.sequence, segment: segmentNames[Int(slot.segment)], offset: Int(slot.offset)))
         guard let decoded = Codec.decodeEnqueued(record.payload) else {
             throw StorageError(code: .undecodableRecord, message: "Queue record \(record.sequence) in \(journal.directory) does not decode; the queue file is damaged.")
         }
-        return Array(record.payload[decoded.bodyStart...])
+        return (record, decoded)
     }
 
     /// Where the submission with this key stands; nil when it is not known (never queued, or
@@ -307,10 +328,10 @@ public actor SubmissionQueue {
         }
         guard !doomed.isEmpty else { return CompactionReport(removedSegments: [], carriedRecords: 0) }
         for index in carry.sorted() {
-            let body = try body(ordinal: slots[index].ordinal)
+            let (record, decoded) = try storedRecord(slots[index])
             let slot = slots[index]
             let reason = slot.state == .dead ? deadReasons[slot.ordinal] ?? "" : nil
-            let payload = Codec.enqueued(slot, metas[Int(slot.meta)], reason: reason, body: body)
+            let payload = Codec.enqueued(slot, metas[Int(slot.meta)], session: decoded.session, reason: reason, body: Array(record.payload[decoded.bodyStart...]))
             let location = try await journal.appendLocated(type: RecordType.enqueued.rawValue, payload: payload, mayExceedCap: true)
             place(&slots[index], at: location)
         }
@@ -326,7 +347,7 @@ public actor SubmissionQueue {
         let meta = metas[Int(slot.meta)]
         return QueuedSubmission(ordinal: slot.ordinal, metadata: SubmissionMetadata(
             key: slot.key, stage: meta.stage, language: meta.language, definitionHash: meta.definitionHash,
-            queuedAt: Date(timeIntervalSince1970: slot.queuedAt), session: meta.session))
+            queuedAt: Date(timeIntervalSince1970: slot.queuedAt), session: nil))
     }
 
     private func position(of ordinal: UInt64) -> Int? {
@@ -451,8 +472,13 @@ public actor SubmissionQueue {
 
     /// Rebuilds the in-memory queue from the records, in file order.
     struct Replay {
+        /// Slots in file order, each ordinal above the one before (found by binary search).
         var slots: [Slot] = []
-        var byOrdinal: [UInt64: Int] = [:]
+        /// Slots whose record came after a higher ordinal: a compaction's copies, enqueues that
+        /// finished out of order. Few; each wins over an entry of `slots` with its ordinal.
+        var late: [UInt64: Slot] = [:]
+        /// How many delivered keys to remember; older ones are dropped while replaying.
+        var remember = 4096
         var deadReasons: [UInt64: String] = [:]
         var delivered: [UUID: String?] = [:]
         var deliveredOrder: [UUID] = []
@@ -462,10 +488,15 @@ public actor SubmissionQueue {
         var segmentIndex: [String: UInt32] = [:]
         var segmentRecords: [Int] = []
         var maxOrdinal: UInt64 = 0
+        /// The (stage, language, hash) bytes of the last decoded record and their table index.
+        var lastMetaBytes: [UInt8] = []
+        var lastMeta: UInt32 = 0
 
         mutating func visit(_ record: JournalRecord, _ location: JournalLocation) throws {
             let segment: UInt32
-            if let known = segmentIndex[location.segment] {
+            if let last = segmentNames.last, last == location.segment {
+                segment = UInt32(segmentNames.count - 1)  // records come segment by segment
+            } else if let known = segmentIndex[location.segment] {
                 segment = known
             } else {
                 segment = UInt32(segmentNames.count)
@@ -477,52 +508,87 @@ public actor SubmissionQueue {
             let damaged = StorageError(code: .undecodableRecord, message: "Queue record \(record.sequence) in \(location.segment) does not decode; the queue was written by an incompatible version.")
             switch RecordType(rawValue: record.type) {
             case .enqueued:
-                guard let e = Codec.decodeEnqueued(record.payload) else { throw damaged }
+                guard let e = Codec.decodeEnqueued(record.payload, decodingMetaUnless: lastMetaBytes) else { throw damaged }
                 maxOrdinal = max(maxOrdinal, e.ordinal)
                 let meta: UInt32
-                if let index = metaIndex[e.meta] { meta = index } else {
-                    meta = UInt32(metas.count)
-                    metas.append(e.meta)
-                    metaIndex[e.meta] = meta
+                if let decodedMeta = e.meta {
+                    if let index = metaIndex[decodedMeta] { meta = index } else {
+                        meta = UInt32(metas.count)
+                        metas.append(decodedMeta)
+                        metaIndex[decodedMeta] = meta
+                    }
+                    lastMetaBytes = Array(record.payload[e.metaBytes])
+                    lastMeta = meta
+                } else {
+                    meta = lastMeta  // the same bytes as the previous record's: no Strings built
                 }
                 let slot = Slot(ordinal: e.ordinal, key: e.key, queuedAt: e.queuedAt, sequence: location.sequence, offset: UInt32(location.offset), segment: segment, meta: meta, state: e.deadReason == nil ? .pending : .dead)
-                if let existing = byOrdinal[e.ordinal] {
-                    slots[existing] = slot
+                if let last = slots.last, e.ordinal <= last.ordinal {
+                    late[e.ordinal] = slot
                 } else {
-                    byOrdinal[e.ordinal] = slots.count
                     slots.append(slot)
                 }
-                deadReasons[e.ordinal] = e.deadReason
+                if let reason = e.deadReason {
+                    deadReasons[e.ordinal] = reason
+                } else if !deadReasons.isEmpty {
+                    deadReasons[e.ordinal] = nil
+                }
             case .delivered, .dead, .requeued:
                 guard let m = Codec.decodeMarker(record.payload) else { throw damaged }
                 maxOrdinal = max(maxOrdinal, m.ordinal)
-                guard let index = byOrdinal[m.ordinal] else { return }
+                let state: SlotState
                 switch RecordType(rawValue: record.type) {
                 case .delivered:
-                    slots[index].state = .removed
+                    state = .removed
                     deadReasons[m.ordinal] = nil
                     delivered[m.key] = .some(m.text)
                     deliveredOrder.append(m.key)
+                    if deliveredOrder.count > remember * 2 { forgetOldDeliveries() }
                 case .dead:
-                    slots[index].state = .dead
+                    state = .dead
                     deadReasons[m.ordinal] = m.text ?? ""
                 default:
-                    slots[index].state = .pending
+                    state = .pending
                     deadReasons[m.ordinal] = nil
+                }
+                if late[m.ordinal] != nil {
+                    late[m.ordinal]?.state = state
+                } else if let index = index(of: m.ordinal) {
+                    slots[index].state = state
                 }
             case nil:
                 throw StorageError(code: .undecodableRecord, message: "Queue record \(record.sequence) in \(location.segment) has unknown type \(record.type); the queue was written by a newer version.")
             }
         }
 
-        mutating func finish(remember: Int) {
-            byOrdinal = [:]
-            slots = slots.filter { $0.state != .removed }
-            slots.sort { $0.ordinal < $1.ordinal }
-            if deliveredOrder.count > remember {
-                for old in deliveredOrder[..<(deliveredOrder.count - remember)] { delivered[old] = nil }
-                deliveredOrder.removeFirst(deliveredOrder.count - remember)
+        func index(of ordinal: UInt64) -> Int? {
+            var low = 0
+            var high = slots.count
+            while low < high {
+                let mid = (low + high) / 2
+                if slots[mid].ordinal < ordinal { low = mid + 1 } else { high = mid }
             }
+            return low < slots.count && slots[low].ordinal == ordinal ? low : nil
+        }
+
+        mutating func forgetOldDeliveries() {
+            let drop = deliveredOrder.count - remember
+            guard drop > 0 else { return }
+            for old in deliveredOrder[..<drop] { delivered[old] = nil }
+            deliveredOrder.removeFirst(drop)
+        }
+
+        /// Keeps the pending and dead slots, sorted by ordinal, in place where it can.
+        mutating func finish() {
+            if late.isEmpty {
+                slots.removeAll { $0.state == .removed }
+            } else {
+                slots.removeAll { $0.state == .removed || late[$0.ordinal] != nil }
+                slots += late.values.filter { $0.state != .removed }
+                slots.sort { $0.ordinal < $1.ordinal }
+                late = [:]
+            }
+            forgetOldDeliveries()
         }
     }
 
@@ -530,13 +596,13 @@ public actor SubmissionQueue {
 
     /// A compact binary encoding: fixed fields little-endian, strings as a 32-bit length and UTF-8.
     enum Codec {
-        static func enqueued(_ slot: Slot, _ meta: Meta, reason: String?, body: [UInt8]) -> [UInt8] {
+        static func enqueued(_ slot: Slot, _ meta: Meta, session: UUID?, reason: String?, body: [UInt8]) -> [UInt8] {
             var out: [UInt8] = []
             out.reserveCapacity(96 + meta.definitionHash.utf8.count + body.count)
             put(&out, slot.ordinal)
             put(&out, slot.key)
             put(&out, slot.queuedAt.bitPattern)
-            if let session = meta.session { out.append(1); put(&out, session) } else { out.append(0) }
+            if let session { out.append(1); put(&out, session) } else { out.append(0) }
             put(&out, meta.stage)
             put(&out, meta.language)
             put(&out, meta.definitionHash)
@@ -557,20 +623,34 @@ public actor SubmissionQueue {
             var ordinal: UInt64
             var key: UUID
             var queuedAt: Double
-            var meta: Meta
+            var session: UUID?
+            /// Nil when the meta bytes equal the ones the caller passed (it knows them already).
+            var meta: Meta?
+            var metaBytes: Range<Int>
             var deadReason: String?
             var bodyStart: Int
         }
 
-        static func decodeEnqueued(_ bytes: [UInt8]) -> Enqueued? {
+        /// Decodes an enqueued record. With `known`, the (stage, language, hash) Strings are only
+        /// built when their bytes differ from `known`.
+        static func decodeEnqueued(_ bytes: [UInt8], decodingMetaUnless known: [UInt8]? = nil) -> Enqueued? {
             var reader = Reader(bytes: bytes)
             guard let ordinal = reader.u64(), let key = reader.uuid(), let time = reader.u64(), let hasSession = reader.byte() else { return nil }
             var session: UUID?
             if hasSession == 1 { guard let s = reader.uuid() else { return nil }; session = s }
-            guard let stage = reader.string(), let language = reader.string(), let hash = reader.string(), let hasReason = reader.byte() else { return nil }
+            let metaStart = reader.offset
+            guard let stage = reader.stringRange(), let language = reader.stringRange(), let hash = reader.stringRange() else { return nil }
+            let metaBytes = metaStart..<reader.offset
+            var meta: Meta?
+            if let known, known.count == metaBytes.count, Reader.same(bytes, metaBytes, known) {
+                meta = nil
+            } else {
+                meta = Meta(stage: Reader.text(bytes, stage), language: Reader.text(bytes, language), definitionHash: Reader.text(bytes, hash))
+            }
+            guard let hasReason = reader.byte() else { return nil }
             var reason: String?
             if hasReason == 1 { guard let r = reader.string() else { return nil }; reason = r }
-            return Enqueued(ordinal: ordinal, key: key, queuedAt: Double(bitPattern: time), meta: Meta(stage: stage, language: language, definitionHash: hash, session: session), deadReason: reason, bodyStart: reader.offset)
+            return Enqueued(ordinal: ordinal, key: key, queuedAt: Double(bitPattern: time), session: session, meta: meta, metaBytes: metaBytes, deadReason: reason, bodyStart: reader.offset)
         }
 
         static func decodeMarker(_ bytes: [UInt8]) -> (ordinal: UInt64, key: UUID, text: String?)? {
@@ -617,11 +697,27 @@ public actor SubmissionQueue {
             }
 
             mutating func string() -> String? {
+                stringRange().map { Reader.text(bytes, $0) }
+            }
+
+            /// Where the next length-prefixed string's bytes lie, without building it.
+            mutating func stringRange() -> Range<Int>? {
                 guard offset + 4 <= bytes.count else { return nil }
                 let length = Int(bytes.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: UInt32.self)) })
-                guard offset + 4 + length <= bytes.count else { return nil }
+                guard length <= bytes.count - offset - 4 else { return nil }
                 defer { offset += 4 + length }
-                return String(decoding: bytes[(offset + 4)..<(offset + 4 + length)], as: UTF8.self)
+                return (offset + 4)..<(offset + 4 + length)
+            }
+
+            /// Whether `bytes[range]` equals `other` (a memcmp).
+            static func same(_ bytes: [UInt8], _ range: Range<Int>, _ other: [UInt8]) -> Bool {
+                bytes.withUnsafeBytes { a in
+                    other.withUnsafeBytes { b in memcmp(a.baseAddress! + range.lowerBound, b.baseAddress!, range.count) == 0 }
+                }
+            }
+
+            static func text(_ bytes: [UInt8], _ range: Range<Int>) -> String {
+                String(decoding: bytes[range], as: UTF8.self)
             }
         }
     }

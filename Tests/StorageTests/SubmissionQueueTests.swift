@@ -286,6 +286,32 @@ private func smallSegments(_ size: Int = 4096) -> SubmissionQueueOptions {
         #expect(await reopened.pending(limit: 10_000) == kept)
     }
 
+    @Test func theSessionStaysOnDiskAndSurvivesCarryForward() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let session = UUID()
+        var kept: QueuedSubmission?
+        do {
+            let queue = try SubmissionQueue(directory: dir.path, options: smallSegments(), logger: logger)
+            for i in 0..<200 {
+                var m = metadata(i)
+                m.session = i == 5 ? session : nil
+                let s = try await queue.enqueue(m, body: body(i))
+                #expect(s.metadata.session == nil, "listings do not carry the session")
+                if i == 5 { kept = s } else { try await queue.markDelivered(ordinal: s.ordinal, response: nil) }
+            }
+            let report = try await queue.compact()
+            #expect(report.carriedRecords == 1)
+            queue.close()
+        }
+        let queue = try SubmissionQueue(directory: dir.path, options: smallSegments(), logger: logger)
+        defer { queue.close() }
+        let ordinal = try #require(kept).ordinal
+        #expect(try await queue.details(ordinal: ordinal).session == session)
+        #expect(try await queue.details(ordinal: ordinal).stage == "common")
+        #expect(try await queue.body(ordinal: ordinal) == body(5))
+    }
+
     @Test func bodiesStayOnDiskAndTheSlotIsSmall() async throws {
         // The in-memory slot is fixed-size (the 1M-pending memory is measured in StorageBenchmark).
         let dir = try TemporaryDirectory()
