@@ -67,7 +67,7 @@ public final class Daemon: Sendable {
         }
         let cache = try DefinitionCache(directory: state + "/definitions")
 
-        monitor = ConnectivityMonitor(probe: probe, reuse: .milliseconds(Int64(configuration.connectivityCacheSeconds * 1000)))
+        monitor = ConnectivityMonitor(probe: probe, reuse: configuration.connectivityCache)
         httpClient = AsyncHTTPClientTransport.makeClient(connectTimeout: .seconds(5))
         let client = SurveyClient(
             configuration: SurveyClientConfiguration(baseURL: serverURL, userAgent: "surveyd/\(version)", tokenFile: configuration.tokenFile),
@@ -79,10 +79,10 @@ public final class Daemon: Sendable {
             journal: StoredSessionJournal(journal: sessionJournal),
             definitions: ServerDefinitionSource(client: client, cache: cache, logger: logger),
             queue: queue,
-            settings: .init(defaultLanguage: configuration.defaultLanguage, idleTimeout: .milliseconds(Int64(configuration.idleSessionTimeoutSeconds * 1000)), deliveryWait: .milliseconds(Int64(configuration.deliveryWaitSeconds * 1000))),
+            settings: .init(defaultLanguage: configuration.defaultLanguage, idleTimeout: configuration.idleSessionTimeout, deliveryWait: configuration.deliveryWait),
             logger: logger)
         self.sessions = sessions
-        let policy = RetryPolicy(base: .milliseconds(Int64(configuration.backoffBaseSeconds * 1000)), cap: .milliseconds(Int64(configuration.backoffCapSeconds * 1000)))
+        let policy = RetryPolicy(base: configuration.backoffBase, cap: configuration.backoffCap)
         worker = DeliveryWorker(
             queue: queue, uploader: ClientUploader(client: client),
             settings: .init(maxInFlight: configuration.maxInFlight, backoff: policy.backoff, offlinePause: .seconds(30)),
@@ -99,7 +99,7 @@ public final class Daemon: Sendable {
     /// closes the journals. `onReady` is called once the control socket accepts connections.
     public func run(signals: [UnixSignal] = [.sigterm, .sigint], onReady: @escaping @Sendable () async -> Void = {}) async throws {
         let server = control
-        let housekeeping = Housekeeping(sessions: sessions, queue: queue.queue, interval: .seconds(min(30, max(1, configuration.idleSessionTimeoutSeconds / 4))), logger: logger)
+        let housekeeping = Housekeeping(sessions: sessions, queue: queue.queue, interval: min(.seconds(30), max(.seconds(1), configuration.idleSessionTimeout / 4)), logger: logger)
         let watcher = ConnectivityWatcher(monitor: monitor, worker: worker, queue: queue.queue, interval: .seconds(2))
         // Services shut down in reverse order: the control server stops accepting first.
         var groupConfiguration = ServiceGroupConfiguration(
