@@ -42,7 +42,7 @@ public struct TCPConnectProbe: ConnectivityProbe {
             addresses = resolved
         }
         let bootstrap = ClientBootstrap(group: group)
-            .connectTimeout(.nanoseconds(Int64(connectTimeout.components.seconds) * 1_000_000_000 + connectTimeout.components.attoseconds / 1_000_000_000))
+            .connectTimeout(TimeAmount(saturating: connectTimeout))
         for address in Self.routed(addresses) {
             if let channel = try? await bootstrap.connect(to: address).get() {
                 try? await channel.close().get()

@@ -68,9 +68,10 @@ public final class Daemon: Sendable {
         let cache = try DefinitionCache(directory: state + "/definitions")
 
         monitor = ConnectivityMonitor(probe: probe, reuse: configuration.connectivityCache)
-        httpClient = AsyncHTTPClientTransport.makeClient(connectTimeout: .seconds(5))
+        let clientConfiguration = SurveyClientConfiguration(baseURL: serverURL, userAgent: "surveyd/\(version)", tokenFile: configuration.tokenFile)
+        httpClient = AsyncHTTPClientTransport.makeClient(for: clientConfiguration)
         let client = SurveyClient(
-            configuration: SurveyClientConfiguration(baseURL: serverURL, userAgent: "surveyd/\(version)", tokenFile: configuration.tokenFile),
+            configuration: clientConfiguration,
             transport: AsyncHTTPClientTransport(client: httpClient), connectivity: monitor, logger: logger)
         let wake = WakeHook()
         let sessionProblems = sessionJournal.recoveryReport.map { "\($0.kind.rawValue) in \(state)/sessions/\($0.segment) at byte \($0.offset); kept at \($0.keptAt)" }
