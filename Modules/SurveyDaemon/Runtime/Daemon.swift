@@ -93,7 +93,14 @@ public final class Daemon: Sendable {
         wake.set { await worker.wake() }
         backend = DaemonBackend(version: version, startedAt: Date(), sessions: sessions, worker: worker, inspector: queue, connectivity: MonitorConnectivity(monitor: monitor))
         control = ControlServer(socketPath: configuration.socketPath, socketGroup: socketGroup, maxRequestBytes: configuration.maxRequestBytes, backend: backend, logger: logger)
-        try await sessions.restore()
+        do {
+            try await sessions.restore()
+        } catch {
+            // Nothing will run: release the journals' locks and the HTTP client (which must be
+            // shut down before it is released).
+            await close()
+            throw error
+        }
     }
 
     /// Runs every service until a graceful shutdown (one of `signals`, or the group ending), then
@@ -115,15 +122,25 @@ public final class Daemon: Sendable {
         groupConfiguration.maximumGracefulShutdownDuration = Duration.seconds(10)
         groupConfiguration.maximumCancellationDuration = Duration.seconds(5)
         let group = ServiceGroup(configuration: groupConfiguration)
-        defer { close() }
-        try await group.run()
+        do {
+            try await group.run()
+        } catch {
+            await close()
+            throw error
+        }
+        await close()
     }
 
-    /// Closes the journals (after what was pending is durable) and the HTTP client.
-    func close() {
+    /// Closes the journals (after what was pending is durable) and shuts the HTTP client down
+    /// without blocking a thread of the concurrency pool.
+    func close() async {
         sessionJournal.close()
         queue.queue.close()
-        try? httpClient.syncShutdown()
+        do {
+            try await httpClient.shutdown()
+        } catch {
+            logger.warning("the HTTP client did not shut down cleanly", metadata: ["error": "\(error)"])
+        }
         logger.info("surveyd stopped; journals closed")
     }
 
