@@ -49,8 +49,10 @@ public struct ControlClient: Sendable {
             throw ControlClientError(kind: .usage, "\(socketPath) cannot be used as a socket path")
         }
         // Fail at once when nothing listens: the HTTP client would retry the connection until its timeout.
-        guard UnixSocketProbe.probe(path: socketPath) == .live else {
-            throw ControlClientError.unavailable(socketPath: socketPath, cause: nil)
+        switch UnixSocketProbe.probe(path: socketPath) {
+        case .live: break
+        case .stale: throw ControlClientError.unavailable(socketPath: socketPath, cause: nil)
+        case .unknown(let code): throw ControlClientError.unavailable(socketPath: socketPath, cause: SocketProbeFailure(errno: code))
         }
         var request = HTTPClientRequest(url: url.absoluteString)
         request.method = .init(rawValue: method)
@@ -80,6 +82,12 @@ public struct ControlClient: Sendable {
             throw ControlClientError(kind: .protocolError, "cannot read the daemon's reply (\(error)); surveyctl and surveyd may be of different versions")
         }
     }
+}
+
+/// A connect to the control socket that failed otherwise than by a refusal.
+struct SocketProbeFailure: Error, CustomStringConvertible {
+    var errno: Int32
+    var description: String { "connecting failed with \(UnixSocketProbe.describe(errno: errno))" }
 }
 
 /// Why a control request failed.

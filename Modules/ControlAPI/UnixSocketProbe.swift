@@ -6,26 +6,71 @@ import Musl
 
 /// Whether a process accepts connections on a Unix socket path.
 public enum UnixSocketProbe {
-    public enum Result: Sendable { case live, stale }
+    public enum Result: Sendable, Hashable {
+        /// A process accepted the connection.
+        case live
+        /// Nothing can be listening: the connection was refused (`ECONNREFUSED`, a socket file
+        /// left by a process that is gone) or there is no file (`ENOENT`). Safe to remove.
+        case stale
+        /// The connect failed otherwise, so whether a process serves the path is not known:
+        /// `EAGAIN` is a live process whose backlog is full (or that did not accept within the
+        /// timeout), `EACCES`/`EPERM` a socket this user may not use. Never remove such a file.
+        case unknown(errno: Int32)
+    }
 
-    /// Connects to the socket: a daemon that accepts is live; a refused connection is a stale file.
-    public static func probe(path: String) -> Result {
+    /// Connects to the socket: a daemon that accepts is live; a refused connection is a stale
+    /// file; any other failure is `unknown` with its errno.
+    /// - Parameter timeout: how long to wait for a listener whose backlog is full before giving
+    ///   up with `unknown(errno: EAGAIN)`.
+    public static func probe(path: String, timeout: Duration = .seconds(1)) -> Result {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return .stale }
+        guard fd >= 0 else { return .unknown(errno: errno) }
         defer { close(fd) }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return .stale }
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return .unknown(errno: ENAMETOOLONG) }
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
             raw.copyBytes(from: bytes)
             raw[bytes.count] = 0
         }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+        // A blocking connect to a full backlog waits up to SO_SNDTIMEO, then fails with EAGAIN.
+        let (seconds, attoseconds) = timeout.components
+        var limit = timeval(tv_sec: max(0, Int(seconds)), tv_usec: max(0, Int(attoseconds / 1_000_000_000_000)))
+        if limit.tv_sec == 0 && limit.tv_usec == 0 { limit.tv_usec = 1000 }  // 0 would mean "wait forever"
+        _ = setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        while true {
+            let result = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
             }
+            if result == 0 { return .live }
+            let code = errno
+            if code == EINTR { continue }
+            return classify(connectErrno: code)
         }
-        return result == 0 ? .live : .stale
+    }
+
+    /// What a failed `connect(2)` to a Unix socket says about the path. Only a refusal
+    /// (`ECONNREFUSED`) or a missing file (`ENOENT`) means nothing listens there.
+    public static func classify(connectErrno code: Int32) -> Result {
+        switch code {
+        case ECONNREFUSED, ENOENT: .stale
+        default: .unknown(errno: code)
+        }
+    }
+
+    /// An errno for a message: its symbolic name when it is a usual one for `connect(2)`, and its text,
+    /// e.g. `EAGAIN (Resource temporarily unavailable)`.
+    public static func describe(errno code: Int32) -> String {
+        let names: [Int32: String] = [
+            EAGAIN: "EAGAIN", EACCES: "EACCES", EPERM: "EPERM", ECONNREFUSED: "ECONNREFUSED", ENOENT: "ENOENT",
+            ETIMEDOUT: "ETIMEDOUT", EINTR: "EINTR", ENOTSOCK: "ENOTSOCK", EPROTOTYPE: "EPROTOTYPE",
+            ENAMETOOLONG: "ENAMETOOLONG", ELOOP: "ELOOP", ENOTDIR: "ENOTDIR", ENOMEM: "ENOMEM",
+            ENOBUFS: "ENOBUFS", EMFILE: "EMFILE", ENFILE: "ENFILE", EADDRNOTAVAIL: "EADDRNOTAVAIL",
+        ]
+        let text = String(cString: strerror(code))
+        return "\(names[code] ?? "errno \(code)") (\(text))"
     }
 }

@@ -231,14 +231,23 @@ struct DefinitionChecker {
             guard let (lower, upper) = bounds(target, integer: false) else {
                 return bad("[min, max] with numbers or \"-\" for no bound")
             }
+            guard lower?.isFinite ?? true, upper?.isFinite ?? true else {
+                return bad("[min, max] with finite numbers or \"-\" for no bound")
+            }
             if let lower, let upper, lower > upper { return bad("[min, max] with min <= max") }
             return .range(Bounds(lower: lower, upper: upper))
         case .minMaxLength:
             guard let (lower, upper) = bounds(target, integer: true) else {
                 return bad("[min, max] with whole numbers >= 0 or \"-\" for no bound")
             }
+            // A server may send 1e19 or "1e400": whole, but no Int holds it (Int(_:) would trap).
+            let lowerLength = lower.map { Int(exactly: $0) }
+            let upperLength = upper.map { Int(exactly: $0) }
+            if lowerLength == .some(nil) || upperLength == .some(nil) {
+                return bad("[min, max] with whole numbers from 0 to \(Int.max) or \"-\" for no bound")
+            }
             if let lower, let upper, lower > upper { return bad("[min, max] with min <= max") }
-            return .length(Bounds(lower: lower.map { Int($0) }, upper: upper.map { Int($0) }))
+            return .length(Bounds(lower: lowerLength ?? nil, upper: upperLength ?? nil))
         case .sameAS:
             switch target {
             case .string(let text) where text.hasPrefix("$"):

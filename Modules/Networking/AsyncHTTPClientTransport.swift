@@ -15,11 +15,26 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         self.maxBodyBytes = maxBodyBytes
     }
 
+    /// An `HTTPClient` for `configuration` (its `connectTimeout`) on the shared event loop group.
+    /// The read timeout is not the client's: `SurveyClient` passes it with every request.
+    public static func makeClient(for configuration: SurveyClientConfiguration) -> HTTPClient {
+        HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration(for: configuration))
+    }
+
     /// An `HTTPClient` with the given connect timeout on the shared event loop group.
     public static func makeClient(connectTimeout: Duration) -> HTTPClient {
+        HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration(connectTimeout: connectTimeout))
+    }
+
+    /// The `HTTPClient` configuration `makeClient(for:)` uses.
+    static func clientConfiguration(for configuration: SurveyClientConfiguration) -> HTTPClient.Configuration {
+        clientConfiguration(connectTimeout: configuration.connectTimeout)
+    }
+
+    static func clientConfiguration(connectTimeout: Duration) -> HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration()
-        configuration.timeout = .init(connect: .nanoseconds(Int64(connectTimeout.seconds * 1e9)))
-        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        configuration.timeout = .init(connect: TimeAmount(saturating: connectTimeout))
+        return configuration
     }
 
     public func send(_ request: TransportRequest, timeout: Duration) async throws(NetworkError) -> TransportResponse {
@@ -27,7 +42,7 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         outgoing.method = .init(rawValue: request.method)
         for (name, value) in request.headers { outgoing.headers.add(name: name, value: value) }
         if let body = request.body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
-        let amount = TimeAmount.nanoseconds(Int64(timeout.seconds * 1e9))
+        let amount = TimeAmount(saturating: timeout)
         do {
             let response = try await client.execute(outgoing, timeout: amount)
             let body = try await response.body.collect(upTo: maxBodyBytes)
@@ -38,6 +53,21 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
             throw NetworkError(.timeout, "No answer from \(request.url) within \(timeout); the server is slow or stuck. The call will be retried later; check the server if it persists.", cause: error)
         } catch {
             throw NetworkError(.connectionFailed, "Could not talk to \(request.url): \(error). The call will be retried later; check the server address and the network.", cause: error)
+        }
+    }
+}
+
+extension TimeAmount {
+    /// `duration` in nanoseconds, saturating at `Int64.min`/`Int64.max` nanoseconds (about 292
+    /// years) where converting seconds · 10⁹ to Int64 would trap.
+    init(saturating duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        let (wholeNanoseconds, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        let (total, overflowAgain) = wholeNanoseconds.addingReportingOverflow(attoseconds / 1_000_000_000)
+        if overflow || overflowAgain {
+            self = .nanoseconds(seconds < 0 ? Int64.min : Int64.max)
+        } else {
+            self = .nanoseconds(total)
         }
     }
 }

@@ -15,12 +15,27 @@ public struct TCPConnectProbe: ConnectivityProbe {
     public var port: Int
     public var connectTimeout: Duration
     let group: any EventLoopGroup
+    /// Whether the kernel has a route to an address (sends nothing); `hasRoute(to:)` unless a test injects one.
+    let routeLookup: @Sendable (SocketAddress) -> Bool
+    /// A TCP connect within the timeout, closed at once; true when it was accepted. Injected by tests.
+    let connector: (@Sendable (SocketAddress, Duration) async -> Bool)?
 
     public init(host: String, port: Int, connectTimeout: Duration = .milliseconds(500), group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
+        self.init(host: host, port: port, connectTimeout: connectTimeout, group: group, routeLookup: Self.hasRoute(to:), connector: nil)
+    }
+
+    /// With the route lookup and the connect replaced, so that tests need no network.
+    init(
+        host: String, port: Int, connectTimeout: Duration = .milliseconds(500), group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        routeLookup: @escaping @Sendable (SocketAddress) -> Bool = TCPConnectProbe.hasRoute(to:),
+        connector: (@Sendable (SocketAddress, Duration) async -> Bool)?
+    ) {
         self.host = host
         self.port = port
         self.connectTimeout = connectTimeout
         self.group = group
+        self.routeLookup = routeLookup
+        self.connector = connector
     }
 
     /// A probe for the server of `baseURL` (port 80 or 443 when the URL names none); nil without a host.
@@ -41,15 +56,18 @@ public struct TCPConnectProbe: ConnectivityProbe {
             guard let resolved = try? await NIOThreadPool.singleton.runIfActive({ Self.resolve(host, port: port) }) else { return false }
             addresses = resolved
         }
-        let bootstrap = ClientBootstrap(group: group)
-            .connectTimeout(.nanoseconds(Int64(connectTimeout.components.seconds) * 1_000_000_000 + connectTimeout.components.attoseconds / 1_000_000_000))
-        for address in Self.routed(addresses) {
-            if let channel = try? await bootstrap.connect(to: address).get() {
-                try? await channel.close().get()
-                return true
-            }
+        for address in addresses.filter(routeLookup) {
+            if await accepts(address) { return true }
         }
         return false
+    }
+
+    private func accepts(_ address: SocketAddress) async -> Bool {
+        if let connector { return await connector(address, connectTimeout) }
+        let bootstrap = ClientBootstrap(group: group).connectTimeout(TimeAmount(saturating: connectTimeout))
+        guard let channel = try? await bootstrap.connect(to: address).get() else { return false }
+        try? await channel.close().get()
+        return true
     }
 
     /// For a numeric IPv4/IPv6 address: whether the kernel has a route to it (no packet is sent).
@@ -97,7 +115,7 @@ public struct TCPConnectProbe: ConnectivityProbe {
         return result.filter { seen.insert($0).inserted }
     }
 
-    private static func hasRoute(to address: SocketAddress) -> Bool {
+    static func hasRoute(to address: SocketAddress) -> Bool {
         let fd = socket(Int32(address.protocol.rawValue), Int32(SOCK_DGRAM.rawValue), 0)
         guard fd >= 0 else { return true }
         defer { close(fd) }

@@ -60,6 +60,32 @@ public struct DaemonConfiguration: Sendable, Hashable {
     /// The submission queue's disk cap in bytes, or nil.
     public var queueDiskCapBytes: Int? { queueDiskCapMegabytes.map { $0 << 20 } }
 
+    /// The longest any seconds setting may be: one week. `check()` holds every one to it, so that
+    /// the durations below cannot overflow.
+    public static let maxSeconds: Double = 7 * 24 * 3600
+    /// The longest retry delay allowed: one day.
+    public static let maxBackoffSeconds: Double = 24 * 3600
+    /// The largest queue disk cap, in megabytes: 1 TiB.
+    public static let maxQueueDiskCapMegabytes = 1 << 20
+
+    /// `idleSessionTimeoutSeconds` as a duration (valid after `check()`).
+    public var idleSessionTimeout: Duration { Self.duration(seconds: idleSessionTimeoutSeconds) }
+    /// `deliveryWaitSeconds` as a duration (valid after `check()`).
+    public var deliveryWait: Duration { Self.duration(seconds: deliveryWaitSeconds) }
+    /// `connectivityCacheSeconds` as a duration (valid after `check()`).
+    public var connectivityCache: Duration { Self.duration(seconds: connectivityCacheSeconds) }
+    /// `backoffBaseSeconds` as a duration (valid after `check()`).
+    public var backoffBase: Duration { Self.duration(seconds: backoffBaseSeconds) }
+    /// `backoffCapSeconds` as a duration (valid after `check()`).
+    public var backoffCap: Duration { Self.duration(seconds: backoffCapSeconds) }
+
+    /// Whole milliseconds; a value `check()` would refuse (not finite, negative or over
+    /// `maxSeconds`) is clamped to 0 ... `maxSeconds` instead of trapping.
+    static func duration(seconds: Double) -> Duration {
+        let clamped = seconds.isNaN ? 0 : min(max(seconds, 0), maxSeconds)
+        return .milliseconds(Int64((clamped * 1000).rounded()))
+    }
+
     /// The settings a JSON file, the environment or flags may give; nil leaves the value as it was.
     public struct Overrides: Sendable, Hashable, Codable {
         public var serverURL: String?
@@ -151,12 +177,27 @@ public struct DaemonConfiguration: Sendable, Hashable {
 
     static func fromEnvironment(_ environment: [String: String]) throws(ConfigurationError) -> Overrides {
         var o = Overrides()
-        func number(_ name: String) throws(ConfigurationError) -> Double? {
+        func parse(_ name: String) throws(ConfigurationError) -> (text: String, value: Double)? {
             guard let text = environment[name] else { return nil }
             guard let value = Double(text) else {
                 throw ConfigurationError(source: "environment variable \(name)", "\"\(text)\" is not a number")
             }
+            return (text, value)
+        }
+        func number(_ name: String) throws(ConfigurationError) -> Double? {
+            guard let (text, value) = try parse(name) else { return nil }
+            guard value.isFinite else {
+                throw ConfigurationError(source: "environment variable \(name)", "\"\(text)\" is not a finite number")
+            }
             return value
+        }
+        func wholeNumber(_ name: String) throws(ConfigurationError) -> Int? {
+            guard let (text, value) = try parse(name) else { return nil }
+            // Int(exactly:) is nil for fractions, infinities, NaN and values no Int holds (1e20).
+            guard let whole = Int(exactly: value) else {
+                throw ConfigurationError(source: "environment variable \(name)", "\"\(text)\" is not a whole number")
+            }
+            return whole
         }
         o.serverURL = environment["SURVEYD_SERVER_URL"]
         o.defaultLanguage = environment["SURVEYD_LANG"]
@@ -173,11 +214,11 @@ public struct DaemonConfiguration: Sendable, Hashable {
         }
         o.idleSessionTimeoutSeconds = try number("SURVEYD_IDLE_TIMEOUT")
         o.deliveryWaitSeconds = try number("SURVEYD_DELIVERY_WAIT")
-        o.maxInFlight = try number("SURVEYD_MAX_IN_FLIGHT").map { Int($0) }
+        o.maxInFlight = try wholeNumber("SURVEYD_MAX_IN_FLIGHT")
         o.connectivityCacheSeconds = try number("SURVEYD_CONNECTIVITY_CACHE")
-        o.maxRequestBytes = try number("SURVEYD_MAX_REQUEST_BYTES").map { Int($0) }
+        o.maxRequestBytes = try wholeNumber("SURVEYD_MAX_REQUEST_BYTES")
         o.tokenFile = environment["SURVEYD_TOKEN_FILE"]
-        o.queueDiskCapMegabytes = try number("SURVEYD_QUEUE_DISK_CAP_MB").map { Int($0) }
+        o.queueDiskCapMegabytes = try wholeNumber("SURVEYD_QUEUE_DISK_CAP_MB")
         return o
     }
 
@@ -208,26 +249,28 @@ public struct DaemonConfiguration: Sendable, Hashable {
         guard Self.languages.contains(defaultLanguage) else {
             throw ConfigurationError(source: "defaultLanguage", "\"\(defaultLanguage)\" is not ko or en")
         }
-        guard backoffBaseSeconds > 0, backoffCapSeconds >= backoffBaseSeconds else {
-            throw ConfigurationError(source: "backoffBaseSeconds/backoffCapSeconds", "need 0 < base <= cap, got base \(backoffBaseSeconds) and cap \(backoffCapSeconds)")
+        // Comparisons are written so that NaN fails them; infinities fail the upper bounds.
+        let maxSeconds = Self.maxSeconds
+        guard backoffBaseSeconds > 0, backoffCapSeconds >= backoffBaseSeconds, backoffCapSeconds <= Self.maxBackoffSeconds else {
+            throw ConfigurationError(source: "backoffBaseSeconds/backoffCapSeconds", "need 0 < base <= cap <= \(Int(Self.maxBackoffSeconds)) (1 day), got base \(backoffBaseSeconds) and cap \(backoffCapSeconds)")
         }
-        guard idleSessionTimeoutSeconds > 0 else {
-            throw ConfigurationError(source: "idleSessionTimeoutSeconds", "must be above 0, got \(idleSessionTimeoutSeconds)")
+        guard idleSessionTimeoutSeconds > 0, idleSessionTimeoutSeconds <= maxSeconds else {
+            throw ConfigurationError(source: "idleSessionTimeoutSeconds", "must be above 0 and at most \(Int(maxSeconds)) (1 week), got \(idleSessionTimeoutSeconds)")
         }
-        guard deliveryWaitSeconds >= 0 else {
-            throw ConfigurationError(source: "deliveryWaitSeconds", "must be 0 or more, got \(deliveryWaitSeconds)")
+        guard deliveryWaitSeconds >= 0, deliveryWaitSeconds <= maxSeconds else {
+            throw ConfigurationError(source: "deliveryWaitSeconds", "must be from 0 to \(Int(maxSeconds)) (1 week), got \(deliveryWaitSeconds)")
         }
         guard (1...64).contains(maxInFlight) else {
             throw ConfigurationError(source: "maxInFlight", "must be from 1 to 64, got \(maxInFlight)")
         }
-        guard connectivityCacheSeconds >= 0 else {
-            throw ConfigurationError(source: "connectivityCacheSeconds", "must be 0 or more, got \(connectivityCacheSeconds)")
+        guard connectivityCacheSeconds >= 0, connectivityCacheSeconds <= maxSeconds else {
+            throw ConfigurationError(source: "connectivityCacheSeconds", "must be from 0 to \(Int(maxSeconds)) (1 week), got \(connectivityCacheSeconds)")
         }
         guard maxRequestBytes >= 1024 else {
             throw ConfigurationError(source: "maxRequestBytes", "must be at least 1024, got \(maxRequestBytes)")
         }
-        if let cap = queueDiskCapMegabytes, cap < 1 {
-            throw ConfigurationError(source: "queueDiskCapMegabytes", "must be at least 1 (megabyte), got \(cap); leave it out for no cap")
+        if let cap = queueDiskCapMegabytes, !(1...Self.maxQueueDiskCapMegabytes).contains(cap) {
+            throw ConfigurationError(source: "queueDiskCapMegabytes", "must be from 1 to \(Self.maxQueueDiskCapMegabytes) (megabytes), got \(cap); leave it out for no cap")
         }
         // sun_path holds 108 bytes including the terminating NUL.
         guard socketPath.utf8.count < 108 else {

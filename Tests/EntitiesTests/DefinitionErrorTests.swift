@@ -113,3 +113,51 @@ import Testing
         _ = try Pattern(parsing: source)
     }
 }
+
+/// Numeric rule targets a server may send that do not fit the model: they become located
+/// definition errors, never a trap.
+@Suite struct NumericTargetTests {
+    func errors(rule: String, target: String) -> [DefinitionError] {
+        let body = #"{"status":200,"data":{"forms":[{"name":"a","question":"?","type":"text"},{"name":"b","question":"?","type":"text","validate":[{"type":"\#(rule)","target":\#(target),"validateText":"x"}]}]}}"#
+        do throws(DefinitionErrors) {
+            _ = try Questionnaire.decode(response: Data(body.utf8), stage: "s")
+        } catch {
+            return error.errors
+        }
+        Issue.record("\(rule) \(target) decoded without errors")
+        return []
+    }
+
+    @Test(arguments: [
+        #"[0, 1e19]"#, #"[0, 9223372036854775808]"#, #"[0, "1e19"]"#, #"["1e400", "-"]"#, #"["-", "inf"]"#,
+        #"[0, "nan"]"#, #"[1e300, 1e301]"#,
+    ])
+    func lengthBoundsOutsideTheIntegersAreBadTargets(target: String) throws {
+        let e = errors(rule: "minMaxLength", target: target)
+        // A number JSON cannot hold (1e400) may already fail as malformed; either way it is reported.
+        let error = try #require(e.first)
+        #expect(e.count == 1)
+        if error.code == .badTarget {
+            #expect(error.location == DefinitionLocation(stage: "s", formIndex: 1, formName: "b", ruleIndex: 0))
+            #expect(error.message.hasPrefix("a minMaxLength rule's target must be [min, max] with whole numbers"))
+            #expect(error.description.hasPrefix(#"stage "s", forms[1] "b", validate[0]: "#))
+        } else {
+            #expect(error.code == .malformed)
+        }
+    }
+
+    @Test func lengthBoundsUpToIntMaxAreAccepted() {
+        let body = #"{"status":200,"data":{"forms":[{"name":"b","question":"?","type":"text","validate":[{"type":"minMaxLength","target":[0, 1e18]}]}]}}"#
+        #expect(throws: Never.self) { try Questionnaire.decode(response: Data(body.utf8), stage: "s") }
+    }
+
+    @Test(arguments: [#"["-inf", 5]"#, #"[0, "inf"]"#, #"["nan", 5]"#, #"[0, "1e400"]"#])
+    func rangeBoundsMustBeFinite(target: String) throws {
+        let e = errors(rule: "minMax", target: target)
+        let error = try #require(e.first)
+        #expect(e.count == 1)
+        #expect(error.code == .badTarget)
+        #expect(error.location == DefinitionLocation(stage: "s", formIndex: 1, formName: "b", ruleIndex: 0))
+        #expect(error.message.hasPrefix("a minMax rule's target must be [min, max] with finite numbers"))
+    }
+}

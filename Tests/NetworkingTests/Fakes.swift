@@ -7,13 +7,17 @@ final class FakeTransport: HTTPTransport {
     typealias Handler = @Sendable (TransportRequest) async throws(NetworkError) -> TransportResponse
     private let handler: Handler
     private let log = Mutex<[TransportRequest]>([])
+    private let timeoutLog = Mutex<[Duration]>([])
 
     init(_ handler: @escaping Handler) { self.handler = handler }
 
     var requests: [TransportRequest] { log.withLock { $0 } }
+    /// The timeout each request was sent with, in order.
+    var timeouts: [Duration] { timeoutLog.withLock { $0 } }
 
     func send(_ request: TransportRequest, timeout: Duration) async throws(NetworkError) -> TransportResponse {
         log.withLock { $0.append(request) }
+        timeoutLog.withLock { $0.append(timeout) }
         return try await handler(request)
     }
 }

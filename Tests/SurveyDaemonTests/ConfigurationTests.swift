@@ -87,4 +87,74 @@ import Testing
         flags.backoffCapSeconds = 5
         #expect(message(flags: flags)?.contains("need 0 < base <= cap") == true)
     }
+
+    func message(file: String? = nil, env: [String: String] = [:], flags: DaemonConfiguration.Overrides = .init()) -> String? {
+        do {
+            _ = try DaemonConfiguration.resolve(file: file, environment: env.merging(["HOME": "/h"]) { a, _ in a }, flags: flags, userID: 1)
+            return nil
+        } catch {
+            return error.description
+        }
+    }
+
+    @Test(arguments: ["SURVEYD_MAX_IN_FLIGHT", "SURVEYD_MAX_REQUEST_BYTES", "SURVEYD_QUEUE_DISK_CAP_MB"])
+    func wholeNumberVariablesRejectWhatIsNotAnInt(variable: String) {
+        for text in ["1e20", "-1e19", "2.5", "inf", "nan"] {
+            #expect(message(env: [variable: text]) == #"surveyd configuration: environment variable \#(variable): "\#(text)" is not a whole number"#, "\(text)")
+        }
+    }
+
+    @Test(arguments: ["SURVEYD_BACKOFF_BASE", "SURVEYD_BACKOFF_CAP", "SURVEYD_IDLE_TIMEOUT", "SURVEYD_DELIVERY_WAIT", "SURVEYD_CONNECTIVITY_CACHE"])
+    func secondsVariablesMustBeFinite(variable: String) {
+        for text in ["inf", "-inf", "nan"] {
+            #expect(message(env: [variable: text]) == #"surveyd configuration: environment variable \#(variable): "\#(text)" is not a finite number"#, "\(text)")
+        }
+    }
+
+    @Test func secondsSettingsHaveUpperBounds() throws {
+        var flags = DaemonConfiguration.Overrides()
+        flags.idleSessionTimeoutSeconds = .infinity
+        #expect(message(flags: flags) == "surveyd configuration: idleSessionTimeoutSeconds: must be above 0 and at most 604800 (1 week), got inf")
+        flags = .init()
+        flags.deliveryWaitSeconds = 1e300
+        #expect(message(flags: flags) == "surveyd configuration: deliveryWaitSeconds: must be from 0 to 604800 (1 week), got 1e+300")
+        flags = .init()
+        flags.connectivityCacheSeconds = .nan
+        #expect(message(flags: flags) == "surveyd configuration: connectivityCacheSeconds: must be from 0 to 604800 (1 week), got nan")
+        flags = .init()
+        flags.backoffCapSeconds = 1e20
+        #expect(message(flags: flags)?.hasPrefix("surveyd configuration: backoffBaseSeconds/backoffCapSeconds: need 0 < base <= cap <= 86400 (1 day)") == true)
+        flags = .init()
+        flags.backoffBaseSeconds = .nan
+        #expect(message(flags: flags)?.contains("need 0 < base <= cap") == true)
+        flags = .init()
+        flags.queueDiskCapMegabytes = Int.max
+        #expect(message(flags: flags)?.hasPrefix("surveyd configuration: queueDiskCapMegabytes: must be from 1 to 1048576") == true)
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let file = dir.appending("surveyd.json")
+        try Data(#"{"idleSessionTimeoutSeconds":1e300}"#.utf8).write(to: file)
+        #expect(message(file: file.path)?.hasPrefix("surveyd configuration: idleSessionTimeoutSeconds: must be above 0 and at most 604800") == true)
+    }
+
+    @Test func largestAcceptedSettingsBecomeDurations() throws {
+        var flags = DaemonConfiguration.Overrides()
+        flags.idleSessionTimeoutSeconds = 604_800
+        flags.deliveryWaitSeconds = 604_800
+        flags.connectivityCacheSeconds = 604_800
+        flags.backoffBaseSeconds = 86_400
+        flags.backoffCapSeconds = 86_400
+        flags.queueDiskCapMegabytes = 1 << 20
+        let c = try DaemonConfiguration.resolve(file: nil, environment: ["HOME": "/h", "SURVEYD_MAX_IN_FLIGHT": "64", "SURVEYD_MAX_REQUEST_BYTES": "1e6"], flags: flags, userID: 1)
+        #expect(c.idleSessionTimeout == .seconds(604_800))
+        #expect(c.deliveryWait == .seconds(604_800))
+        #expect(c.connectivityCache == .seconds(604_800))
+        #expect(c.backoffBase == .seconds(86_400))
+        #expect(c.backoffCap == .seconds(86_400))
+        #expect(c.queueDiskCapBytes == 1 << 40)
+        #expect(c.maxInFlight == 64)
+        #expect(c.maxRequestBytes == 1_000_000)
+        let fractional = try DaemonConfiguration.resolve(file: nil, environment: ["HOME": "/h", "SURVEYD_DELIVERY_WAIT": "0.25"], flags: .init(), userID: 1)
+        #expect(fractional.deliveryWait == .milliseconds(250))
+    }
 }

@@ -9,8 +9,11 @@ import Foundation
 /// File-system side of the control socket: its directory, a live or stale socket file, its mode.
 enum ControlSocket {
     /// Creates the directory (0700) when missing; fails when a live daemon answers on `path`;
-    /// removes a stale socket file; refuses to touch a path that is not a socket.
-    static func prepare(path: String) throws(ControlError) {
+    /// removes a stale socket file (one that refuses connections); refuses to touch a path that
+    /// is not a socket, or a socket whose probe failed otherwise (e.g. `EAGAIN` from a live daemon
+    /// with a full backlog, `EACCES`).
+    /// - Parameter probe: how the socket is probed (injected by tests).
+    static func prepare(path: String, probe: (String) -> UnixSocketProbe.Result = { UnixSocketProbe.probe(path: $0) }) throws(ControlError) {
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty, !FileManager.default.fileExists(atPath: directory) {
             do {
@@ -24,11 +27,13 @@ enum ControlSocket {
         guard (info.st_mode & S_IFMT) == S_IFSOCK else {
             throw ControlError(status: 500, code: "socket_path_taken", "\(path) exists and is not a socket; remove it or choose another --socket")
         }
-        switch UnixSocketProbe.probe(path: path) {
+        switch probe(path) {
         case .live:
             throw ControlError(status: 500, code: "already_running", "another surveyd is already serving \(path); stop it first (surveyctl --socket \(path) status shows it) or choose another --socket")
         case .stale:
             unlink(path)
+        case .unknown(let code):
+            throw ControlError(status: 500, code: "socket_unusable", "cannot tell whether a surveyd is serving \(path): connecting to it failed with \(UnixSocketProbe.describe(errno: code)), so it was left in place; if a surveyd is running (a busy one gives EAGAIN), stop it first, otherwise remove \(path) yourself or choose another --socket")
         }
     }
 

@@ -69,10 +69,11 @@ public final class Daemon: Sendable {
         let cache = try DefinitionCache(directory: state + "/definitions")
         self.cache = cache
 
-        monitor = ConnectivityMonitor(probe: probe, reuse: .milliseconds(Int64(configuration.connectivityCacheSeconds * 1000)))
-        httpClient = AsyncHTTPClientTransport.makeClient(connectTimeout: .seconds(5))
+        monitor = ConnectivityMonitor(probe: probe, reuse: configuration.connectivityCache)
+        let clientConfiguration = SurveyClientConfiguration(baseURL: serverURL, userAgent: "surveyd/\(version)", tokenFile: configuration.tokenFile)
+        httpClient = AsyncHTTPClientTransport.makeClient(for: clientConfiguration)
         let client = SurveyClient(
-            configuration: SurveyClientConfiguration(baseURL: serverURL, userAgent: "surveyd/\(version)", tokenFile: configuration.tokenFile),
+            configuration: clientConfiguration,
             transport: AsyncHTTPClientTransport(client: httpClient), connectivity: monitor, logger: logger)
         let wake = WakeHook()
         let sessionProblems = sessionJournal.recoveryReport.map { "\($0.kind.rawValue) in \(state)/sessions/\($0.segment) at byte \($0.offset); kept at \($0.keptAt)" }
@@ -81,10 +82,10 @@ public final class Daemon: Sendable {
             journal: StoredSessionJournal(journal: sessionJournal),
             definitions: ServerDefinitionSource(client: client, cache: cache, logger: logger),
             queue: queue,
-            settings: .init(defaultLanguage: configuration.defaultLanguage, idleTimeout: .milliseconds(Int64(configuration.idleSessionTimeoutSeconds * 1000)), deliveryWait: .milliseconds(Int64(configuration.deliveryWaitSeconds * 1000))),
+            settings: .init(defaultLanguage: configuration.defaultLanguage, idleTimeout: configuration.idleSessionTimeout, deliveryWait: configuration.deliveryWait),
             logger: logger)
         self.sessions = sessions
-        let policy = RetryPolicy(base: .milliseconds(Int64(configuration.backoffBaseSeconds * 1000)), cap: .milliseconds(Int64(configuration.backoffCapSeconds * 1000)))
+        let policy = RetryPolicy(base: configuration.backoffBase, cap: configuration.backoffCap)
         worker = DeliveryWorker(
             queue: queue, uploader: ClientUploader(client: client),
             settings: .init(maxInFlight: configuration.maxInFlight, backoff: policy.backoff, offlinePause: .seconds(30)),
@@ -94,14 +95,21 @@ public final class Daemon: Sendable {
         wake.set { await worker.wake() }
         backend = DaemonBackend(version: version, startedAt: Date(), sessions: sessions, worker: worker, inspector: queue, connectivity: MonitorConnectivity(monitor: monitor))
         control = ControlServer(socketPath: configuration.socketPath, socketGroup: socketGroup, maxRequestBytes: configuration.maxRequestBytes, backend: backend, logger: logger)
-        try await sessions.restore()
+        do {
+            try await sessions.restore()
+        } catch {
+            // Nothing will run: release the journals' locks and the HTTP client (which must be
+            // shut down before it is released).
+            await close()
+            throw error
+        }
     }
 
     /// Runs every service until a graceful shutdown (one of `signals`, or the group ending), then
     /// closes the journals. `onReady` is called once the control socket accepts connections.
     public func run(signals: [UnixSignal] = [.sigterm, .sigint], onReady: @escaping @Sendable () async -> Void = {}) async throws {
         let server = control
-        let housekeeping = Housekeeping(sessions: sessions, queue: queue.queue, cache: cache, interval: .seconds(min(30, max(1, configuration.idleSessionTimeoutSeconds / 4))), logger: logger)
+        let housekeeping = Housekeeping(sessions: sessions, queue: queue.queue, cache: cache, interval: min(.seconds(30), max(.seconds(1), configuration.idleSessionTimeout / 4)), logger: logger)
         let watcher = ConnectivityWatcher(monitor: monitor, worker: worker, queue: queue.queue, interval: .seconds(2))
         // Services shut down in reverse order: the control server stops accepting first.
         var groupConfiguration = ServiceGroupConfiguration(
@@ -116,15 +124,25 @@ public final class Daemon: Sendable {
         groupConfiguration.maximumGracefulShutdownDuration = Duration.seconds(10)
         groupConfiguration.maximumCancellationDuration = Duration.seconds(5)
         let group = ServiceGroup(configuration: groupConfiguration)
-        defer { close() }
-        try await group.run()
+        do {
+            try await group.run()
+        } catch {
+            await close()
+            throw error
+        }
+        await close()
     }
 
-    /// Closes the journals (after what was pending is durable) and the HTTP client.
-    func close() {
+    /// Closes the journals (after what was pending is durable) and shuts the HTTP client down
+    /// without blocking a thread of the concurrency pool.
+    func close() async {
         sessionJournal.close()
         queue.queue.close()
-        try? httpClient.syncShutdown()
+        do {
+            try await httpClient.shutdown()
+        } catch {
+            logger.warning("the HTTP client did not shut down cleanly", metadata: ["error": "\(error)"])
+        }
         logger.info("surveyd stopped; journals closed")
     }
 
