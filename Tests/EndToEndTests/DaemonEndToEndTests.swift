@@ -170,6 +170,30 @@ final class Stack: @unchecked Sendable {
         await stack.finish()
     }
 
+    /// 3b. `flush --wait` against a server answering 503 with `Retry-After: 30`: it asks for one
+    /// flush and then only watches the queue, so the server's delay holds: two attempts in all
+    /// (the one when the stage completed, the one the flush asked for), however long it waits.
+    @Test func flushWaitAsksOnceAndKeepsRetryAfter() async throws {
+        let stack = try Stack()
+        try await stack.startMock()
+        try await stack.startDaemon(environment: ["SURVEYD_BACKOFF_CAP": "600"])
+        _ = try await stack.ctl(["start", "--lang", "en"])
+        try await stack.answer(Array(Stack.common.dropLast()))
+        await stack.stopMock()
+        try await stack.startMock(["--unavailable-share", "1", "--retry-after", "30"])
+        let last = try await stack.json(["answer"] + Stack.common.last!)
+        #expect(stack.outcome(last) == "queued", "\(last)")
+        let flushed = try await stack.ctl(["flush", "--wait", "--timeout", "3"])
+        #expect(flushed.status == 75, "\(flushed.stdout) \(flushed.stderr)")
+        #expect(flushed.stderr.contains("flush: 1 pending (online)"), "\(flushed.stderr)")
+        #expect(flushed.stderr.contains("1 still pending after 3s"), "\(flushed.stderr)")
+        try await Task.sleep(for: .milliseconds(300))
+        let log = stack.daemon?.errorOutput ?? ""
+        #expect(log.components(separatedBy: "delivery failed, will retry").count - 1 == 2, "\(log)")
+        #expect(try stack.records().isEmpty)
+        await stack.finish()
+    }
+
     /// 4. A restart half-way continues the session; SIGKILL right after an acknowledged answer loses nothing.
     @Test func restartsKeepSessions() async throws {
         let stack = try Stack()
