@@ -163,6 +163,15 @@ final class Stack: @unchecked Sendable {
         #expect(flushed.status == 0, "\(flushed.stdout) \(flushed.stderr)")
         #expect(try stack.records().count == 1)
         #expect(try stack.records().first?["typeID"] as? String == "common")
+        // The stage the server named once the upload went through is shown by status.
+        var followUps: [[String: Any]] = []
+        for _ in 0..<50 where followUps.isEmpty {
+            followUps = try await stack.status()["followUps"] as? [[String: Any]] ?? []
+            if followUps.isEmpty { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(followUps.count == 1 && followUps.first?["followUp"] as? String == "1", "\(followUps)")
+        let shown = try await stack.ctl(["status"])
+        #expect(shown.stdout.contains("delivered later: the server named stage 1 next"), "\(shown.stdout)")
         let again = try await stack.ctl(["flush", "--wait", "--timeout", "5"])
         #expect(again.status == 0)
         try await Task.sleep(for: .milliseconds(300))
