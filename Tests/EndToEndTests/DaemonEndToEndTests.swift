@@ -332,4 +332,62 @@ final class Stack: @unchecked Sendable {
         #expect(listener.connections == 0 && listener.bytes.isEmpty, "\(listener.connections) connections: \(String(decoding: listener.bytes, as: UTF8.self))")
         await stack.finish()
     }
+
+    /// 7. SIGTERM starts a graceful shutdown, which waits for an upload the server never answers;
+    /// SIGINT then ends surveyd at once with exit 1 (README, surveyd exit codes).
+    @Test func aSecondSignalEndsASlowShutdown() async throws {
+        let stack = try Stack()
+        try await stack.startMock()
+        try await stack.startDaemon()
+        _ = try await stack.ctl(["start", "--lang", "en"])
+        try await stack.answer(Array(Stack.common.dropLast()))
+        await stack.stopMock()
+        try await stack.startMock(["--hang-share", "1"])
+        let last = try await stack.json(["answer"] + Stack.common.last!)
+        #expect(stack.outcome(last) == "queued", "\(last)")
+        #expect(try await stack.queue()["inFlight"] as? Int == 1)
+        let daemon = try #require(stack.daemon)
+        kill(daemon.pid, SIGTERM)
+        // The upload hangs (30 s read timeout), so the graceful shutdown cannot finish meanwhile.
+        try await Task.sleep(for: .milliseconds(500))
+        try #require(daemon.isRunning, "surveyd ended its shutdown before a second signal could be sent: \(daemon.errorOutput)")
+        kill(daemon.pid, SIGINT)
+        #expect(await daemon.waitForExit(timeout: .seconds(5)) == 1, "\(daemon.errorOutput)")
+        #expect(daemon.errorOutput.contains("surveyd: second signal, exiting now"), "\(daemon.errorOutput)")
+        await stack.finish()
+    }
+
+    /// 8. `surveyd --demo` from the repository root: the embedded mock server, a daemon on the
+    /// socket it prints, questionnaires served; SIGTERM ends it with 0.
+    @Test func demoModeFromTheRepositoryRoot() async throws {
+        let dir = try TemporaryDirectory(prefix: "demo")
+        defer { dir.remove() }
+        let surveyctl = PackagePaths.executable("surveyctl")
+        let demo = try BackgroundProcess(PackagePaths.executable("surveyd"), ["--demo", "--state-dir", dir.path], currentDirectory: PackagePaths.root, deadline: .seconds(60))
+        let line = try await demo.waitForLine(containing: "control socket:")
+        let socket = String(line.split(separator: ":", maxSplits: 1).last ?? "").trimmingCharacters(in: .whitespaces)
+        #expect(socket == dir.path + "/surveyd.sock")
+        let status = try await runProcess(surveyctl, ["status", "--socket", socket], deadline: .seconds(30))
+        #expect(status.status == 0, "\(status.stdout) \(status.stderr)")
+        #expect(status.stdout.contains("surveyd 0.") && status.stdout.contains("sessions: 0 open"), "\(status.stdout)")
+        let started = try await runProcess(surveyctl, ["start", "--lang", "en", "--socket", socket], deadline: .seconds(30))
+        #expect(started.status == 0 && started.stdout.contains("question 1 of 5"), "\(started.stdout) \(started.stderr)")
+        #expect(await demo.stop() == 0, "\(demo.errorOutput)")
+    }
+
+    /// 8b. Elsewhere without --fixtures, --demo says where to run it; with --fixtures it runs.
+    @Test func demoModeNeedsItsFixtures() async throws {
+        let dir = try TemporaryDirectory(prefix: "demo")
+        defer { dir.remove() }
+        let surveyd = PackagePaths.executable("surveyd")
+        let lost = try await runProcess(surveyd, ["--demo", "--state-dir", dir.path], currentDirectory: dir.url, deadline: .seconds(30))
+        #expect(lost.status == 1)
+        #expect(lost.stderr.contains("run surveyd --demo from the repository root or give --fixtures PATH"), "\(lost.stderr)")
+        let demo = try BackgroundProcess(surveyd, ["--demo", "--fixtures", PackagePaths.mock.path, "--state-dir", dir.path], currentDirectory: dir.url, deadline: .seconds(60))
+        let line = try await demo.waitForLine(containing: "control socket:")
+        let socket = String(line.split(separator: ":", maxSplits: 1).last ?? "").trimmingCharacters(in: .whitespaces)
+        let status = try await runProcess(PackagePaths.executable("surveyctl"), ["status", "--json", "--socket", socket], deadline: .seconds(30))
+        #expect(status.status == 0 && status.stdout.contains("\"connectivity\""), "\(status.stdout) \(status.stderr)")
+        #expect(await demo.stop() == 0, "\(demo.errorOutput)")
+    }
 }
