@@ -220,8 +220,10 @@ public struct StatusView: Sendable, Hashable, Codable {
 
 /// `POST /v1/flush`: attempt every pending submission now.
 public struct FlushRequest: Sendable, Hashable, Codable {
-    /// Wait until the queue is drained or the timeout passes.
+    /// Accepted and ignored: the daemon replies at once. To wait for the queue to drain, flush
+    /// once and watch `GET /v1/status` (``ControlClient/flushAndWait(timeout:pollInterval:progress:)``).
     public var wait: Bool
+    /// Accepted and ignored, like `wait`.
     public var timeoutSeconds: Double?
 
     public init(wait: Bool = false, timeoutSeconds: Double? = nil) {
