@@ -76,35 +76,47 @@ struct Status: AsyncParsableCommand {
 struct Flush: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Attempt every pending submission now.",
-        discussion: "Ignores backoff delays but not the connectivity check. With --wait, shows progress and exits 0 once the queue is drained, or 75 when the timeout passes first."
+        discussion: """
+            Ignores backoff delays but not the connectivity check. With --wait, asks for one flush \
+            and then watches the queue (GET /v1/status every 0.5 s) without flushing again, so a \
+            server's Retry-After is kept; each time the pending count or connectivity changes, a \
+            progress line goes to stderr. Exits 0 once the queue is drained, or 75 when the \
+            timeout passes first.
+            """
     )
+
+    /// The longest --timeout: one day.
+    static let maximumTimeout: Double = 86_400
 
     @Flag(help: "Wait until the queue is drained.")
     var wait = false
 
-    @Option(help: "With --wait, give up after this many seconds.")
+    @Option(help: "With --wait, give up after this many seconds (at most 86400).")
     var timeout: Double = 60
 
     @OptionGroup var daemon: DaemonOptions
 
     func validate() throws {
+        guard timeout.isFinite, timeout <= Self.maximumTimeout else {
+            throw ValidationError("--timeout must be a finite number of seconds, at most 86400 (one day), not \(timeout)")
+        }
         if timeout <= 0 { throw ValidationError("--timeout must be above 0 seconds") }
     }
 
     func run() async throws {
         let client = daemon.client
-        var reply = try await request { () async throws(ControlClientError) in try await client.flush(FlushRequest(wait: false)) }
+        let reply: FlushReply
         if wait {
-            let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
-            var lastPending = -1
-            while !reply.drained && ContinuousClock.now < deadline {
-                if reply.pending != lastPending && !daemon.json {
-                    print("flush: \(reply.pending) pending (\(reply.connectivity))")
-                    lastPending = reply.pending
+            var shown: (pending: Int, connectivity: String)?
+            reply = try await request { () async throws(ControlClientError) in
+                try await client.flushAndWait(timeout: .milliseconds(Int64((timeout * 1000).rounded(.up)))) { progress in
+                    guard shown.map({ $0 != (progress.pending, progress.connectivity) }) ?? true else { return }
+                    shown = (progress.pending, progress.connectivity)
+                    printError("flush: \(progress.pending) pending (\(progress.connectivity))")
                 }
-                try await Task.sleep(for: .milliseconds(200))
-                reply = try await request { () async throws(ControlClientError) in try await client.flush(FlushRequest(wait: false)) }
             }
+        } else {
+            reply = try await request { () async throws(ControlClientError) in try await client.flush(FlushRequest(wait: false)) }
         }
         daemon.output(reply) {
             ["flush: \(reply.pending) pending, \(reply.dead) dead, connectivity \(reply.connectivity)" + (reply.drained ? ", drained" : "")]

@@ -184,9 +184,16 @@ public struct StatusView: Sendable, Hashable, Codable {
     public var queue: Queue
     /// Problems found in the journal (recovered corruption, torn tails), for the operator.
     public var journalProblems: [String]
+    /// The open sessions, oldest activity first.
     public var sessions: [SessionView]
+    /// Closed sessions that ended `queued` and whose upload was delivered later with a follow-up
+    /// stage (`followUp`), newest first, at most ``StatusView/followUpLimit``.
+    public var followUps: [SessionView]
 
-    public init(version: String, startedAt: String, uptimeSeconds: Double, connectivity: Connectivity, queue: Queue, journalProblems: [String], sessions: [SessionView]) {
+    /// The most follow-ups status lists.
+    public static let followUpLimit = 20
+
+    public init(version: String, startedAt: String, uptimeSeconds: Double, connectivity: Connectivity, queue: Queue, journalProblems: [String], sessions: [SessionView], followUps: [SessionView] = []) {
         self.version = version
         self.startedAt = startedAt
         self.uptimeSeconds = uptimeSeconds
@@ -194,13 +201,29 @@ public struct StatusView: Sendable, Hashable, Codable {
         self.queue = queue
         self.journalProblems = journalProblems
         self.sessions = sessions
+        self.followUps = followUps
+    }
+
+    /// A reply without `followUps` (an older daemon) reads as none.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        version = try c.decode(String.self, forKey: .version)
+        startedAt = try c.decode(String.self, forKey: .startedAt)
+        uptimeSeconds = try c.decode(Double.self, forKey: .uptimeSeconds)
+        connectivity = try c.decode(Connectivity.self, forKey: .connectivity)
+        queue = try c.decode(Queue.self, forKey: .queue)
+        journalProblems = try c.decode([String].self, forKey: .journalProblems)
+        sessions = try c.decode([SessionView].self, forKey: .sessions)
+        followUps = try c.decodeIfPresent([SessionView].self, forKey: .followUps) ?? []
     }
 }
 
 /// `POST /v1/flush`: attempt every pending submission now.
 public struct FlushRequest: Sendable, Hashable, Codable {
-    /// Wait until the queue is drained or the timeout passes.
+    /// Accepted and ignored: the daemon replies at once. To wait for the queue to drain, flush
+    /// once and watch `GET /v1/status` (``ControlClient/flushAndWait(timeout:pollInterval:progress:)``).
     public var wait: Bool
+    /// Accepted and ignored, like `wait`.
     public var timeoutSeconds: Double?
 
     public init(wait: Bool = false, timeoutSeconds: Double? = nil) {

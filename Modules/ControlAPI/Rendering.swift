@@ -61,6 +61,11 @@ public enum Rendering {
         let open = s.sessions.filter { $0.state != "closed" }
         lines.append("sessions: \(open.count) open")
         lines += open.map { "  \($0.id)  stage \($0.stage) (\($0.lang))  \(progress($0))" }
+        let followUps = s.followUps.filter { $0.followUp != nil }
+        if !followUps.isEmpty {
+            lines.append("follow-ups: \(followUps.count) (queued sessions delivered later)")
+            lines += followUps.map { "  \($0.id)  stage \($0.stage) (\($0.lang))  closed \($0.lastActivity), delivered later: the server named stage \($0.followUp ?? "") next" }
+        }
         return lines
     }
 

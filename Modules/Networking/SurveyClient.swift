@@ -132,6 +132,10 @@ public actor SurveyClient {
         headers["User-Agent"] = configuration.userAgent
         headers["Accept"] = "application/json"
         if let token = try loadToken(reload: reloadToken) { headers["Authorization"] = "Bearer \(token)" }
+        // Every HTTP request passes here, after the connectivity check: at debug level the log
+        // shows each one (never its body), which is how the end-to-end tests see that nothing is
+        // sent while offline.
+        logger.debug("sending a request to the survey server", metadata: ["method": "\(method)", "url": "\(url)"])
         do {
             return try await transport.send(TransportRequest(method: method, url: url, headers: headers, body: body), timeout: configuration.readTimeout)
         } catch {

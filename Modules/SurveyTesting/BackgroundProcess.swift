@@ -9,10 +9,11 @@ public final class BackgroundProcess: @unchecked Sendable {
     private let stderr: LineCollector
     private let watchdog: Task<Void, Never>
 
-    /// Starts `executable`; it is killed at the latest after `deadline`.
-    public init(_ executable: URL, _ arguments: [String], environment: [String: String] = [:], deadline: Duration = .seconds(120)) throws {
+    /// Starts `executable` (in `currentDirectory` when given); it is killed at the latest after `deadline`.
+    public init(_ executable: URL, _ arguments: [String], environment: [String: String] = [:], currentDirectory: URL? = nil, deadline: Duration = .seconds(120)) throws {
         let process = Process()
         process.executableURL = executable
+        if let currentDirectory { process.currentDirectoryURL = currentDirectory }
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let out = Pipe()
@@ -38,6 +39,9 @@ public final class BackgroundProcess: @unchecked Sendable {
     }
 
     public var output: String { stdout.text }
+    /// The process id, e.g. to send it signals.
+    public var pid: Int32 { process.processIdentifier }
+    public var isRunning: Bool { process.isRunning }
     public var errorOutput: String { stderr.text }
 
     /// Waits until a line of stdout (or stderr) contains `text`; returns that line.

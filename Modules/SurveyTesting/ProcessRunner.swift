@@ -18,10 +18,12 @@ public func runProcess(
     _ arguments: [String],
     stdin: String? = nil,
     environment: [String: String]? = nil,
+    currentDirectory: URL? = nil,
     deadline: Duration = .seconds(60)
 ) async throws -> ProcessResult {
     let process = Process()
     process.executableURL = executable
+    if let currentDirectory { process.currentDirectoryURL = currentDirectory }
     process.arguments = arguments
     if let environment {
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }

@@ -82,6 +82,11 @@ final class Stack: @unchecked Sendable {
         return try text.split(separator: "\n").map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
     }
 
+    /// Upload requests the daemon logged as about to be sent (it logs them at debug level).
+    func uploadRequestsLogged() -> Int {
+        (daemon?.errorOutput ?? "").split(separator: "\n").filter { $0.contains("sending a request to the survey server") && $0.contains("/api/answers/") }.count
+    }
+
     func finish() async {
         await daemon?.stop()
         await mock?.stop()
@@ -145,28 +150,77 @@ final class Stack: @unchecked Sendable {
     @Test func outageThenFlush() async throws {
         let stack = try Stack()
         try await stack.startMock()
-        try await stack.startDaemon()
+        // At debug level the survey client logs every HTTP request it is about to send.
+        try await stack.startDaemon(["--log-level", "debug"])
         _ = try await stack.ctl(["start", "--lang", "en"])
         try await stack.answer(Array(Stack.common.dropLast()))
         await stack.stopMock()
         let last = try await stack.json(["answer"] + Stack.common.last!)
         #expect(stack.outcome(last) == "queued", "\(last)")
-        let status = try await stack.status()
+        // The stage's first upload may go out on the last online verdict (reused for
+        // connectivityCacheSeconds, 1 s): the connection is refused (the HTTP client may retry
+        // the connect for up to its 5 s connect timeout) and the daemon checks again: offline.
+        var status: [String: Any] = [:]
+        for _ in 0..<100 {
+            status = try await stack.status()
+            let queue = status["queue"] as? [String: Any]
+            if queue?["inFlight"] as? Int == 0, (status["connectivity"] as? [String: Any])?["state"] as? String == "offline" { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
         let queue = try #require(status["queue"] as? [String: Any])
-        #expect(queue["pending"] as? Int == 1)
+        #expect(queue["pending"] as? Int == 1 && queue["inFlight"] as? Int == 0, "\(queue)")
         #expect((status["connectivity"] as? [String: Any])?["state"] as? String == "offline")
-        #expect(try stack.records().isEmpty)
+        let beforeOffline = stack.uploadRequestsLogged()
+        #expect(beforeOffline <= 1, "\(stack.daemon?.errorOutput ?? "")")
         let offlineFlush = try await stack.ctl(["flush", "--wait", "--timeout", "2"])
         #expect(offlineFlush.status == 75, "\(offlineFlush.stdout) \(offlineFlush.stderr)")
+        // Once offline, the flush and the worker's own retries try the upload and send nothing.
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(stack.uploadRequestsLogged() == beforeOffline, "\(stack.daemon?.errorOutput ?? "")")
         try await stack.startMock()
         let flushed = try await stack.ctl(["flush", "--wait", "--timeout", "30"])
         #expect(flushed.status == 0, "\(flushed.stdout) \(flushed.stderr)")
         #expect(try stack.records().count == 1)
+        // The same log shows the request once the server is back: the check above can see one.
+        #expect(stack.uploadRequestsLogged() > beforeOffline, "\(stack.daemon?.errorOutput ?? "")")
         #expect(try stack.records().first?["typeID"] as? String == "common")
+        // The stage the server named once the upload went through is shown by status.
+        var followUps: [[String: Any]] = []
+        for _ in 0..<50 where followUps.isEmpty {
+            followUps = try await stack.status()["followUps"] as? [[String: Any]] ?? []
+            if followUps.isEmpty { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(followUps.count == 1 && followUps.first?["followUp"] as? String == "1", "\(followUps)")
+        let shown = try await stack.ctl(["status"])
+        #expect(shown.stdout.contains("delivered later: the server named stage 1 next"), "\(shown.stdout)")
         let again = try await stack.ctl(["flush", "--wait", "--timeout", "5"])
         #expect(again.status == 0)
         try await Task.sleep(for: .milliseconds(300))
         #expect(try stack.records().count == 1)
+        await stack.finish()
+    }
+
+    /// 3b. `flush --wait` against a server answering 503 with `Retry-After: 30`: it asks for one
+    /// flush and then only watches the queue, so the server's delay holds: two attempts in all
+    /// (the one when the stage completed, the one the flush asked for), however long it waits.
+    @Test func flushWaitAsksOnceAndKeepsRetryAfter() async throws {
+        let stack = try Stack()
+        try await stack.startMock()
+        try await stack.startDaemon(environment: ["SURVEYD_BACKOFF_CAP": "600"])
+        _ = try await stack.ctl(["start", "--lang", "en"])
+        try await stack.answer(Array(Stack.common.dropLast()))
+        await stack.stopMock()
+        try await stack.startMock(["--unavailable-share", "1", "--retry-after", "30"])
+        let last = try await stack.json(["answer"] + Stack.common.last!)
+        #expect(stack.outcome(last) == "queued", "\(last)")
+        let flushed = try await stack.ctl(["flush", "--wait", "--timeout", "3"])
+        #expect(flushed.status == 75, "\(flushed.stdout) \(flushed.stderr)")
+        #expect(flushed.stderr.contains("flush: 1 pending (online)"), "\(flushed.stderr)")
+        #expect(flushed.stderr.contains("1 still pending after 3s"), "\(flushed.stderr)")
+        try await Task.sleep(for: .milliseconds(300))
+        let log = stack.daemon?.errorOutput ?? ""
+        #expect(log.components(separatedBy: "delivery failed, will retry").count - 1 == 2, "\(log)")
+        #expect(try stack.records().isEmpty)
         await stack.finish()
     }
 
@@ -227,14 +281,113 @@ final class Stack: @unchecked Sendable {
         #expect(await sameState.waitForExit(timeout: .seconds(30)) == 1)
         #expect(sameState.errorOutput.contains("the state directory \(stack.state) is in use by another surveyd"), "\(sameState.errorOutput)")
 
-        let garbage = try await UnixHTTP.exchange(socket: stack.socket, send: Data("\u{01}\u{02}NOT HTTP AT ALL\r\n\r\n".utf8), deadline: 5)
-        #expect(String(decoding: garbage, as: UTF8.self).isEmpty || String(decoding: garbage, as: UTF8.self).contains("400"))
+        // Bytes that are not HTTP never reach a route: the HTTP layer answers 400 and closes.
+        let garbage = String(decoding: try await UnixHTTP.exchange(socket: stack.socket, send: Data("\u{01}\u{02}NOT HTTP AT ALL\r\n\r\n".utf8), deadline: 5), as: UTF8.self)
+        #expect(garbage.hasPrefix("HTTP/1.1 400"), "\(garbage)")
+        // HTTP requests the daemon can read get a 4xx with a JSON error naming the problem.
         let bad = try await UnixHTTP.request(socket: stack.socket, method: "POST", target: "/v1/answers", body: "{\"values\": 12")
-        #expect(bad.status == 400 && bad.bodyText.contains("\"error\""), "\(bad.bodyText)")
+        #expect(bad.status == 400, "\(bad.status) \(bad.bodyText)")
+        #expect(Self.errorCode(bad.body) == "body_invalid", "\(bad.bodyText)")
+        let unknown = try await UnixHTTP.request(socket: stack.socket, method: "GET", target: "/v1/nothing-here")
+        #expect(unknown.status == 404, "\(unknown.status) \(unknown.bodyText)")
+        #expect(Self.errorCode(unknown.body) == "no_such_endpoint", "\(unknown.bodyText)")
         let big = try await UnixHTTP.request(socket: stack.socket, method: "POST", target: "/v1/sessions", body: "{\"typeId\": \"" + String(repeating: "x", count: 200_000) + "\"}")
         #expect(big.status == 413)
         let status = try await stack.ctl(["status"])
         #expect(status.status == 0)
+        #expect(status.stdout.contains("queue: 0 pending"), "\(status.stdout)")
         await stack.finish()
+    }
+
+    /// The `error.code` of a control API error body, nil when the body is not one.
+    static func errorCode(_ body: Data) -> String? {
+        ((try? JSONSerialization.jsonObject(with: body)) as? [String: Any]).flatMap { $0["error"] as? [String: Any] }?["code"] as? String
+    }
+
+    /// 3c. Offline means nothing is sent, even when something would accept it: the daemon's
+    /// offline verdict is kept for an hour (SURVEYD_CONNECTIVITY_CACHE), and a plain TCP listener
+    /// takes the server's port while that verdict stands. A flush must not reach it.
+    @Test func offlineNothingReachesAListenerOnTheServersPort() async throws {
+        let stack = try Stack()
+        try await stack.startMock()
+        try await stack.startDaemon(environment: ["SURVEYD_CONNECTIVITY_CACHE": "3600"])
+        _ = try await stack.ctl(["start", "--lang", "en"])
+        try await stack.answer(Array(Stack.common.dropLast()))
+        await stack.stopMock()
+        let last = try await stack.json(["answer"] + Stack.common.last!)
+        #expect(stack.outcome(last) == "queued", "\(last)")
+        // The failed connection makes the daemon check again: offline, kept for an hour.
+        var state: String?
+        for _ in 0..<100 {
+            state = (try await stack.status()["connectivity"] as? [String: Any])?["state"] as? String
+            if state == "offline" { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        try #require(state == "offline")
+        let listener = try TCPListener(port: stack.port)
+        defer { listener.stop() }
+        let flushed = try await stack.ctl(["flush", "--wait", "--timeout", "2"])
+        #expect(flushed.status == 75, "\(flushed.stdout) \(flushed.stderr)")
+        #expect(try await stack.queue()["pending"] as? Int == 1)
+        #expect(listener.connections == 0 && listener.bytes.isEmpty, "\(listener.connections) connections: \(String(decoding: listener.bytes, as: UTF8.self))")
+        await stack.finish()
+    }
+
+    /// 7. SIGTERM starts a graceful shutdown, which waits for an upload the server never answers;
+    /// SIGINT then ends surveyd at once with exit 1 (README, surveyd exit codes).
+    @Test func aSecondSignalEndsASlowShutdown() async throws {
+        let stack = try Stack()
+        try await stack.startMock()
+        try await stack.startDaemon()
+        _ = try await stack.ctl(["start", "--lang", "en"])
+        try await stack.answer(Array(Stack.common.dropLast()))
+        await stack.stopMock()
+        try await stack.startMock(["--hang-share", "1"])
+        let last = try await stack.json(["answer"] + Stack.common.last!)
+        #expect(stack.outcome(last) == "queued", "\(last)")
+        #expect(try await stack.queue()["inFlight"] as? Int == 1)
+        let daemon = try #require(stack.daemon)
+        kill(daemon.pid, SIGTERM)
+        // The upload hangs (30 s read timeout), so the graceful shutdown cannot finish meanwhile.
+        try await Task.sleep(for: .milliseconds(500))
+        try #require(daemon.isRunning, "surveyd ended its shutdown before a second signal could be sent: \(daemon.errorOutput)")
+        kill(daemon.pid, SIGINT)
+        #expect(await daemon.waitForExit(timeout: .seconds(5)) == 1, "\(daemon.errorOutput)")
+        #expect(daemon.errorOutput.contains("surveyd: second signal, exiting now"), "\(daemon.errorOutput)")
+        await stack.finish()
+    }
+
+    /// 8. `surveyd --demo` from the repository root: the embedded mock server, a daemon on the
+    /// socket it prints, questionnaires served; SIGTERM ends it with 0.
+    @Test func demoModeFromTheRepositoryRoot() async throws {
+        let dir = try TemporaryDirectory(prefix: "demo")
+        defer { dir.remove() }
+        let surveyctl = PackagePaths.executable("surveyctl")
+        let demo = try BackgroundProcess(PackagePaths.executable("surveyd"), ["--demo", "--state-dir", dir.path], currentDirectory: PackagePaths.root, deadline: .seconds(60))
+        let line = try await demo.waitForLine(containing: "control socket:")
+        let socket = String(line.split(separator: ":", maxSplits: 1).last ?? "").trimmingCharacters(in: .whitespaces)
+        #expect(socket == dir.path + "/surveyd.sock")
+        let status = try await runProcess(surveyctl, ["status", "--socket", socket], deadline: .seconds(30))
+        #expect(status.status == 0, "\(status.stdout) \(status.stderr)")
+        #expect(status.stdout.contains("surveyd 0.") && status.stdout.contains("sessions: 0 open"), "\(status.stdout)")
+        let started = try await runProcess(surveyctl, ["start", "--lang", "en", "--socket", socket], deadline: .seconds(30))
+        #expect(started.status == 0 && started.stdout.contains("question 1 of 5"), "\(started.stdout) \(started.stderr)")
+        #expect(await demo.stop() == 0, "\(demo.errorOutput)")
+    }
+
+    /// 8b. Elsewhere without --fixtures, --demo says where to run it; with --fixtures it runs.
+    @Test func demoModeNeedsItsFixtures() async throws {
+        let dir = try TemporaryDirectory(prefix: "demo")
+        defer { dir.remove() }
+        let surveyd = PackagePaths.executable("surveyd")
+        let lost = try await runProcess(surveyd, ["--demo", "--state-dir", dir.path], currentDirectory: dir.url, deadline: .seconds(30))
+        #expect(lost.status == 1)
+        #expect(lost.stderr.contains("run surveyd --demo from the repository root or give --fixtures PATH"), "\(lost.stderr)")
+        let demo = try BackgroundProcess(surveyd, ["--demo", "--fixtures", PackagePaths.mock.path, "--state-dir", dir.path], currentDirectory: dir.url, deadline: .seconds(60))
+        let line = try await demo.waitForLine(containing: "control socket:")
+        let socket = String(line.split(separator: ":", maxSplits: 1).last ?? "").trimmingCharacters(in: .whitespaces)
+        let status = try await runProcess(PackagePaths.executable("surveyctl"), ["status", "--json", "--socket", socket], deadline: .seconds(30))
+        #expect(status.status == 0 && status.stdout.contains("\"connectivity\""), "\(status.stdout) \(status.stderr)")
+        #expect(await demo.stop() == 0, "\(demo.errorOutput)")
     }
 }

@@ -13,6 +13,16 @@ import Testing
 /// A backend that answers from fixed values and records what it was asked.
 actor FakeBackend: ControlBackend {
     var answers: [AnswerRequest] = []
+    var flushes: [FlushRequest] = []
+    var statusRequests = 0
+    /// The pending counts that flush and the following status replies report, one each; the last repeats.
+    var pendingScript: [Int] = [0]
+
+    func script(pending: [Int]) { pendingScript = pending }
+
+    func nextPending() -> Int {
+        pendingScript.count > 1 ? pendingScript.removeFirst() : pendingScript[0]
+    }
     static let session = SessionView(id: "s1", stage: "common", lang: "en", state: "asking", outcome: nil, current: 1, total: 5, question: nil, completedStages: [], followUp: nil, lastActivity: "2026-01-01T00:00:00Z")
 
     func startSession(_ request: StartSessionRequest) async throws -> SessionView {
@@ -31,12 +41,17 @@ actor FakeBackend: ControlBackend {
     }
     func openSessions() async throws -> [SessionView] { [Self.session] }
     func status() async throws -> StatusView {
-        StatusView(version: "test", startedAt: "2026-01-01T00:00:00Z", uptimeSeconds: 1,
+        statusRequests += 1
+        return StatusView(version: "test", startedAt: "2026-01-01T00:00:00Z", uptimeSeconds: 1,
                    connectivity: .init(state: "unknown", since: nil),
-                   queue: .init(pending: 0, inFlight: 0, dead: 0, delivered: 0, oldestPendingAgeSeconds: nil, lastDeliveryAt: nil, nextRetryAt: nil),
+                   queue: .init(pending: nextPending(), inFlight: 0, dead: 0, delivered: 0, oldestPendingAgeSeconds: nil, lastDeliveryAt: nil, nextRetryAt: nil),
                    journalProblems: [], sessions: [])
     }
-    func flush(_ request: FlushRequest) async throws -> FlushReply { FlushReply(pending: 0, dead: 0, drained: true, connectivity: "online") }
+    func flush(_ request: FlushRequest) async throws -> FlushReply {
+        flushes.append(request)
+        let pending = nextPending()
+        return FlushReply(pending: pending, dead: 0, drained: pending == 0, connectivity: "online")
+    }
     func deadLetters() async throws -> [DeadLetterView] { [] }
     func requeue(deadLetter id: String) async throws -> DeadLetterView {
         throw ControlError.notFound("no_such_dead_letter", "no dead letter \(id)")

@@ -81,4 +81,80 @@ struct FixedConnectivity: ConnectivityObserver {
             #expect(error.code == "no_such_dead_letter")
         }
     }
+
+    /// A session that ended `queued` and whose upload was delivered later with a follow-up stage
+    /// is shown by status with that stage, though it is closed.
+    @Test func statusShowsTheFollowUpOfAQueuedSessionDeliveredLater() async throws {
+        let clock = TestClock()
+        let queue = RecordingQueue()
+        let manager = SessionManager(
+            journal: MemoryJournal(), definitions: FixtureDefinitions(offline: false), queue: queue,
+            settings: .init(defaultLanguage: "en", idleTimeout: .seconds(600), deliveryWait: .milliseconds(10)),
+            now: { clock.now() }, logger: Logger(label: "t")
+        )
+        let worker = DeliveryWorker(queue: MemoryDeliveryQueue(), uploader: ScriptedUploader(), settings: .init(maxInFlight: 1, backoff: { _, _ in .seconds(1) }, offlinePause: .seconds(3600)), logger: Logger(label: "t")) { _, _ in }
+        let backend = DaemonBackend(version: "0.1.0", startedAt: clock.now(), sessions: manager, worker: worker, inspector: MemoryInspector(queue: MemoryDeliveryQueue()), connectivity: FixedConnectivity(online: true), now: { clock.now() })
+
+        _ = try await backend.startSession(StartSessionRequest())
+        var reply: AnswerReply?
+        for words in [["Kim"], ["kim.cs@gmail.com"], ["kim.cs@gmail.com"], ["30"], ["5"]] {
+            reply = try await backend.answer(AnswerRequest(values: words))
+        }
+        let queued = try #require(reply?.session)
+        #expect(queued.outcome == "queued")
+        let key = try #require(queue.submissions.withLock { $0.first?.idempotencyKey })
+        // Not delivered yet: nothing to show.
+        #expect(!Rendering.status(try await backend.status()).contains { $0.hasPrefix("follow-ups") })
+
+        clock.advance(60)
+        await manager.deliveryFinished(key: key, state: .delivered(nextTypeId: "1"))
+        let lines = Rendering.status(try await backend.status())
+        #expect(lines.contains("sessions: 0 open"), "\(lines)")
+        #expect(lines.contains("follow-ups: 1 (queued sessions delivered later)"), "\(lines)")
+        #expect(lines.contains("  \(queued.id)  stage common (en)  closed \(queued.lastActivity), delivered later: the server named stage 1 next"), "\(lines)")
+        let status = try await backend.status()
+        #expect(status.sessions.isEmpty)
+        #expect(status.followUps.map(\.id) == [queued.id])
+        #expect(status.followUps.first?.followUp == "1" && status.followUps.first?.outcome == "queued")
+    }
+
+    /// Status lists at most 20 follow-ups, the most recently closed first; a queued session whose
+    /// upload is still pending, or was delivered without a follow-up, is not one.
+    @Test func followUpsAreBoundedNewestFirst() async throws {
+        let clock = TestClock()
+        let queue = RecordingQueue()
+        let manager = SessionManager(
+            journal: MemoryJournal(), definitions: FixtureDefinitions(offline: false), queue: queue,
+            settings: .init(defaultLanguage: "en", idleTimeout: .seconds(600), deliveryWait: .milliseconds(1)),
+            now: { clock.now() }, logger: Logger(label: "t")
+        )
+        var ids: [String] = []
+        for _ in 0..<(StatusView.followUpLimit + 4) {
+            _ = try await manager.start(StartSessionRequest())
+            var reply: AnswerReply?
+            for words in [["Kim"], ["kim.cs@gmail.com"], ["kim.cs@gmail.com"], ["30"], ["5"]] {
+                reply = try await manager.answer(AnswerRequest(values: words))
+            }
+            ids.append(try #require(reply?.session.id))
+            clock.advance(10)
+        }
+        let keys = queue.submissions.withLock { $0.map(\.idempotencyKey) }
+        #expect(keys.count == ids.count)
+        // The first stays pending and the second is delivered without a follow-up.
+        await manager.deliveryFinished(key: keys[1], state: .delivered(nextTypeId: nil))
+        for key in keys.dropFirst(2) {
+            await manager.deliveryFinished(key: key, state: .delivered(nextTypeId: "1"))
+        }
+        let followUps = await manager.recentFollowUps(limit: StatusView.followUpLimit)
+        #expect(followUps.map(\.id) == Array(ids.dropFirst(2).reversed().prefix(StatusView.followUpLimit)))
+        #expect(await manager.recentFollowUps(limit: 0).isEmpty)
+    }
+
+    /// A status reply from a daemon without `followUps` still decodes, with none.
+    @Test func statusWithoutFollowUpsDecodes() throws {
+        let json = #"{"version":"0.2.0","startedAt":"t","uptimeSeconds":1,"connectivity":{"state":"online"},"queue":{"pending":0,"inFlight":0,"dead":0,"delivered":0},"journalProblems":[],"sessions":[]}"#
+        let status = try JSONDecoder().decode(StatusView.self, from: Data(json.utf8))
+        #expect(status.followUps.isEmpty)
+        #expect(!Rendering.status(status).contains { $0.hasPrefix("follow-ups") })
+    }
 }

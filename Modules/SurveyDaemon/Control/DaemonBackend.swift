@@ -105,7 +105,8 @@ public struct DaemonBackend: ControlBackend {
                 nextRetryAt: snapshot.nextRetryAt?.formatted(.iso8601)
             ),
             journalProblems: problems,
-            sessions: await sessions.openSessions()
+            sessions: await sessions.openSessions(),
+            followUps: await sessions.recentFollowUps(limit: StatusView.followUpLimit)
         )
     }
 
