@@ -10,6 +10,7 @@
 import Glibc
 #endif
 import Foundation
+import Synchronization
 
 /// A cached definition: its bytes and content hash.
 public struct CachedDefinition: Sendable, Hashable {
@@ -63,7 +64,11 @@ public struct DefinitionCache: Sendable {
         if (try? Self.readFile(path)) != bytes {
             try Self.writeAtomically(bytes, to: path, directory: directory + "/by-hash")
         }
-        try Self.writeAtomically(Array(hash.utf8), to: directory + "/current/" + name, directory: directory + "/current")
+        // Usually the server sends what is cached already: then nothing is written or fsync'd.
+        let pointer = directory + "/current/" + name
+        if (try? Self.readFile(pointer)) != Array(hash.utf8) {
+            try Self.writeAtomically(Array(hash.utf8), to: pointer, directory: directory + "/current")
+        }
         return hash
     }
 
@@ -90,7 +95,7 @@ public struct DefinitionCache: Sendable {
     @discardableResult
     public func prune(keeping pinned: Set<String>) throws -> [String] {
         var keep = pinned
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory + "/current")) ?? [] where !name.hasSuffix(".tmp") {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory + "/current")) ?? [] where !name.contains(".tmp") {
             if let pointer = try? Self.readFile(directory + "/current/" + name) { keep.insert(String(decoding: pointer, as: UTF8.self)) }
         }
         var removed: [String] = []
@@ -118,8 +123,11 @@ public struct DefinitionCache: Sendable {
     }
 
     /// Writes a temporary file, fsyncs it, renames it over `path` and fsyncs the directory.
+    /// Numbers temporary files, so that concurrent writers of one file never share one.
+    private static let temporaryCounter = Atomic<Int>(0)
+
     static func writeAtomically(_ bytes: [UInt8], to path: String, directory: String) throws {
-        let temporary = path + ".tmp"
+        let temporary = path + ".tmp-\(getpid())-\(temporaryCounter.add(1, ordering: .relaxed).newValue)"
         let fd = try Journal.createFile(temporary, flags: O_WRONLY | O_CREAT | O_TRUNC)
         var written = 0
         while written < bytes.count {

@@ -5,6 +5,7 @@ import Foundation
 import Logging
 @testable import Storage
 import SurveyTesting
+import Synchronization
 import Testing
 
 private let logger = Logger(label: "queue-tests")
@@ -350,6 +351,27 @@ private func smallSegments(_ size: Int = 4096) -> SubmissionQueueOptions {
         #expect(try again.definition(hash: h2) != nil)
         #expect(try again.definition(hash: "../../etc/passwd") == nil)
         #expect(throws: StorageError.self) { try again.store(typeID: "../x", language: "ko", bytes: v1) }
+    }
+
+    /// Sessions starting at once store the same questionnaire from several threads.
+    @Test func concurrentStoresOfOneDefinitionAllSucceed() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let cache = try DefinitionCache(directory: dir.path)
+        let versions = (0..<3).map { Array(#"{"isSuccess":true,"result":{"v":\#($0)}}"#.utf8) }
+        let failures = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 64) { i in
+            do { try cache.store(typeID: "common", language: i % 2 == 0 ? "ko" : "en", bytes: versions[i % 3]) } catch {
+                failures.withLock { $0.append("\(error)") }
+            }
+        }
+        #expect(failures.withLock { $0 }.isEmpty)
+        let newest = try #require(try cache.current(typeID: "common", language: "ko"))
+        #expect(versions.contains(newest.bytes))
+        for sub in ["by-hash", "current"] {
+            #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path + "/" + sub).allSatisfy { !$0.contains(".tmp") }, "no temporary file left in \(sub)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path + "/by-hash").count == 3)
     }
 
     @Test func aDamagedDefinitionIsReportedNotUsed() throws {
