@@ -59,12 +59,12 @@ actor FakeBackend: ControlBackend {
 }
 
 /// Runs a control server on a fresh socket for the duration of `body`.
-func withControlServer(maxRequestBytes: Int = 4096, _ body: (String, FakeBackend) async throws -> Void) async throws {
+func withControlServer(maxRequestBytes: Int = 4096, socketGroup: (name: String, gid: UInt32)? = nil, _ body: (String, FakeBackend) async throws -> Void) async throws {
     let dir = try TemporaryDirectory(prefix: "cs")
     defer { dir.remove() }
     let path = dir.appending("d.sock").path
     let backend = FakeBackend()
-    let server = ControlServer(socketPath: path, socketGroup: nil, maxRequestBytes: maxRequestBytes, backend: backend, logger: Logger(label: "test"))
+    let server = ControlServer(socketPath: path, socketGroup: socketGroup, maxRequestBytes: maxRequestBytes, backend: backend, logger: Logger(label: "test"))
     try server.prepareSocketPath()
     let (ready, readyContinuation) = AsyncStream<Void>.makeStream()
     let app = server.application { readyContinuation.yield() }
@@ -184,6 +184,12 @@ func withControlServer(maxRequestBytes: Int = 4096, _ body: (String, FakeBackend
         #expect(FileManager.default.fileExists(atPath: path))
     }
 
+    @Test func supplementaryGroupsAreReadFromProcStatus() {
+        #expect(PeerCredentials.groups(fromStatus: "Name:\tcurl\nUid:\t65534\t65534\t65534\t65534\nGroups:\t1 27 \nNSpid:\t9\n") == [1, 27])
+        #expect(PeerCredentials.groups(fromStatus: "Groups:\t\n").isEmpty)
+        #expect(PeerCredentials.groups(fromStatus: "Groups:\t4\n") == [4])
+    }
+
     @Test func peerPolicy() {
         let policy = PeerPolicy(ownerUID: 1000, groupID: nil)
         #expect(policy.allows(PeerCredentials(pid: 1, uid: 1000, gid: 1000), groups: []))
@@ -207,6 +213,30 @@ func withControlServer(maxRequestBytes: Int = 4096, _ body: (String, FakeBackend
             )
             #expect(result.stdout.hasSuffix("\n403"), "\(result.stdout) \(result.stderr)")
             #expect(result.stdout.contains(#""code":"forbidden""#))
+        }
+    }
+
+    @Test(.enabled(if: geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") && FileManager.default.isExecutableFile(atPath: "/usr/bin/curl")))
+    func aSocketGroupGetsMode0660AndOnlyItsMembersAreServed() async throws {
+        let entry = try #require(getgrnam("daemon"), "Debian has a daemon group")
+        let gid = entry.pointee.gr_gid
+        try await withControlServer(socketGroup: ("daemon", gid)) { path, _ in
+            var info = stat()
+            #expect(stat(path, &info) == 0)
+            #expect(info.st_mode & 0o777 == 0o660)
+            #expect(info.st_gid == gid)
+            // The socket's directory must let others reach the socket file.
+            chmod((path as NSString).deletingLastPathComponent, 0o755)
+            func curl(_ groups: [String]) async throws -> ProcessResult {
+                try await runProcess(
+                    URL(fileURLWithPath: "/usr/bin/setpriv"),
+                    ["--reuid=65534", "--regid=65534"] + groups + ["/usr/bin/curl", "-s", "--unix-socket", path, "-w", "\n%{http_code}", "http://surveyd/v1/status"],
+                    deadline: .seconds(20))
+            }
+            let member = try await curl(["--groups=\(gid)"])
+            #expect(member.stdout.hasSuffix("\n200"), "a member of the socket group: \(member.stdout) \(member.stderr)")
+            let stranger = try await curl(["--clear-groups"])
+            #expect(stranger.stdout.hasSuffix("\n000"), "not in the group: the kernel refuses the connection (\(stranger.stdout))")
         }
     }
 }

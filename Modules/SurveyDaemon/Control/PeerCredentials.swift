@@ -30,8 +30,13 @@ public struct PeerCredentials: Sendable, Hashable {
     /// The supplementary groups of the peer process, from `/proc/<pid>/status`.
     func supplementaryGroups() -> Set<UInt32> {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return [] }
+        return Self.groups(fromStatus: status)
+    }
+
+    /// The `Groups:` line of a `/proc/<pid>/status` text: numbers after a tab, separated by spaces.
+    public static func groups(fromStatus status: String) -> Set<UInt32> {
         for line in status.split(separator: "\n") where line.hasPrefix("Groups:") {
-            return Set(line.dropFirst("Groups:".count).split(separator: " ").compactMap { UInt32($0) })
+            return Set(line.dropFirst("Groups:".count).split(whereSeparator: { $0 == " " || $0 == "\t" }).compactMap { UInt32($0) })
         }
         return []
     }
