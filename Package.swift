@@ -182,7 +182,11 @@ let package = Package(
         .testTarget(name: "ValidationTests", dependencies: ["Validation", "SurveyTesting"], path: "Tests/ValidationTests", swiftSettings: swiftSettings),
         .testTarget(
             name: "SurveyDaemonTests",
-            dependencies: ["SurveyDaemon", "SurveyTesting", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+            dependencies: [
+                "SurveyDaemon", "Storage", "Networking", "MockServer", "SurveyTesting",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             path: "Tests/SurveyDaemonTests",
             swiftSettings: swiftSettings
         ),

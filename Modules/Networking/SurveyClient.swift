@@ -67,6 +67,7 @@ public actor SurveyClient {
     /// `GET /api/question/{typeID}?lang=`: the response body as it came (for a cache to keep),
     /// after a successful status. Concurrent fetches of the same (typeID, lang) share one request.
     public func fetchQuestionnaireResponse(typeID: String, lang: String) async throws(NetworkError) -> Data {
+        try Self.checkTypeID(typeID)
         let key = FetchKey(typeID: typeID, lang: lang)
         let task: Task<Data, any Error>
         if let running = fetches[key] {
@@ -88,6 +89,7 @@ public actor SurveyClient {
     /// `POST /api/answers/{typeID}?lang=` with `Idempotency-Key: idempotencyKey`.
     /// `isSuccess: false` is thrown as a permanent `.rejectedAnswers` error.
     public func uploadAnswers(typeID: String, lang: String, answers: AnswersUpload, idempotencyKey: String) async throws(NetworkError) -> AnswersResult {
+        try Self.checkTypeID(typeID)
         let body: Data
         do {
             let encoder = JSONEncoder()
@@ -157,7 +159,17 @@ public actor SurveyClient {
         }
     }
 
+    /// A typeID names one path segment: letters, digits, `-` and `_`, at most 128 characters. Anything
+    /// else (a `/`, `..`, `?`) is refused before a request is sent, as a permanent `rejectedRequest`.
+    public static func checkTypeID(_ typeID: String) throws(NetworkError) {
+        guard !typeID.isEmpty, typeID.count <= 128,
+              typeID.unicodeScalars.allSatisfy({ typeIDAllowed.contains($0) }) else {
+            throw NetworkError(.rejectedRequest, "\"\(typeID.prefix(128))\" is not a stage name (typeID): use letters, digits, - and _ only.")
+        }
+    }
+
     // Built once: CharacterSet algebra is slow on Linux.
+    private static let typeIDAllowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-_"))
     private static let segmentAllowed = CharacterSet.urlPathAllowed.subtracting(CharacterSet(charactersIn: "/?#"))
     private static let queryValueAllowed = CharacterSet.urlQueryAllowed.subtracting(CharacterSet(charactersIn: "&=+"))
 

@@ -119,6 +119,27 @@ import Testing
         #expect(await client.connectivityStatus.state == .offline)
     }
 
+    @Test(arguments: ["../admin", "a/b", "common?x=1", "", ".", "..", "공통 1", String(repeating: "a", count: 129)])
+    func typeIDsThatAreNotOnePathSegmentSendNothing(typeID: String) async {
+        let transport = FakeTransport { _ in TransportResponse(status: 200, headers: [:], body: Self.questionnaire) }
+        let client = makeClient(transport)
+        do {
+            _ = try await client.fetchQuestionnaireResponse(typeID: typeID, lang: "ko")
+            Issue.record("fetched \(typeID)")
+        } catch {
+            #expect(error.code == .rejectedRequest && !error.isTransient)
+            #expect(error.message.contains("letters, digits, - and _"))
+        }
+        do {
+            _ = try await client.uploadAnswers(typeID: typeID, lang: "ko", answers: Self.upload, idempotencyKey: "k")
+            Issue.record("uploaded to \(typeID)")
+        } catch {
+            #expect(error.code == .rejectedRequest)
+        }
+        #expect(transport.requests.isEmpty)
+        #expect(throws: Never.self) { try SurveyClient.checkTypeID("common_2-b") }
+    }
+
     @Test func concurrentFetchesShareOneRequest() async throws {
         let gate = AsyncStream<Void>.makeStream()
         let transport = FakeTransport { _ in

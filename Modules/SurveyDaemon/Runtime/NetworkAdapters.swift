@@ -25,6 +25,10 @@ public struct ServerDefinitionSource: DefinitionSource {
             fetched = try await client.fetchQuestionnaireResponse(typeID: stage, lang: language)
         } catch {
             guard error.isTransient || error.code == .offline else {
+                if error.code == .rejectedRequest {
+                    // A 404 (or a name that cannot be a stage): the stage does not exist; asking again will not help.
+                    throw ControlError.notFound("no_such_stage", "the survey server has no questionnaire for stage \(stage) (\(language)): \(error.message); check the --type given to surveyctl start")
+                }
                 throw ControlError.unavailable("definition_unavailable", "the survey server refused the questionnaire of stage \(stage) (\(language)): \(error.message)")
             }
             guard let cached = try await NIOThreadPool.singleton.runIfActive({ [cache] in try cache.current(typeID: stage, language: language) }) else {

@@ -1,0 +1,63 @@
+import AsyncHTTPClient
+import ControlAPI
+import Foundation
+import Logging
+import MockServer
+import Networking
+import Storage
+import SurveyDaemon
+import SurveyTesting
+import Testing
+
+/// Questionnaires through the real client from the mock server on loopback, kept in a real
+/// definition cache; then the server stops and the cache answers.
+@Suite struct ServerDefinitionSourceTests {
+    @Test func theCacheAnswersWhileTheServerIsDownAndAnUnknownStageIsA404() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let logger = Logger(label: "definitions")
+        let mock = try await InProcessMockServer.start(configuration: MockServerConfiguration(fixtures: PackagePaths.mock), logger: logger)
+        let http = AsyncHTTPClientTransport.makeClient(connectTimeout: .seconds(2))
+        do {
+            try await check(http: http, mock: mock, directory: dir.path, logger: logger)
+        } catch {
+            try? await http.shutdown()
+            try? await mock.stop()
+            throw error
+        }
+        try await http.shutdown()
+    }
+
+    func check(http: HTTPClient, mock: InProcessMockServer, directory: String, logger: Logger) async throws {
+        let client = SurveyClient(
+            configuration: SurveyClientConfiguration(baseURL: URL(string: "http://127.0.0.1:\(mock.port)")!),
+            transport: AsyncHTTPClientTransport(client: http),
+            connectivity: ConnectivityMonitor(probe: TCPConnectProbe(host: "127.0.0.1", port: mock.port), reuse: .zero),
+            logger: logger)
+        let cache = try DefinitionCache(directory: directory + "/definitions")
+        let source = ServerDefinitionSource(client: client, cache: cache, logger: logger)
+
+        let online = try await source.definition(stage: "common", language: "en", knownAnswerNames: [])
+        #expect(online.questionnaire.forms.first?.name == "name")
+        #expect(try cache.current(typeID: "common", language: "en")?.hash == online.hash)
+        do {
+            _ = try await source.definition(stage: "nope", language: "en", knownAnswerNames: [])
+            Issue.record("an unknown stage was loaded")
+        } catch let error as ControlError {
+            #expect(error.status == 404 && error.code == "no_such_stage")
+            #expect(error.message.contains("nope") && error.message.contains("--type"))
+        }
+
+        try await mock.stop()
+        let offline = try await source.definition(stage: "common", language: "en", knownAnswerNames: [])
+        #expect(offline.hash == online.hash, "the cached questionnaire, with the hash sessions record")
+        #expect(try await source.cachedDefinition(hash: online.hash, stage: "common", knownAnswerNames: [])?.hash == online.hash)
+        do {
+            _ = try await source.definition(stage: "2", language: "ko", knownAnswerNames: [])
+            Issue.record("a stage never fetched was loaded while offline")
+        } catch let error as ControlError {
+            #expect(error.status == 503 && error.code == "definition_unavailable")
+            #expect(error.message.contains("connect surveyd to the server once"))
+        }
+    }
+}
