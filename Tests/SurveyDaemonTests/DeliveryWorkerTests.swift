@@ -69,10 +69,10 @@ final class FinishedLog: Sendable {
 }
 
 @Suite struct DeliveryWorkerTests {
-    func worker(_ queue: MemoryDeliveryQueue, _ uploader: ScriptedUploader, maxInFlight: Int = 2, log: FinishedLog = FinishedLog()) -> DeliveryWorker {
+    func worker(_ queue: MemoryDeliveryQueue, _ uploader: ScriptedUploader, maxInFlight: Int = 2, batchSize: Int = 4096, log: FinishedLog = FinishedLog()) -> DeliveryWorker {
         DeliveryWorker(
             queue: queue, uploader: uploader,
-            settings: .init(maxInFlight: maxInFlight, backoff: { attempt, retryAfter in retryAfter ?? .milliseconds(20 * attempt) }, offlinePause: .seconds(3600)),
+            settings: .init(maxInFlight: maxInFlight, backoff: { attempt, retryAfter in retryAfter ?? .milliseconds(20 * attempt) }, offlinePause: .seconds(3600), batchSize: batchSize),
             logger: Logger(label: "test")
         ) { key, state in log.items.withLock { $0.append((key, state)) } }
     }
@@ -99,6 +99,16 @@ final class FinishedLog: Sendable {
         #expect(Set(log.items.withLock { $0.map(\.0) }) == Set(submissions.map(\.idempotencyKey)))
         // Batches of three start in queue order.
         #expect(Array(uploader.attempts.withLock { $0.map(\.stage) }.prefix(3)).sorted() == ["s1", "s2", "s3"])
+    }
+
+    /// More pending than one round reads: the worker must not go to sleep after the first batch.
+    @Test func aQueueLongerThanOneBatchIsDeliveredWhole() async throws {
+        let queue = MemoryDeliveryQueue()
+        for i in 1...25 { _ = queue.add("s\(i)", at: TimeInterval(i)) }
+        let uploader = ScriptedUploader()
+        try await run(worker(queue, uploader, maxInFlight: 4, batchSize: 10)) { queue.states().allSatisfy { $0 != .pending } }
+        #expect(queue.states() == Array(repeating: .delivered(nextTypeId: nil), count: 25))
+        #expect(uploader.attempts.withLock { $0.count } == 25)
     }
 
     @Test func transientFailuresRetryWithTheSameKeyAndPermanentOnesGoDead() async throws {

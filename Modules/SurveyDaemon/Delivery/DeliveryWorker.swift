@@ -16,11 +16,15 @@ public actor DeliveryWorker: Service {
         public var backoff: @Sendable (_ attempt: Int, _ retryAfter: Duration?) -> Duration
         /// How long to sleep after an offline verdict before checking again, unless woken.
         public var offlinePause: Duration
+        /// How many pending submissions one round reads from the queue; a full batch is followed
+        /// at once by another round.
+        public var batchSize: Int
 
-        public init(maxInFlight: Int, backoff: @escaping @Sendable (Int, Duration?) -> Duration, offlinePause: Duration) {
+        public init(maxInFlight: Int, backoff: @escaping @Sendable (Int, Duration?) -> Duration, offlinePause: Duration, batchSize: Int = 4096) {
             self.maxInFlight = maxInFlight
             self.backoff = backoff
             self.offlinePause = offlinePause
+            self.batchSize = max(1, batchSize)
         }
     }
 
@@ -89,7 +93,7 @@ public actor DeliveryWorker: Service {
         let clock = ContinuousClock()
         let batch: [PendingSubmission]
         do {
-            batch = try await queue.pending(limit: 4096)
+            batch = try await queue.pending(limit: settings.batchSize)
         } catch {
             logger.error("cannot read the submission queue", metadata: ["error": "\(error)"])
             return settings.offlinePause
@@ -134,6 +138,8 @@ public actor DeliveryWorker: Service {
         snapshotValue.inFlight = 0
         snapshotValue.lastOutcomeOffline = offline
         if offline { return settings.offlinePause }
+        // A full batch means more may be pending beyond it: go on at once.
+        if batch.count >= settings.batchSize && due.count > 0 { return .zero }
         let nextDue = notBefore.values.min()
         snapshotValue.nextRetryAt = nextDue.map { Date().addingTimeInterval(Self.seconds(clock.now.duration(to: $0))) }
         if batch.count > due.count || !notBefore.isEmpty {
