@@ -89,15 +89,13 @@ public actor SurveyClient {
     /// `POST /api/answers/{typeID}?lang=` with `Idempotency-Key: idempotencyKey`.
     /// `isSuccess: false` is thrown as a permanent `.rejectedAnswers` error.
     public func uploadAnswers(typeID: String, lang: String, answers: AnswersUpload, idempotencyKey: String) async throws(NetworkError) -> AnswersResult {
+        try await uploadAnswers(typeID: typeID, lang: lang, body: answers.encoded(), idempotencyKey: idempotencyKey)
+    }
+
+    /// The same with an upload body encoded already (`AnswersUpload.encoded()`), sent byte for
+    /// byte: a queued submission goes out exactly as it was stored, on every attempt.
+    public func uploadAnswers(typeID: String, lang: String, body: Data, idempotencyKey: String) async throws(NetworkError) -> AnswersResult {
         try Self.checkTypeID(typeID)
-        let body: Data
-        do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            body = try encoder.encode(answers)
-        } catch {
-            throw NetworkError(.configuration, "The answers could not be encoded: \(error).", cause: error)
-        }
         let response = try await call(method: "POST", path: "api/answers/\(typeID)", lang: lang, headers: ["Content-Type": "application/json", "Idempotency-Key": idempotencyKey], body: body)
         let result: AnswersResult
         do {

@@ -102,6 +102,17 @@ import Testing
         #expect(request.headers["Idempotency-Key"] == "6F1C-KEY")
         #expect(request.headers["User-Agent"] == "surveyd")
         #expect(try AnswersUpload.decode(request.body ?? Data()) == Self.upload)
+        #expect(request.body == Self.upload.encoded(), "the same bytes a queued body holds")
+    }
+
+    @Test func aStoredBodyIsSentByteForByte() async throws {
+        let transport = FakeTransport { _ in TransportResponse(status: 200, body: Self.accepted) }
+        let client = makeClient(transport)
+        let stored = Data(#"{"answers":{"age":30,"name":"Kim"}}"#.utf8)
+        _ = try await client.uploadAnswers(typeID: "common", lang: "ko", body: stored, idempotencyKey: "k")
+        _ = try await client.uploadAnswers(typeID: "common", lang: "ko", body: stored, idempotencyKey: "k")
+        #expect(transport.requests.map(\.body) == [stored, stored])
+        #expect(transport.requests.allSatisfy { $0.headers["Content-Type"] == "application/json" && $0.headers["Idempotency-Key"] == "k" })
     }
 
     @Test func offlineSendsNothing() async {

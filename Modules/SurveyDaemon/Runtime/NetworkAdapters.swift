@@ -65,15 +65,11 @@ public struct ClientUploader: AnswerUploader {
 
     public init(client: SurveyClient) { self.client = client }
 
+    /// Sends the queued body as it was stored (it was encoded by `AnswersUpload.encoded()` when
+    /// the stage completed), so every attempt carries the same bytes.
     public func upload(stage: String, language: String, body: Data, idempotencyKey: UUID) async -> UploadOutcome {
-        let answers: AnswersUpload
         do {
-            answers = try AnswersUpload.decode(body)
-        } catch {
-            return .permanent(reason: "the queued body is not an answers upload: \(error)")
-        }
-        do {
-            let result = try await client.uploadAnswers(typeID: stage, lang: language, answers: answers, idempotencyKey: idempotencyKey.uuidString.lowercased())
+            let result = try await client.uploadAnswers(typeID: stage, lang: language, body: body, idempotencyKey: idempotencyKey.uuidString.lowercased())
             return .delivered(nextTypeId: result.nextTypeId)
         } catch {
             return Self.outcome(error)
