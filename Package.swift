@@ -147,7 +147,6 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
             path: "Tests/Benchmarks/NetworkingBenchmark",
-            exclude: ["RESULTS.md"],
             swiftSettings: swiftSettings
         ),
         .target(name: "BenchmarkSupport", path: "Tests/Benchmarks/BenchmarkSupport", swiftSettings: swiftSettings),
