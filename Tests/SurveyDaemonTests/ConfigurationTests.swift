@@ -59,14 +59,6 @@ import Testing
     @Test func errorsNameTheSource() throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
-        func message(file: String? = nil, env: [String: String] = [:], flags: DaemonConfiguration.Overrides = .init()) -> String? {
-            do {
-                _ = try DaemonConfiguration.resolve(file: file, environment: env.merging(["HOME": "/h"]) { a, _ in a }, flags: flags, userID: 1)
-                return nil
-            } catch {
-                return error.description
-            }
-        }
         #expect(message(env: ["SURVEYD_BACKOFF_CAP": "soon"]) == #"surveyd configuration: environment variable SURVEYD_BACKOFF_CAP: "soon" is not a number"#)
         #expect(message(env: ["SURVEYD_DURABILITY": "maybe"]) == #"surveyd configuration: environment variable SURVEYD_DURABILITY: "maybe" is not strict or relaxed"#)
         #expect(message(env: ["SURVEYD_LANG": "fr"]) == #"surveyd configuration: defaultLanguage: "fr" is not ko or en"#)
@@ -88,6 +80,7 @@ import Testing
         #expect(message(flags: flags)?.contains("need 0 < base <= cap") == true)
     }
 
+    /// The error a configuration resolves to, as an operator reads it; nil when it resolves.
     func message(file: String? = nil, env: [String: String] = [:], flags: DaemonConfiguration.Overrides = .init()) -> String? {
         do {
             _ = try DaemonConfiguration.resolve(file: file, environment: env.merging(["HOME": "/h"]) { a, _ in a }, flags: flags, userID: 1)
