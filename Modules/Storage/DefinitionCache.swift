@@ -27,6 +27,13 @@ public struct CachedDefinition: Sendable, Hashable {
 /// file operations are short and synchronous, so call it off event-loop threads.
 public struct DefinitionCache: Sendable {
     public let directory: String
+    /// Serialises `store` and `prune`, so that a prune never removes a definition whose pointer
+    /// is about to name it. Shared by copies of this value.
+    private let writing = WriteGate()
+
+    private final class WriteGate: Sendable {
+        let mutex = Mutex(())
+    }
 
     /// Opens (creating if needed) the cache in `directory` (0700).
     public init(directory: String) throws {
@@ -58,6 +65,10 @@ public struct DefinitionCache: Sendable {
     /// Stores `bytes` as the newest definition of (typeID, language) and returns its hash.
     @discardableResult
     public func store(typeID: String, language: String, bytes: [UInt8]) throws -> String {
+        try writing.mutex.withLock { _ in try storeLocked(typeID: typeID, language: language, bytes: bytes) }
+    }
+
+    private func storeLocked(typeID: String, language: String, bytes: [UInt8]) throws -> String {
         let name = try Self.pairName(typeID: typeID, language: language)
         let hash = Self.hash(bytes)
         let path = directory + "/by-hash/" + hash + ".json"
@@ -94,6 +105,10 @@ public struct DefinitionCache: Sendable {
     /// `pinned` (the hashes that queued submissions and open sessions refer to). Returns the hashes removed.
     @discardableResult
     public func prune(keeping pinned: Set<String>) throws -> [String] {
+        try writing.mutex.withLock { _ in try pruneLocked(keeping: pinned) }
+    }
+
+    private func pruneLocked(keeping pinned: Set<String>) throws -> [String] {
         var keep = pinned
         for name in (try? FileManager.default.contentsOfDirectory(atPath: directory + "/current")) ?? [] where !name.contains(".tmp") {
             if let pointer = try? Self.readFile(directory + "/current/" + name) { keep.insert(String(decoding: pointer, as: UTF8.self)) }

@@ -85,6 +85,8 @@ public struct JournalOptions: Sendable {
     /// go over it fails with `StorageError` `.journalFull` and writes nothing; appends succeed
     /// again once segments are removed. Appends made with `mayExceedCap` (the records that let
     /// space be reclaimed: markers that settle records, a compaction's carried copies) go through.
+    /// With a cap, segments are started at a quarter of it when that is below `segmentSize`, so
+    /// that settled segments can be removed (the active one never is).
     public var diskCap: Int?
     public var fileOperations = JournalFileOperations()
     public init() {}
@@ -138,6 +140,7 @@ public final class Journal: Sendable {
         var payload: [UInt8]
         var mayExceedCap: Bool
         var startsSegment: Bool
+        var alwaysDurable: Bool
         var continuation: CheckedContinuation<JournalLocation, any Error>
     }
 
@@ -155,6 +158,9 @@ public final class Journal: Sendable {
     private let wakeup = DispatchSemaphore(value: 0)
     private let writerDone = DispatchSemaphore(value: 0)
     private let options: JournalOptions
+    /// `options.segmentSize`, or a quarter of the disk cap when that is smaller: with a cap, the
+    /// active segment (which is never removed) must leave room for the removable ones.
+    private let segmentLimit: Int
     private let lockFD: Int32
     private let logger: Logger
     // Writer-thread-only state, never touched by other threads after open.
@@ -174,6 +180,7 @@ public final class Journal: Sendable {
     public init(directory: String, options: JournalOptions = JournalOptions(), logger: Logger, visit: ((JournalRecord, JournalLocation) throws -> Void)? = nil) throws {
         self.directory = directory
         self.options = options
+        self.segmentLimit = options.diskCap.map { min(options.segmentSize, max(4096, $0 / 4)) } ?? options.segmentSize
         self.logger = logger
         if mkdir(directory, 0o700) != 0 && errno != EEXIST {
             throw StorageError(code: .ioFailed, message: "Cannot create journal directory \(directory); check the parent exists and is writable.", cause: SystemCallError(call: "mkdir", errno: errno))
@@ -241,7 +248,10 @@ public final class Journal: Sendable {
     ///   still drain.
     /// - Parameter startsSegment: true to write the record at the start of a new segment (unless
     ///   the active one is still empty), so that every older segment can be removed after it.
-    public func appendLocated(type: UInt8, payload: [UInt8], mayExceedCap: Bool = false, startsSegment: Bool = false) async throws -> JournalLocation {
+    /// - Parameter alwaysDurable: true to return only after the covering fdatasync even in relaxed
+    ///   mode: for a record that the caller deletes other records on the strength of (a
+    ///   compaction's carried copy, a snapshot).
+    public func appendLocated(type: UInt8, payload: [UInt8], mayExceedCap: Bool = false, startsSegment: Bool = false, alwaysDurable: Bool = false) async throws -> JournalLocation {
         guard payload.count <= options.maxPayloadSize else {
             throw StorageError(code: .recordTooLarge, message: "A record of \(payload.count) bytes exceeds the maximum of \(options.maxPayloadSize) bytes; split it.")
         }
@@ -249,7 +259,7 @@ public final class Journal: Sendable {
             let err: StorageError? = state.withLock { s in
                 if let f = s.failure { return f }
                 if s.closing { return StorageError(code: .closed, message: "The journal in \(directory) is closed; reopen it.") }
-                s.pending.append(Pending(type: type, payload: payload, mayExceedCap: mayExceedCap, startsSegment: startsSegment, continuation: cont))
+                s.pending.append(Pending(type: type, payload: payload, mayExceedCap: mayExceedCap, startsSegment: startsSegment, alwaysDurable: alwaysDurable, continuation: cont))
                 return nil
             }
             if let err { cont.resume(throwing: err) } else { wakeup.signal() }
@@ -354,7 +364,7 @@ public final class Journal: Sendable {
     /// Writes one run of records to the active segment (after starting a new one when it is full
     /// or `newSegment` asks for it), makes it durable as the mode says, and resumes the callers.
     private func writeRun(_ run: ArraySlice<Pending>, newSegment: Bool, buffer: inout [UInt8]) throws {
-        if segmentBytes >= options.segmentSize || (newSegment && segmentBytes > 0) {
+        if segmentBytes >= segmentLimit || (newSegment && segmentBytes > 0) {
             if unsyncedSince != nil {
                 unsyncedSince = nil
                 if options.fileOperations.fdatasync(segmentFD) != 0 { throw SystemCallError(call: "fdatasync", errno: errno) }
@@ -389,7 +399,7 @@ public final class Journal: Sendable {
             if options.fileOperations.fdatasync(segmentFD) != 0 { throw SystemCallError(call: "fdatasync", errno: errno) }
         case .relaxed(let interval):
             if unsyncedSince == nil { unsyncedSince = ContinuousClock.now }
-            if let since = unsyncedSince, ContinuousClock.now - since >= interval {
+            if let since = unsyncedSince, ContinuousClock.now - since >= interval || run.contains(where: \.alwaysDurable) {
                 unsyncedSince = nil
                 if options.fileOperations.fdatasync(segmentFD) != 0 { throw SystemCallError(call: "fdatasync", errno: errno) }
             }

@@ -228,12 +228,12 @@ public actor SubmissionQueue {
 
     // MARK: Reading
 
-    /// Pending submissions, oldest first.
-    public func pending(limit: Int) -> [QueuedSubmission] {
+    /// Pending submissions, oldest first, leaving out the ordinals in `excluding`.
+    public func pending(limit: Int, excluding: Set<UInt64> = []) -> [QueuedSubmission] {
         var result: [QueuedSubmission] = []
         var index = head
         while index < slots.count && result.count < limit {
-            if slots[index].state == .pending { result.append(submission(index)) }
+            if slots[index].state == .pending && !excluding.contains(slots[index].ordinal) { result.append(submission(index)) }
             index += 1
         }
         return result
@@ -332,7 +332,7 @@ public actor SubmissionQueue {
             let slot = slots[index]
             let reason = slot.state == .dead ? deadReasons[slot.ordinal] ?? "" : nil
             let payload = Codec.enqueued(slot, metas[Int(slot.meta)], session: decoded.session, reason: reason, body: Array(record.payload[decoded.bodyStart...]))
-            let location = try await journal.appendLocated(type: RecordType.enqueued.rawValue, payload: payload, mayExceedCap: true)
+            let location = try await journal.appendLocated(type: RecordType.enqueued.rawValue, payload: payload, mayExceedCap: true, alwaysDurable: true)
             place(&slots[index], at: location)
         }
         try journal.removeSegments(doomed)
@@ -412,7 +412,8 @@ public actor SubmissionQueue {
     }
 
     private func remember(_ key: UUID, response: String?) {
-        keyPrefixes.remove(Self.prefix(key))
+        // The key's prefix stays in `keyPrefixes`: another pending key may share it. A stale
+        // prefix only costs a scan in `find`; `tidy` rebuilds the set.
         delivered[key] = .some(response)
         deliveredOrder.append(key)
         if deliveredOrder.count > options.rememberedDeliveries * 2 {

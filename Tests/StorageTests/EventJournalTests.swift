@@ -1,7 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import Logging
 import Storage
 import SurveyTesting
+import Synchronization
 import Testing
 
 /// A stand-in for the daemon's events (issue 5 defines the real ones).
@@ -66,6 +70,23 @@ enum TestEvent: Codable, Sendable, Equatable {
     defer { reopened.close() }
     let replayed = try EventJournal<TestEvent>(journal: reopened).replay()
     #expect(replayed.map(\.event) == kept + [.stageCompleted(session: b)])
+}
+
+/// In relaxed mode a snapshot is still synced before the segments it replaces are removed.
+@Test func aRelaxedJournalSyncsTheSnapshotBeforeRemovingWhatItReplaces() async throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let syncs = Mutex(0)
+    var options = JournalOptions()
+    options.durability = .relaxed(syncInterval: .seconds(3600))
+    options.fileOperations = JournalFileOperations(fdatasync: { fd in syncs.withLock { $0 += 1 }; return Glibc.fdatasync(fd) })
+    let journal = try Journal(directory: dir.path, options: options, logger: Logger(label: "t"))
+    defer { journal.close() }
+    let log = EventJournal<TestEvent>(journal: journal)
+    _ = try await log.append(.sessionStarted(id: UUID(), stage: "common"))
+    let before = syncs.withLock { $0 }
+    try await log.compact(keeping: [.sessionStarted(id: UUID(), stage: "1")])
+    #expect(syncs.withLock { $0 } > before, "the snapshot was acknowledged before it was durable")
 }
 
 @Test func replayStartsAtTheSnapshotEvenWhenOldSegmentsSurviveACrash() async throws {

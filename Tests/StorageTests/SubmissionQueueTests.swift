@@ -313,6 +313,44 @@ private func smallSegments(_ size: Int = 4096) -> SubmissionQueueOptions {
         #expect(try await queue.body(ordinal: ordinal) == body(5))
     }
 
+    /// A cap smaller than the default 64 MiB segment: segments must rotate below it, or the active
+    /// segment (never removed) would hold the queue full for good.
+    @Test func aCapBelowTheSegmentSizeStillDrains() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        var o = SubmissionQueueOptions()
+        o.journal.diskCap = 64 << 10
+        let queue = try SubmissionQueue(directory: dir.path, options: o, logger: logger)
+        defer { queue.close() }
+        var accepted: [QueuedSubmission] = []
+        while true {
+            do { accepted.append(try await queue.enqueue(metadata(accepted.count), body: body(accepted.count))) } catch { break }
+        }
+        #expect(accepted.count > 100)
+        for s in accepted { try await queue.markDelivered(ordinal: s.ordinal, response: nil) }
+        _ = try await queue.compact()
+        #expect(queue.journal.diskBytes < 64 << 10)
+        let next = try await queue.enqueue(metadata(9999), body: body(9999))
+        #expect(await queue.pending(limit: 10) == [next])
+    }
+
+    /// Two pending keys with the same first four bytes: delivering one must not hide the other.
+    @Test func deliveringAKeyDoesNotHideAnotherWithTheSamePrefix() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let queue = try SubmissionQueue(directory: dir.path, logger: logger)
+        defer { queue.close() }
+        var a = metadata(1), b = metadata(2)
+        a.key = UUID(uuid: (1, 2, 3, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1))
+        b.key = UUID(uuid: (1, 2, 3, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2))
+        let first = try await queue.enqueue(a, body: body(1))
+        let second = try await queue.enqueue(b, body: body(2))
+        try await queue.markDelivered(ordinal: first.ordinal, response: nil)
+        #expect(await queue.state(of: b.key) == .pending)
+        #expect(try await queue.enqueue(b, body: body(2)) == second, "not queued twice")
+        #expect(await queue.pending(limit: 10) == [second])
+    }
+
     @Test func bodiesStayOnDiskAndTheSlotIsSmall() async throws {
         // The in-memory slot is fixed-size (the 1M-pending memory is measured in StorageBenchmark).
         let dir = try TemporaryDirectory()
