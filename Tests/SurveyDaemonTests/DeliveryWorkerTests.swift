@@ -16,8 +16,8 @@ final class MemoryDeliveryQueue: DeliveryQueue {
         return s
     }
 
-    func pending(limit: Int) async throws -> [PendingSubmission] {
-        entries.withLock { $0.filter { $0.state == .pending }.prefix(limit).map(\.submission) }
+    func pending(limit: Int, excluding: Set<String>) async throws -> [PendingSubmission] {
+        entries.withLock { $0.filter { $0.state == .pending && !excluding.contains($0.submission.id) }.prefix(limit).map(\.submission) }
     }
     func body(of submission: PendingSubmission) async throws -> Data {
         entries.withLock { $0.first { $0.submission.id == submission.id }!.body }
@@ -109,6 +109,18 @@ final class FinishedLog: Sendable {
         try await run(worker(queue, uploader, maxInFlight: 4, batchSize: 10)) { queue.states().allSatisfy { $0 != .pending } }
         #expect(queue.states() == Array(repeating: .delivered(nextTypeId: nil), count: 25))
         #expect(uploader.attempts.withLock { $0.count } == 25)
+    }
+
+    /// A full batch of submissions waiting out a long backoff must not hide the ones behind it.
+    @Test func submissionsInBackoffDoNotBlockTheOnesBehindThem() async throws {
+        let queue = MemoryDeliveryQueue()
+        for i in 1...4 { _ = queue.add("stuck", at: TimeInterval(i)) }
+        for i in 5...7 { _ = queue.add("fine\(i)", at: TimeInterval(i)) }
+        let uploader = ScriptedUploader(["stuck": Array(repeating: .transient(reason: "503", retryAfter: .seconds(3600)), count: 4)])
+        try await run(worker(queue, uploader, maxInFlight: 2, batchSize: 4)) { queue.states().suffix(3).allSatisfy { $0 != .pending } }
+        #expect(Array(queue.states().suffix(3)) == Array(repeating: .delivered(nextTypeId: nil), count: 3))
+        #expect(Array(queue.states().prefix(4)) == Array(repeating: .pending, count: 4))
+        #expect(uploader.attempts.withLock { $0.filter { $0.stage == "stuck" }.count } == 4, "each stuck one tried once, then left to its backoff")
     }
 
     @Test func transientFailuresRetryWithTheSameKeyAndPermanentOnesGoDead() async throws {

@@ -20,8 +20,9 @@ public struct PendingSubmission: Sendable, Hashable {
 
 /// The durable submission queue, as the delivery worker uses it.
 public protocol DeliveryQueue: Sendable {
-    /// Pending submissions, oldest first.
-    func pending(limit: Int) async throws -> [PendingSubmission]
+    /// Pending submissions, oldest first, leaving out the ids in `excluding` (those waiting out a
+    /// backoff, so that they do not hide the ones behind them).
+    func pending(limit: Int, excluding: Set<String>) async throws -> [PendingSubmission]
     /// The upload body of a submission.
     func body(of submission: PendingSubmission) async throws -> Data
     func markDelivered(_ submission: PendingSubmission, nextTypeId: String?) async throws

@@ -91,9 +91,11 @@ public actor DeliveryWorker: Service {
     func deliverRound() async -> Duration? {
         wakeRequested = false
         let clock = ContinuousClock()
+        let start = clock.now
+        let waiting = Set(notBefore.compactMap { $0.value > start ? $0.key : nil })
         let batch: [PendingSubmission]
         do {
-            batch = try await queue.pending(limit: settings.batchSize)
+            batch = try await queue.pending(limit: settings.batchSize, excluding: waiting)
         } catch {
             logger.error("cannot read the submission queue", metadata: ["error": "\(error)"])
             return settings.offlinePause

@@ -52,7 +52,10 @@ public final class Daemon: Sendable {
         var journalOptions = JournalOptions()
         journalOptions.durability = configuration.journalDurability
         do {
-            sessionJournal = try Journal(directory: state + "/sessions", options: journalOptions, logger: logger)
+            // A compaction writes every kept session as one snapshot record: allow a large one.
+            var sessionOptions = journalOptions
+            sessionOptions.maxPayloadSize = 256 << 20
+            sessionJournal = try Journal(directory: state + "/sessions", options: sessionOptions, logger: logger)
         } catch let error as StorageError where error.code == .locked {
             throw DaemonStartError("the state directory \(state) is in use by another surveyd; stop it first or give another --state-dir")
         }

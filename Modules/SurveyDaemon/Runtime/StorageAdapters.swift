@@ -69,8 +69,8 @@ public struct StoredSubmissionQueue: SubmissionSink, DeliveryQueue, QueueInspect
 
     // MARK: DeliveryQueue
 
-    public func pending(limit: Int) async throws -> [PendingSubmission] {
-        await queue.pending(limit: limit).map { submission in
+    public func pending(limit: Int, excluding: Set<String>) async throws -> [PendingSubmission] {
+        await queue.pending(limit: limit, excluding: Set(excluding.compactMap(UInt64.init))).map { submission in
             PendingSubmission(id: String(submission.ordinal), stage: submission.metadata.stage, language: submission.metadata.language, idempotencyKey: submission.metadata.key, queuedAt: submission.metadata.queuedAt)
         }
     }

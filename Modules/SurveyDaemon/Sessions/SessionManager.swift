@@ -388,6 +388,14 @@ public actor SessionManager {
 
     func persist(_ events: [SessionEvent]) async throws(ControlError) {
         while compacting { await withCheckedContinuation { waitingAppends.append($0) } }
+        // A compaction may have retired the session while this request waited: nothing more is
+        // recorded on it (only a stageStarted may name a session that is not in memory: a new one).
+        if let gone = events.first(where: { event in
+            if case .stageStarted = event { return false }
+            return sessions[event.session] == nil
+        }) {
+            throw ControlError.conflict("session_closed", "session \(gone.session.uuidString.lowercased()) was closed and retired; start a new one with `surveyctl start`")
+        }
         appending += 1
         defer {
             appending -= 1
