@@ -193,14 +193,16 @@ public final class Journal: Sendable {
             throw StorageError(code: .locked, message: "The journal directory \(directory) is already open in another process or instance; stop it or use another directory.", cause: SystemCallError(call: "flock", errno: e))
         }
         lockFD = lfd
+        let recoveredBytes: Int
         do {
             var problems: [RecoveryProblem] = []
             try Journal.finishRemoval(directory: directory)
             let segs = try Journal.segmentNames(directory)
             var records: [JournalRecord] = []
             var highest: UInt64 = 0
+            var bytes = 0
             for name in segs {
-                try Journal.recover(segment: name, directory: directory, maxPayload: options.maxPayloadSize, problems: &problems) { record, offset in
+                bytes += try Journal.recover(segment: name, directory: directory, maxPayload: options.maxPayloadSize, problems: &problems) { record, offset in
                     highest = max(highest, record.sequence)
                     if let visit {
                         try visit(record, JournalLocation(sequence: record.sequence, segment: name, offset: offset))
@@ -210,6 +212,7 @@ public final class Journal: Sendable {
                 }
             }
             records.sort { $0.sequence < $1.sequence }
+            recoveredBytes = bytes
             recovered = records
             recoveryReport = problems
             nextSequence = highest + 1
@@ -228,8 +231,7 @@ public final class Journal: Sendable {
             Glibc.close(lfd)
             throw error
         }
-        let diskBytes = try Journal.segmentNames(directory).reduce(0) { $0 + Journal.fileSize(directory + "/" + $1) }
-        state = Mutex(State(activeSegment: segmentName, diskBytes: diskBytes))
+        state = Mutex(State(activeSegment: segmentName, diskBytes: recoveredBytes))
         let thread = Thread { [self] in self.writerLoop() }
         thread.name = "journal-writer"
         thread.start()
@@ -472,8 +474,8 @@ public final class Journal: Sendable {
     }
 
     /// Reads one segment, cutting a torn tail or keeping a corrupt segment aside, and hands each
-    /// valid record to `found` with its offset.
-    static func recover(segment name: String, directory: String, maxPayload: Int, problems: inout [RecoveryProblem], found: (JournalRecord, Int) throws -> Void) throws {
+    /// valid record to `found` with its offset. Returns the segment's size once recovered.
+    static func recover(segment name: String, directory: String, maxPayload: Int, problems: inout [RecoveryProblem], found: (JournalRecord, Int) throws -> Void) throws -> Int {
         let path = directory + "/" + name
         guard let data = FileManager.default.contents(atPath: path) else {
             throw StorageError(code: .ioFailed, message: "Cannot read segment \(path); check permissions.")
@@ -527,6 +529,8 @@ public final class Journal: Sendable {
             try fsyncDirectory(directory)
             problems.append(RecoveryProblem(kind: .tornTail, segment: name, offset: goodEnd, keptAt: kept))
         }
+        // A torn tail was cut back to goodEnd; otherwise the last good frame ends the file.
+        return goodEnd
     }
 
     // MARK: Reading back and removing settled segments

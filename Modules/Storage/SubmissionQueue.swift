@@ -351,26 +351,26 @@ public actor SubmissionQueue {
     }
 
     private func position(of ordinal: UInt64) -> Int? {
-        var low = head
+        let low = Self.lowerBound(of: ordinal, in: slots, from: head)
+        guard low < slots.count, slots[low].ordinal == ordinal, slots[low].state != .removed else { return nil }
+        return low
+    }
+
+    /// The first index from `start` whose slot's ordinal is not below `ordinal` (slots sorted by ordinal).
+    static func lowerBound(of ordinal: UInt64, in slots: [Slot], from start: Int) -> Int {
+        var low = start
         var high = slots.count
         while low < high {
             let mid = (low + high) / 2
             if slots[mid].ordinal < ordinal { low = mid + 1 } else { high = mid }
         }
-        guard low < slots.count, slots[low].ordinal == ordinal, slots[low].state != .removed else { return nil }
         return low
     }
 
     /// Where a slot with `ordinal` goes to keep the slots sorted (almost always the end).
     private func insertionPoint(for ordinal: UInt64) -> Int {
         if slots.last.map({ $0.ordinal < ordinal }) ?? true { return slots.count }
-        var low = head
-        var high = slots.count
-        while low < high {
-            let mid = (low + high) / 2
-            if slots[mid].ordinal < ordinal { low = mid + 1 } else { high = mid }
-        }
-        return low
+        return Self.lowerBound(of: ordinal, in: slots, from: head)
     }
 
     private func find(key: UUID) -> Int? {
@@ -563,12 +563,7 @@ public actor SubmissionQueue {
         }
 
         func index(of ordinal: UInt64) -> Int? {
-            var low = 0
-            var high = slots.count
-            while low < high {
-                let mid = (low + high) / 2
-                if slots[mid].ordinal < ordinal { low = mid + 1 } else { high = mid }
-            }
+            let low = SubmissionQueue.lowerBound(of: ordinal, in: slots, from: 0)
             return low < slots.count && slots[low].ordinal == ordinal ? low : nil
         }
 

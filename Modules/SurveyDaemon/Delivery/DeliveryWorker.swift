@@ -87,7 +87,8 @@ public actor DeliveryWorker: Service {
         }
     }
 
-    /// One pass over the due submissions. Returns how long to sleep before the next pass.
+    /// One pass over the due submissions (the queue leaves out those waiting out a backoff, so
+    /// every one it returns is due). Returns how long to sleep before the next pass.
     func deliverRound() async -> Duration? {
         wakeRequested = false
         let clock = ContinuousClock()
@@ -100,7 +101,6 @@ public actor DeliveryWorker: Service {
             logger.error("cannot read the submission queue", metadata: ["error": "\(error)"])
             return settings.offlinePause
         }
-        let due = batch.filter { notBefore[$0.id].map { $0 <= clock.now } ?? true }
         // A sliding window: up to maxInFlight uploads at once; each outcome is recorded in its own
         // task, so that the queue's journal commits several outcomes with one fdatasync while the
         // next uploads are already on their way.
@@ -113,7 +113,7 @@ public actor DeliveryWorker: Service {
             var next = 0
             var uploading = 0
             func launch() {
-                let submission = due[next]
+                let submission = batch[next]
                 next += 1
                 uploading += 1
                 group.addTask { [queue, uploader] in
@@ -125,7 +125,7 @@ public actor DeliveryWorker: Service {
                     }
                 }
             }
-            while next < due.count && uploading < settings.maxInFlight { launch() }
+            while next < batch.count && uploading < settings.maxInFlight { launch() }
             snapshotValue.inFlight = uploading
             while let step = await group.next() {
                 guard case .uploaded(let submission, let outcome) = step else { continue }
@@ -133,7 +133,7 @@ public actor DeliveryWorker: Service {
                 if case .offline = outcome { offline = true }
                 let now = clock.now
                 group.addTask { await self.record(outcome, for: submission, now: now); return .recorded }
-                if !offline && !Task.isShuttingDownGracefully && next < due.count { launch() }
+                if !offline && !Task.isShuttingDownGracefully && next < batch.count { launch() }
                 snapshotValue.inFlight = uploading
             }
         }
@@ -141,13 +141,11 @@ public actor DeliveryWorker: Service {
         snapshotValue.lastOutcomeOffline = offline
         if offline { return settings.offlinePause }
         // A full batch means more may be pending beyond it: go on at once.
-        if batch.count >= settings.batchSize && due.count > 0 { return .zero }
+        if batch.count >= settings.batchSize { return .zero }
+        // Otherwise sleep until the earliest backoff ends (forever when none is waiting, until woken).
         let nextDue = notBefore.values.min()
         snapshotValue.nextRetryAt = nextDue.map { Date().addingTimeInterval(Self.seconds(clock.now.duration(to: $0))) }
-        if batch.count > due.count || !notBefore.isEmpty {
-            return nextDue.map { max(.zero, clock.now.duration(to: $0)) }
-        }
-        return nil
+        return nextDue.map { max(.zero, clock.now.duration(to: $0)) }
     }
 
     func record(_ outcome: UploadOutcome, for submission: PendingSubmission, now: ContinuousClock.Instant) async {

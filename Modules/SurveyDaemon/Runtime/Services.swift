@@ -27,8 +27,9 @@ struct Housekeeping: Service {
             } catch {
                 return
             }
-            await tick(compactSessions: clock.now - lastCompaction >= compactionInterval)
-            if clock.now - lastCompaction >= compactionInterval { lastCompaction = clock.now }
+            let compactionDue = clock.now - lastCompaction >= compactionInterval
+            await tick(compactSessions: compactionDue)
+            if compactionDue { lastCompaction = clock.now }
         }
     }
 
