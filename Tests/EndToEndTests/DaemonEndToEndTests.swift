@@ -76,6 +76,19 @@ final class Stack: @unchecked Sendable {
 
     func queue() async throws -> [String: Any] { try #require(try await status()["queue"] as? [String: Any]) }
 
+    /// Polls status (for up to 10 s) until the daemon says offline with no upload in flight;
+    /// returns the last status seen, whether or not it got there.
+    func statusOnceOfflineAndIdle() async throws -> [String: Any] {
+        var status: [String: Any] = [:]
+        for _ in 0..<100 {
+            status = try await self.status()
+            let inFlight = (status["queue"] as? [String: Any])?["inFlight"] as? Int
+            if inFlight == 0, (status["connectivity"] as? [String: Any])?["state"] as? String == "offline" { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return status
+    }
+
     /// The submissions the mock server accepted, one per line of its record.
     func records() throws -> [[String: Any]] {
         guard let text = try? String(contentsOfFile: record, encoding: .utf8) else { return [] }
@@ -160,13 +173,7 @@ final class Stack: @unchecked Sendable {
         // The stage's first upload may go out on the last online verdict (reused for
         // connectivityCacheSeconds, 1 s): the connection is refused (the HTTP client may retry
         // the connect for up to its 5 s connect timeout) and the daemon checks again: offline.
-        var status: [String: Any] = [:]
-        for _ in 0..<100 {
-            status = try await stack.status()
-            let queue = status["queue"] as? [String: Any]
-            if queue?["inFlight"] as? Int == 0, (status["connectivity"] as? [String: Any])?["state"] as? String == "offline" { break }
-            try await Task.sleep(for: .milliseconds(100))
-        }
+        let status = try await stack.statusOnceOfflineAndIdle()
         let queue = try #require(status["queue"] as? [String: Any])
         #expect(queue["pending"] as? Int == 1 && queue["inFlight"] as? Int == 0, "\(queue)")
         #expect((status["connectivity"] as? [String: Any])?["state"] as? String == "offline")
@@ -317,13 +324,8 @@ final class Stack: @unchecked Sendable {
         let last = try await stack.json(["answer"] + Stack.common.last!)
         #expect(stack.outcome(last) == "queued", "\(last)")
         // The failed connection makes the daemon check again: offline, kept for an hour.
-        var state: String?
-        for _ in 0..<100 {
-            state = (try await stack.status()["connectivity"] as? [String: Any])?["state"] as? String
-            if state == "offline" { break }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        try #require(state == "offline")
+        let status = try await stack.statusOnceOfflineAndIdle()
+        try #require((status["connectivity"] as? [String: Any])?["state"] as? String == "offline", "\(status)")
         let listener = try TCPListener(port: stack.port)
         defer { listener.stop() }
         let flushed = try await stack.ctl(["flush", "--wait", "--timeout", "2"])
