@@ -81,21 +81,35 @@ public enum SameAsTarget: Sendable, Hashable {
 }
 
 /// A regular expression of a `pattern` rule, written bare or as `/body/flags`.
+///
+/// The expression is compiled once, when the pattern is parsed; matching reuses it. Two
+/// patterns are equal when their body and flags are.
 public struct Pattern: Sendable, Hashable {
     /// The expression without slashes and flags.
-    public var body: String
+    public let body: String
     /// Case-insensitive matching (`i`).
-    public var ignoresCase: Bool
+    public let ignoresCase: Bool
     /// `^` and `$` match at line breaks (`m`).
-    public var multiline: Bool
+    public let multiline: Bool
     /// `.` matches line breaks (`s`).
-    public var dotMatchesNewlines: Bool
+    public let dotMatchesNewlines: Bool
+    /// The compiled expression with its options applied.
+    public var regex: Regex<AnyRegexOutput> { compiled.regex }
+    private let compiled: Compiled
+
+    /// Holds the compiled expression. `Regex<AnyRegexOutput>` is not `Sendable` only because its
+    /// output type is not; the regex itself is immutable once built (its lazily lowered program
+    /// is published atomically), and each match keeps its own state.
+    private final class Compiled: @unchecked Sendable {
+        let regex: Regex<AnyRegexOutput>
+        init(_ regex: Regex<AnyRegexOutput>) { self.regex = regex }
+    }
 
     /// The flags accepted after `/body/`. `u` (Unicode) is accepted and has no effect:
     /// matching is always Unicode-aware.
     public static let supportedFlags: Set<Character> = ["i", "m", "s", "u"]
 
-    /// Parses a wire pattern and compiles it once to prove it is valid.
+    /// Parses a wire pattern and compiles it.
     ///
     /// - Throws: `PatternError` when a flag is unsupported or the expression does not compile.
     public init(parsing source: String) throws(PatternError) {
@@ -112,30 +126,40 @@ public struct Pattern: Sendable, Hashable {
                 )
             }
         }
-        self.body = body
-        ignoresCase = flags.contains("i")
-        multiline = flags.contains("m")
-        dotMatchesNewlines = flags.contains("s")
+        let ignoresCase = flags.contains("i")
+        let multiline = flags.contains("m")
+        let dotMatchesNewlines = flags.contains("s")
+        let regex: Regex<AnyRegexOutput>
         do {
-            _ = try compile()
+            var compiled = try Regex(body)
+            if ignoresCase { compiled = compiled.ignoresCase() }
+            if multiline { compiled = compiled.anchorsMatchLineEndings() }
+            if dotMatchesNewlines { compiled = compiled.dotMatchesNewlines() }
+            regex = compiled
         } catch {
             throw PatternError(source: source, reason: "it does not compile: \(error)")
         }
-    }
-
-    /// The compiled expression with its options applied.
-    public func compile() throws -> Regex<AnyRegexOutput> {
-        var regex = try Regex(body)
-        if ignoresCase { regex = regex.ignoresCase() }
-        if multiline { regex = regex.anchorsMatchLineEndings() }
-        if dotMatchesNewlines { regex = regex.dotMatchesNewlines() }
-        return regex
+        self.body = body
+        self.ignoresCase = ignoresCase
+        self.multiline = multiline
+        self.dotMatchesNewlines = dotMatchesNewlines
+        self.compiled = Compiled(regex)
     }
 
     /// True when the whole of `text` matches the expression.
     public func matchesWhole(_ text: String) -> Bool {
-        guard let regex = try? compile() else { return false }
-        return (try? regex.wholeMatch(in: text)) != nil
+        (try? regex.wholeMatch(in: text)) != nil
+    }
+
+    public static func == (lhs: Pattern, rhs: Pattern) -> Bool {
+        lhs.body == rhs.body && lhs.ignoresCase == rhs.ignoresCase && lhs.multiline == rhs.multiline && lhs.dotMatchesNewlines == rhs.dotMatchesNewlines
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(body)
+        hasher.combine(ignoresCase)
+        hasher.combine(multiline)
+        hasher.combine(dotMatchesNewlines)
     }
 }
 

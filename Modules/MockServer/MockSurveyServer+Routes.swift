@@ -103,7 +103,7 @@ extension MockSurveyServer {
         do { upload = try AnswersUpload.decode(body) } catch {
             return Self.json(400, ["message": "The body must be {\"answers\": {name: value}}: \(error.message)"])
         }
-        let required = (try? Questionnaire.decode(response: definition, stage: typeID))?.forms.filter(\.isRequired).map(\.name) ?? []
+        let required = requiredNames(file: file.path, definition: definition, stage: typeID)
         let missing = required.filter { upload.answers[$0] == nil }
         if !missing.isEmpty {
             return Self.json(400, ["message": "Required answers missing for stage \(typeID): \(missing.joined(separator: ", "))."])
@@ -132,6 +132,14 @@ extension MockSurveyServer {
             }
         }
         return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: payload)))
+    }
+
+    /// The names of the required questions of a questionnaire, decoded once per file content.
+    private func requiredNames(file: String, definition: Data, stage: String) -> [String] {
+        if let known = state.withLock({ $0.requiredNames[file] }), known.definition == definition { return known.names }
+        let names = (try? Questionnaire.decode(response: definition, stage: stage))?.forms.filter(\.isRequired).map(\.name) ?? []
+        state.withLock { $0.requiredNames[file] = (definition, names) }
+        return names
     }
 
     static func json(_ status: Int, _ object: [String: String], retryAfter: Int? = nil) -> Response {

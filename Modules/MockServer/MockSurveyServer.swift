@@ -63,6 +63,9 @@ public final class MockSurveyServer: Service, Sendable {
         var port: Int?
         var stopping = false
         var accepted = 0
+        /// The required answer names of each questionnaire file, with the bytes they were read
+        /// from: a fixture that changes on disk is decoded again.
+        var requiredNames: [String: (definition: Data, names: [String])] = [:]
     }
 
     /// Reads `routing.json` now, so that a wrong fixtures folder fails at start.

@@ -60,4 +60,49 @@ import Testing
             #expect(error.message.contains("connect surveyd to the server once"))
         }
     }
+
+    /// The decoded questionnaire is reused only for the same bytes: when the server publishes a
+    /// new version, the next session gets it, with its own hash, and the cache's pointer moves.
+    @Test func aNewVersionFromTheServerReplacesTheRememberedOne() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let fixtures = URL(fileURLWithPath: dir.path + "/mock")
+        try FileManager.default.copyItem(at: PackagePaths.mock, to: fixtures)
+        let logger = Logger(label: "definitions")
+        let mock = try await InProcessMockServer.start(configuration: MockServerConfiguration(fixtures: fixtures), logger: logger)
+        let http = AsyncHTTPClientTransport.makeClient(connectTimeout: .seconds(2))
+        do {
+            try await checkNewVersion(http: http, mock: mock, fixtures: fixtures, directory: dir.path, logger: logger)
+        } catch {
+            try? await http.shutdown()
+            try? await mock.stop()
+            throw error
+        }
+        try await http.shutdown()
+        try await mock.stop()
+    }
+
+    func checkNewVersion(http: HTTPClient, mock: InProcessMockServer, fixtures: URL, directory: String, logger: Logger) async throws {
+        let client = SurveyClient(
+            configuration: SurveyClientConfiguration(baseURL: URL(string: "http://127.0.0.1:\(mock.port)")!),
+            transport: AsyncHTTPClientTransport(client: http),
+            connectivity: ConnectivityMonitor(probe: TCPConnectProbe(host: "127.0.0.1", port: mock.port), reuse: .zero),
+            logger: logger)
+        let cache = try DefinitionCache(directory: directory + "/definitions")
+        let source = ServerDefinitionSource(client: client, cache: cache, logger: logger)
+
+        let first = try await source.definition(stage: "common", language: "en", knownAnswerNames: [])
+        let again = try await source.definition(stage: "common", language: "en", knownAnswerNames: [])
+        #expect(again == first)
+        let file = fixtures.appendingPathComponent("questions/common.en.json")
+        let text = try String(contentsOf: file, encoding: .utf8)
+        try text.replacingOccurrences(of: "Please enter your name.", with: "Your full name, please.").write(to: file, atomically: true, encoding: .utf8)
+
+        let changed = try await source.definition(stage: "common", language: "en", knownAnswerNames: [])
+        #expect(changed.hash != first.hash)
+        #expect(changed.questionnaire.forms.first?.question == "Your full name, please.")
+        #expect(try cache.current(typeID: "common", language: "en")?.hash == changed.hash)
+        // The first version stays readable by hash, for sessions that began with it.
+        #expect(try await source.cachedDefinition(hash: first.hash, stage: "common", knownAnswerNames: [])?.questionnaire.forms.first?.question == "Please enter your name.")
+    }
 }

@@ -4,14 +4,50 @@ import Logging
 import Networking
 import NIOPosix
 import Storage
+import Synchronization
 
 /// Questionnaires from the survey server (after its connectivity check), kept in the Storage
 /// definition cache; the cache answers when the server cannot. The cache's file I/O (reads,
 /// fsync'd writes) runs on NIO's blocking thread pool, never on a Swift concurrency thread.
+///
+/// The server usually sends the same bytes again: the decoded questionnaire is kept by content
+/// hash, and bytes already stored as the newest of their (stage, language) are not stored again.
 public struct ServerDefinitionSource: DefinitionSource {
     let client: SurveyClient
     let cache: DefinitionCache
     let logger: Logger
+    let memo = Memo()
+
+    /// Decoded definitions by (hash, stage, earlier answer names), and the hash last stored per
+    /// (stage, language). Shared by copies of the source.
+    final class Memo: Sendable {
+        struct Key: Hashable {
+            var hash: String
+            var stage: String
+            var knownAnswerNames: Set<String>
+        }
+
+        struct State {
+            var decoded: [Key: LoadedDefinition] = [:]
+            var stored: [String: String] = [:]
+        }
+
+        /// Decoded definitions kept at most; the memo starts over when it would hold more.
+        static let capacity = 64
+        let state = Mutex(State())
+
+        func decoded(_ key: Key) -> LoadedDefinition? { state.withLock { $0.decoded[key] } }
+
+        func remember(_ definition: LoadedDefinition, for key: Key) {
+            state.withLock {
+                if $0.decoded.count >= Self.capacity { $0.decoded.removeAll(keepingCapacity: true) }
+                $0.decoded[key] = definition
+            }
+        }
+
+        func isStored(_ hash: String, pair: String) -> Bool { state.withLock { $0.stored[pair] == hash } }
+        func markStored(_ hash: String, pair: String) { state.withLock { $0.stored[pair] = hash } }
+    }
 
     public init(client: SurveyClient, cache: DefinitionCache, logger: Logger) {
         self.client = client
@@ -35,18 +71,34 @@ public struct ServerDefinitionSource: DefinitionSource {
                 throw ControlError.unavailable("definition_unavailable", "stage \(stage) (\(language)) is not cached and the survey server cannot be reached (\(error.code.rawValue)); connect surveyd to the server once so that it can cache the questionnaire, then start again")
             }
             logger.notice("using the cached questionnaire", metadata: ["stage": "\(stage)", "lang": "\(language)", "hash": "\(cached.hash)", "reason": "\(error.code.rawValue)"])
-            return try Self.decode(cached, stage: stage, knownAnswerNames: knownAnswerNames)
+            return try decode(cached, stage: stage, knownAnswerNames: knownAnswerNames)
         }
         let bytes = [UInt8](fetched)
-        let definition = try Self.decode(CachedDefinition(hash: DefinitionCache.hash(bytes), bytes: bytes), stage: stage, knownAnswerNames: knownAnswerNames)
+        let hash = DefinitionCache.hash(bytes)
+        let definition = try decode(CachedDefinition(hash: hash, bytes: bytes), stage: stage, knownAnswerNames: knownAnswerNames)
         // Cached only once it decoded: a broken definition never replaces a good one.
-        _ = try await NIOThreadPool.singleton.runIfActive { [cache] in try cache.store(typeID: stage, language: language, bytes: bytes) }
+        let pair = stage + "." + language
+        if !memo.isStored(hash, pair: pair) {
+            _ = try await NIOThreadPool.singleton.runIfActive { [cache] in try cache.store(typeID: stage, language: language, bytes: bytes) }
+            memo.markStored(hash, pair: pair)
+        }
         return definition
     }
 
     public func cachedDefinition(hash: String, stage: String, knownAnswerNames: Set<String>) async throws -> LoadedDefinition? {
+        if let known = memo.decoded(Memo.Key(hash: hash, stage: stage, knownAnswerNames: knownAnswerNames)) { return known }
         guard let cached = try await NIOThreadPool.singleton.runIfActive({ [cache] in try cache.definition(hash: hash) }) else { return nil }
-        return try Self.decode(cached, stage: stage, knownAnswerNames: knownAnswerNames)
+        return try decode(cached, stage: stage, knownAnswerNames: knownAnswerNames)
+    }
+
+    /// The decoded questionnaire of `cached`, from the memo when these bytes were decoded before
+    /// for the same stage and earlier answers.
+    func decode(_ cached: CachedDefinition, stage: String, knownAnswerNames: Set<String>) throws -> LoadedDefinition {
+        let key = Memo.Key(hash: cached.hash, stage: stage, knownAnswerNames: knownAnswerNames)
+        if let known = memo.decoded(key) { return known }
+        let definition = try Self.decode(cached, stage: stage, knownAnswerNames: knownAnswerNames)
+        memo.remember(definition, for: key)
+        return definition
     }
 
     static func decode(_ cached: CachedDefinition, stage: String, knownAnswerNames: Set<String>) throws -> LoadedDefinition {

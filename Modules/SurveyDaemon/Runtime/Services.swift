@@ -60,7 +60,7 @@ struct Housekeeping: Service {
 }
 
 /// Watches connectivity while submissions wait, and wakes the delivery worker as soon as the
-/// server is reachable again (the worker itself sleeps on its backoff while offline).
+/// server is reachable again (the worker itself sleeps on its offline pause while offline).
 /// The probe runs only while something is pending, at most once per `interval`.
 struct ConnectivityWatcher: Service {
     let monitor: ConnectivityMonitor
@@ -69,7 +69,6 @@ struct ConnectivityWatcher: Service {
     let interval: Duration
 
     func run() async throws {
-        var wasOnline: Bool?
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {
                 try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
@@ -77,9 +76,15 @@ struct ConnectivityWatcher: Service {
                 return
             }
             guard await queue.counts().pending > 0 else { continue }
-            let online = await monitor.isReachable()
-            if online && wasOnline == false { await worker.wake() }
-            wasOnline = online
+            await Self.check(monitor: monitor, worker: worker)
         }
+    }
+
+    /// Wakes the worker when the server is reachable and the worker's last round found it
+    /// offline. It looks at the worker's own verdict, not at a change this watcher saw: the
+    /// worker may have met the outage before the watcher's first probe.
+    static func check(monitor: ConnectivityMonitor, worker: DeliveryWorker) async {
+        guard await worker.snapshot.lastOutcomeOffline, await monitor.isReachable() else { return }
+        await worker.wake()
     }
 }

@@ -35,6 +35,18 @@ public enum BenchmarkSupport {
         return kilobytes / 1024
     }
 
+    /// CPU time (user plus system) a process has used so far, in seconds, from
+    /// `/proc/<pid>/stat`; NaN when it cannot be read. Without `pid`, this process.
+    public static func cpuSeconds(pid: Int32? = nil) -> Double {
+        let path = pid.map { "/proc/\($0)/stat" } ?? "/proc/self/stat"
+        // The command name, in parentheses, may hold spaces: fields are counted after its ")".
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8), let close = text.lastIndex(of: ")") else { return .nan }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        // After ")": state is field 3 of stat(5), so utime (14) and stime (15) are at 11 and 12.
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return .nan }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
     /// A rate or count without decimals, e.g. `12345`.
     public static func whole(_ value: Double) -> String { String(format: "%.0f", value) }
 

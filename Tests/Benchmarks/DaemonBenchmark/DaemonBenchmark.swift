@@ -10,11 +10,14 @@ import Histogram
 import Logging
 import MockServer
 import NIOCore
+import NIOPosix
 import Storage
 
 /// The daemon measured from outside, in one run on one machine:
 /// - durable answers per second through the control socket with 1, 8 and 64 concurrent clients,
-///   beside a plain write+fdatasync loop on the same file system (the disk's serial limit);
+///   beside a plain write+fdatasync loop on the same file system (the disk's serial limit). The
+///   sessions are started first (that rate is reported too: each start fetches the questionnaire
+///   from the mock server); then only answers are timed, sent by ``AnswerLoad``;
 /// - the control round trip's p50 and p99;
 /// - replay of 100,000 queued submissions to the mock server on loopback, beside a bare
 ///   AsyncHTTPClient loop with the same concurrency to the same server;
@@ -23,7 +26,8 @@ import Storage
 /// `swift build -c release --product surveyd && swift run -c release DaemonBenchmark [mock]`
 @main
 struct DaemonBenchmark {
-    static let answersPerRun = Duration.seconds(4)
+    /// Sessions started per row; each gets four answers.
+    static let sessionsPerRow = [1: 1_000, 8: 3_000, 64: 10_000]
     static let queued = Int(ProcessInfo.processInfo.environment["BENCH_QUEUED"] ?? "") ?? 100_000
     static let inFlight = 8
 
@@ -51,10 +55,12 @@ struct DaemonBenchmark {
         let idleRSS = answersDaemon.residentMegabytes()
         let http = HTTPClient(eventLoopGroupProvider: .singleton)
         let control = ControlClient(socketPath: answersDaemon.socket, httpClient: http)
-        var rows: [(Int, Double, Double, Double)] = []
+        var rows: [(clients: Int, starts: Double, rate: Double, p50: Double, p99: Double, cpu: String)] = []
         for clients in [1, 8, 64] {
-            let (rate, p50, p99) = try await answers(control: control, clients: clients, duration: answersPerRun)
-            rows.append((clients, rate, p50, p99))
+            let sessions = sessionsPerRow[clients]!
+            let (starts, ids) = try await startSessions(control: control, clients: clients, count: sessions)
+            let (rate, p50, p99, cpu) = try await answers(socket: answersDaemon.socket, sessions: ids, daemon: answersDaemon.process.processIdentifier)
+            rows.append((clients, starts, rate, p50, p99, cpu))
         }
         answersDaemon.stop()
 
@@ -88,10 +94,12 @@ struct DaemonBenchmark {
         print("| measure | value | baseline | ratio | goal |")
         print("|---|---|---|---|---|")
         print("| serial write+fdatasync (256 B) | \(format(baseline)) /s | | | |")
-        for (clients, rate, p50, p99) in rows {
+        for (clients, starts, rate, p50, p99, cpu) in rows {
             let goal = clients == 64 ? "≥ 3" : ""
+            print("| session starts/s, \(clients) client\(clients == 1 ? "" : "s") (untimed setup; each fetches the questionnaire) | \(format(starts)) /s | | | |")
             print("| durable answers/s, \(clients) client\(clients == 1 ? "" : "s") | \(format(rate)) /s | \(format(baseline)) /s | \(String(format: "%.2f", rate / baseline)) | \(goal) |")
             print("| control round trip, \(clients) client\(clients == 1 ? "" : "s") | p50 \(String(format: "%.2f", p50)) ms, p99 \(String(format: "%.2f", p99)) ms | | | |")
+            print("| CPU per answer, \(clients) client\(clients == 1 ? "" : "s") | \(cpu) | | | |")
         }
         print("| replay of \(queued) queued submissions (\(inFlight) in flight) | \(format(replayRate)) /s | bare AHC \(format(bare)) /s | \(String(format: "%.2f", replayRate / bare)) | ≥ 0.7 |")
         print("| daemon RSS idle | \(String(format: "%.1f", idleRSS)) MB | | | |")
@@ -101,43 +109,52 @@ struct DaemonBenchmark {
 
     static func format(_ rate: Double) -> String { String(format: "%.0f", rate) }
 
-    /// Each client starts a session and answers its first four questions (each answer is
-    /// journaled with an fdatasync before the reply), then starts another; runs for `duration`.
-    static func answers(control: ControlClient, clients: Int, duration: Duration) async throws -> (Double, Double, Double) {
+    /// Starts `count` sessions of stage `common` with `clients` concurrent ControlClient callers;
+    /// returns the rate and the ids, dealt to the clients in turn.
+    static func startSessions(control: ControlClient, clients: Int, count: Int) async throws -> (Double, [[String]]) {
         let clock = ContinuousClock()
-        let end = clock.now.advanced(by: duration)
         let start = clock.now
-        let results = try await withThrowingTaskGroup(of: (Int, [Double]).self) { group in
-            for _ in 0 ..< clients {
+        let ids = try await withThrowingTaskGroup(of: [String].self) { group in
+            for client in 0 ..< clients {
                 group.addTask {
-                    var count = 0
-                    var latencies: [Double] = []
-                    let steps = [["Kim Minsu"], ["kim@example.com"], ["kim@example.com"], ["30"]]
-                    while clock.now < end {
-                        let session = try await control.startSession(StartSessionRequest(typeId: "common", lang: "en"))
-                        for values in steps {
-                            let before = clock.now
-                            let reply = try await control.answer(AnswerRequest(session: session.id, values: values, skip: false))
-                            latencies.append((clock.now - before).seconds * 1000)
-                            precondition(reply.accepted, "answer \(values) was not accepted: \(reply.message ?? "")")
-                            count += 1
-                        }
+                    var ids: [String] = []
+                    for _ in stride(from: client, to: count, by: clients) {
+                        ids.append(try await control.startSession(StartSessionRequest(typeId: "common", lang: "en")).id)
                     }
-                    return (count, latencies)
+                    return ids
                 }
             }
-            var total = 0
-            var all: [Double] = []
-            for try await (count, latencies) in group {
-                total += count
-                all += latencies
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        return (Double(count) / (clock.now - start).seconds, ids)
+    }
+
+    /// Each client answers the first four questions of each of its sessions, one request after
+    /// another on its own connection (each answer is journaled with an fdatasync before the
+    /// reply). Returns answers per second, the round trip's p50 and p99 in milliseconds, and the
+    /// CPU time per answer of the daemon and of this process (the load generator).
+    static func answers(socket: String, sessions: [[String]], daemon: Int32) async throws -> (Double, Double, Double, String) {
+        let steps = [["Kim Minsu"], ["kim@example.com"], ["kim@example.com"], ["30"]]
+        let bodies = sessions.map { ids in ids.flatMap { id in steps.map { AnswerLoad.body(session: id, values: $0) } } }
+        let daemonCPU = BenchmarkSupport.cpuSeconds(pid: daemon)
+        let ownCPU = BenchmarkSupport.cpuSeconds()
+        let clock = ContinuousClock()
+        let start = clock.now
+        let results = try await withThrowingTaskGroup(of: AnswerLoad.Result.self) { group in
+            for client in bodies {
+                group.addTask { try await AnswerLoad.run(socket: socket, bodies: client, group: MultiThreadedEventLoopGroup.singleton) }
             }
-            return (total, all)
+            return try await group.reduce(into: []) { $0.append($1) }
         }
         let elapsed = (clock.now - start).seconds
+        let answered = results.reduce(0) { $0 + $1.answered }
+        let perAnswer = { (seconds: Double) in String(format: "%.0f µs", seconds / Double(answered) * 1e6) }
+        let cpu = "daemon \(perAnswer(BenchmarkSupport.cpuSeconds(pid: daemon) - daemonCPU)), load generator \(perAnswer(BenchmarkSupport.cpuSeconds() - ownCPU))"
         var histogram = Histogram<UInt64>(highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: .three)
-        for latency in results.1 { histogram.record(UInt64(latency * 1000)) }
-        return (Double(results.0) / elapsed, Double(histogram.valueAtPercentile(50)) / 1000, Double(histogram.valueAtPercentile(99)) / 1000)
+        for result in results {
+            for latency in result.latencies { histogram.record(latency / 1000) }
+        }
+        return (Double(answered) / elapsed, Double(histogram.valueAtPercentile(50)) / 1000, Double(histogram.valueAtPercentile(99)) / 1000, cpu)
     }
 
     /// Fills a submission queue with `count` finished `common` stages, 256 at a time (group commit).
@@ -153,7 +170,7 @@ struct DaemonBenchmark {
         while done < count {
             let batch = min(256, count - done)
             try await withThrowingTaskGroup(of: Void.self) { group in
-                for i in 0 ..< batch {
+                for _ in 0 ..< batch {
                     let metadata = SubmissionMetadata(key: UUID(), stage: "common", language: "en", definitionHash: "bench", queuedAt: Date())
                     group.addTask { try await queue.enqueue(metadata, body: body) }
                 }

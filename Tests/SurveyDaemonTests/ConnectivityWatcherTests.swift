@@ -1,0 +1,60 @@
+import Foundation
+import Logging
+import Networking
+import ServiceLifecycle
+import Synchronization
+import Testing
+@testable import SurveyDaemon
+
+/// A probe whose answer the test sets, counting its calls.
+final class SwitchProbe: ConnectivityProbe {
+    let reachable = Mutex(false)
+    let calls = Mutex(0)
+    func isReachable() async -> Bool {
+        calls.withLock { $0 += 1 }
+        return reachable.withLock { $0 }
+    }
+}
+
+@Suite struct ConnectivityWatcherTests {
+    /// The worker met the outage first (the watcher never saw it offline): once the server is
+    /// reachable, the watcher wakes it, and it delivers without waiting out its offline pause.
+    @Test func wakesAWorkerThatFoundTheServerOffline() async throws {
+        let queue = MemoryDeliveryQueue()
+        _ = queue.add("a", at: 1)
+        let uploader = ScriptedUploader()
+        uploader.offline.withLock { $0 = true }
+        let worker = DeliveryWorker(
+            queue: queue, uploader: uploader,
+            settings: .init(maxInFlight: 1, backoff: { _, _ in .seconds(1) }, offlinePause: .seconds(3600)),
+            logger: Logger(label: "test")
+        ) { _, _ in }
+        let group = ServiceGroup(services: [worker], gracefulShutdownSignals: [], logger: Logger(label: "test"))
+        let task = Task { try await group.run() }
+        let seen = ContinuousClock.now + .seconds(10)
+        while !(await worker.snapshot.lastOutcomeOffline) && ContinuousClock.now < seen { try await Task.sleep(for: .milliseconds(5)) }
+        try #require(await worker.snapshot.lastOutcomeOffline)
+
+        let probe = SwitchProbe()
+        let monitor = ConnectivityMonitor(probe: probe, reuse: .zero)
+        // Still offline: the worker is left asleep.
+        await ConnectivityWatcher.check(monitor: monitor, worker: worker)
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(queue.states() == [.pending])
+
+        // Back: one check wakes it and the submission is delivered.
+        probe.reachable.withLock { $0 = true }
+        uploader.offline.withLock { $0 = false }
+        await ConnectivityWatcher.check(monitor: monitor, worker: worker)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while queue.states().contains(.pending) && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(queue.states() == [.delivered(nextTypeId: nil)])
+        #expect(probe.calls.withLock { $0 } == 2)
+
+        // Online now: the watcher does not probe again.
+        await ConnectivityWatcher.check(monitor: monitor, worker: worker)
+        #expect(probe.calls.withLock { $0 } == 2)
+        await group.triggerGracefulShutdown()
+        try await task.value
+    }
+}
