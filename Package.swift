@@ -159,7 +159,7 @@ let package = Package(
         .executableTarget(
             name: "DaemonBenchmark",
             dependencies: [
-                "BenchmarkSupport", "ControlAPI", "Entities", "MockServer", "Storage",
+                "BenchmarkSupport", "ControlAPI", "Entities", "Storage",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "Logging", package: "swift-log"),

@@ -37,8 +37,12 @@ public actor SurveyClient {
     private var token: String?
     private var tokenLoaded = false
     private var fetches: [FetchKey: Task<Data, any Error>] = [:]
+    /// URLs built so far, by path and language (percent-encoding is slow on Linux, and a
+    /// daemon calls the same few URLs again and again).
+    private var urls: [URLKey: String] = [:]
 
     private struct FetchKey: Hashable { var typeID: String; var lang: String }
+    private struct URLKey: Hashable { var path: String; var lang: String }
 
     public init(configuration: SurveyClientConfiguration, transport: any HTTPTransport, connectivity: ConnectivityMonitor, logger: Logger) {
         self.configuration = configuration
@@ -172,14 +176,22 @@ public actor SurveyClient {
     private static let queryValueAllowed = CharacterSet.urlQueryAllowed.subtracting(CharacterSet(charactersIn: "&=+"))
 
     private func makeURL(path: String, lang: String) throws(NetworkError) -> String {
-        let base = configuration.baseURL
+        let key = URLKey(path: path, lang: lang)
+        if let known = urls[key] { return known }
+        let url = try Self.buildURL(base: configuration.baseURL, path: path, lang: lang)
+        if urls.count >= 256 { urls.removeAll(keepingCapacity: true) }
+        urls[key] = url
+        return url
+    }
+
+    private static func buildURL(base: URL, path: String, lang: String) throws(NetworkError) -> String {
         guard let scheme = base.scheme?.lowercased(), scheme == "http" || scheme == "https", base.host != nil else {
             throw NetworkError(.configuration, "The base URL \(base.absoluteString) is not http(s)://host[:port]; fix the server URL in the configuration.")
         }
         var text = base.absoluteString
         if !text.hasSuffix("/") { text += "/" }
-        let segments = path.split(separator: "/").map { String($0).addingPercentEncoding(withAllowedCharacters: Self.segmentAllowed) ?? String($0) }
-        let query = lang.addingPercentEncoding(withAllowedCharacters: Self.queryValueAllowed) ?? lang
+        let segments = path.split(separator: "/").map { String($0).addingPercentEncoding(withAllowedCharacters: segmentAllowed) ?? String($0) }
+        let query = lang.addingPercentEncoding(withAllowedCharacters: queryValueAllowed) ?? lang
         return text + segments.joined(separator: "/") + "?lang=" + query
     }
 }

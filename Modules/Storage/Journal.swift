@@ -88,6 +88,9 @@ public struct JournalOptions: Sendable {
     /// With a cap, segments are started at a quarter of it when that is below `segmentSize`, so
     /// that settled segments can be removed (the active one never is).
     public var diskCap: Int?
+    /// In strict mode, the longest a record appended with `deferSync` waits for its fdatasync
+    /// (any other append's fdatasync covers it sooner). Relaxed mode uses its own interval.
+    public var deferredSyncInterval: Duration = .milliseconds(200)
     public var fileOperations = JournalFileOperations()
     public init() {}
 }
@@ -141,6 +144,7 @@ public final class Journal: Sendable {
         var mayExceedCap: Bool
         var startsSegment: Bool
         var alwaysDurable: Bool
+        var deferSync: Bool
         var continuation: CheckedContinuation<JournalLocation, any Error>
     }
 
@@ -170,6 +174,11 @@ public final class Journal: Sendable {
     private nonisolated(unsafe) var nextSequence: UInt64
     /// Relaxed durability: when the oldest written but not yet fdatasync'd bytes were written.
     private nonisolated(unsafe) var unsyncedSince: ContinuousClock.Instant?
+    /// Read-only descriptors of segments that `read(at:)` has read, by name. Reads hold the lock
+    /// while they use a descriptor, so removing a segment never closes one under a reader.
+    private let readers = Mutex<[String: Int32]>([:])
+    /// Segments kept open for reading at most; beyond that, the others are closed.
+    static let maxOpenReaders = 8
 
     /// Opens (creating if needed) the journal in `directory`, recovering what is there.
     /// Throws `StorageError` with code `.locked` when another opener holds the directory.
@@ -238,8 +247,10 @@ public final class Journal: Sendable {
     }
 
     /// Appends one record and returns its sequence number once it is durable (after the covering fdatasync).
-    public func append(type: UInt8, payload: [UInt8], mayExceedCap: Bool = false) async throws -> UInt64 {
-        try await appendLocated(type: type, payload: payload, mayExceedCap: mayExceedCap).sequence
+    ///
+    /// - Parameter deferSync: see ``appendLocated(type:payload:mayExceedCap:startsSegment:alwaysDurable:deferSync:)``.
+    public func append(type: UInt8, payload: [UInt8], mayExceedCap: Bool = false, deferSync: Bool = false) async throws -> UInt64 {
+        try await appendLocated(type: type, payload: payload, mayExceedCap: mayExceedCap, deferSync: deferSync).sequence
     }
 
     /// Appends one record and returns where it lies once it is durable.
@@ -253,7 +264,12 @@ public final class Journal: Sendable {
     /// - Parameter alwaysDurable: true to return only after the covering fdatasync even in relaxed
     ///   mode: for a record that the caller deletes other records on the strength of (a
     ///   compaction's carried copy, a snapshot).
-    public func appendLocated(type: UInt8, payload: [UInt8], mayExceedCap: Bool = false, startsSegment: Bool = false, alwaysDurable: Bool = false) async throws -> JournalLocation {
+    /// - Parameter deferSync: true to return once the record is written, as relaxed mode does,
+    ///   with its fdatasync at most `JournalOptions.deferredSyncInterval` later (or sooner, with the
+    ///   next append that waits for one): for a record whose loss in a power cut only repeats
+    ///   work that is safe to repeat (a delivery marker: the upload is sent again with its
+    ///   idempotency key). A crash of the process alone loses nothing written.
+    public func appendLocated(type: UInt8, payload: [UInt8], mayExceedCap: Bool = false, startsSegment: Bool = false, alwaysDurable: Bool = false, deferSync: Bool = false) async throws -> JournalLocation {
         guard payload.count <= options.maxPayloadSize else {
             throw StorageError(code: .recordTooLarge, message: "A record of \(payload.count) bytes exceeds the maximum of \(options.maxPayloadSize) bytes; split it.")
         }
@@ -261,7 +277,7 @@ public final class Journal: Sendable {
             let err: StorageError? = state.withLock { s in
                 if let f = s.failure { return f }
                 if s.closing { return StorageError(code: .closed, message: "The journal in \(directory) is closed; reopen it.") }
-                s.pending.append(Pending(type: type, payload: payload, mayExceedCap: mayExceedCap, startsSegment: startsSegment, alwaysDurable: alwaysDurable, continuation: cont))
+                s.pending.append(Pending(type: type, payload: payload, mayExceedCap: mayExceedCap, startsSegment: startsSegment, alwaysDurable: alwaysDurable, deferSync: deferSync, continuation: cont))
                 return nil
             }
             if let err { cont.resume(throwing: err) } else { wakeup.signal() }
@@ -278,6 +294,10 @@ public final class Journal: Sendable {
         wakeup.signal()
         writerDone.wait()
         Glibc.close(segmentFD)
+        readers.withLock { readers in
+            for fd in readers.values { Glibc.close(fd) }
+            readers.removeAll()
+        }
         // Unlock before closing: a child forked meanwhile (not yet exec'd) shares the open file
         // description, and closing our descriptor alone would leave the directory locked.
         flock(lockFD, LOCK_UN)
@@ -293,8 +313,8 @@ public final class Journal: Sendable {
     private func writerLoop() {
         var buffer: [UInt8] = []
         while true {
-            if let since = unsyncedSince, case .relaxed(let interval) = options.durability {
-                let left = interval - (ContinuousClock.now - since)
+            if let since = unsyncedSince {
+                let left = lazySyncInterval - (ContinuousClock.now - since)
                 if left <= .zero || wakeup.wait(timeout: .now() + Journal.dispatchInterval(left)) == .timedOut {
                     syncRelaxed()
                     continue
@@ -314,7 +334,15 @@ public final class Journal: Sendable {
         writerDone.signal()
     }
 
-    /// Relaxed mode: makes what was written so far durable; a failure closes the journal.
+    /// How long written records may wait for their fdatasync: relaxed mode's interval, or in
+    /// strict mode the one for `deferSync` records.
+    private var lazySyncInterval: Duration {
+        if case .relaxed(let interval) = options.durability { return interval }
+        return options.deferredSyncInterval
+    }
+
+    /// Makes what was written so far durable (relaxed mode, deferred records); a failure closes
+    /// the journal.
     private func syncRelaxed() {
         unsyncedSince = nil
         guard state.withLock({ $0.failure == nil }) else { return }
@@ -397,7 +425,10 @@ public final class Journal: Sendable {
         segmentBytes += buffer.count
         state.withLock { [count = buffer.count] in $0.diskBytes += count }
         switch options.durability {
+        case .strict where run.allSatisfy(\.deferSync):
+            if unsyncedSince == nil { unsyncedSince = ContinuousClock.now }
         case .strict:
+            unsyncedSince = nil
             if options.fileOperations.fdatasync(segmentFD) != 0 { throw SystemCallError(call: "fdatasync", errno: errno) }
         case .relaxed(let interval):
             if unsyncedSince == nil { unsyncedSince = ContinuousClock.now }
@@ -539,28 +570,51 @@ public final class Journal: Sendable {
     /// Throws `StorageError` `.notFound` when the segment is gone or the frame there is not that record.
     public func read(at location: JournalLocation) throws -> JournalRecord {
         let path = directory + "/" + location.segment
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            throw StorageError(code: .notFound, message: "Journal record \(location.sequence) cannot be read: segment \(path) is missing.", cause: SystemCallError(call: "open", errno: errno))
+        return try readers.withLock { readers in
+            let fd: Int32
+            if let open = readers[location.segment] {
+                fd = open
+            } else {
+                fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+                guard fd >= 0 else {
+                    throw StorageError(code: .notFound, message: "Journal record \(location.sequence) cannot be read: segment \(path) is missing.", cause: SystemCallError(call: "open", errno: errno))
+                }
+                if readers.count >= Journal.maxOpenReaders {
+                    for other in readers.values { Glibc.close(other) }
+                    readers.removeAll(keepingCapacity: true)
+                }
+                readers[location.segment] = fd
+            }
+            return try Journal.readFrame(fd: fd, path: path, at: location, maxPayload: options.maxPayloadSize)
         }
-        defer { Glibc.close(fd) }
-        func readExactly(_ count: Int, at offset: Int) -> [UInt8]? {
-            var out = [UInt8](repeating: 0, count: count)
+    }
+
+    /// Reads and checks the frame at `location` from `fd`: one `pread` for a record of up to
+    /// 4 KiB, a second for the rest of a larger one.
+    static func readFrame(fd: Int32, path: String, at location: JournalLocation, maxPayload: Int) throws -> JournalRecord {
+        func readFully(into bytes: inout [UInt8], from start: Int, count: Int, at offset: Int) -> Int {
             var done = 0
             while done < count {
-                let n = out.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, count - done, off_t(offset + done)) }
+                let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + start + done, count - done, off_t(offset + done)) }
                 if n < 0 && errno == EINTR { continue }
-                if n <= 0 { return nil }
+                if n <= 0 { break }
                 done += n
             }
-            return out
+            return done
         }
         let bad = StorageError(code: .notFound, message: "Journal record \(location.sequence) is not at offset \(location.offset) of \(path); the segment changed underneath the journal.")
-        guard let header = readExactly(Frame.headerSize, at: location.offset) else { throw bad }
-        let length = header.withUnsafeBytes { Int(UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: 4, as: UInt32.self))) }
-        guard length <= options.maxPayloadSize, let payload = readExactly(length, at: location.offset + Frame.headerSize) else { throw bad }
-        let frame = header + payload
-        guard let (record, _) = frame.withUnsafeBytes({ Frame.decode($0, at: 0, maxPayload: options.maxPayloadSize) }), record.sequence == location.sequence else { throw bad }
+        var frame = [UInt8](repeating: 0, count: 4096)
+        let got = readFully(into: &frame, from: 0, count: frame.count, at: location.offset)
+        guard got >= Frame.headerSize else { throw bad }
+        let length = frame.withUnsafeBytes { Int(UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: 4, as: UInt32.self))) }
+        guard length <= maxPayload else { throw bad }
+        let size = Frame.headerSize + length
+        if size > got {
+            if size > frame.count { frame += [UInt8](repeating: 0, count: size - frame.count) }
+            guard readFully(into: &frame, from: got, count: size - got, at: location.offset + got) == size - got else { throw bad }
+        }
+        guard let (record, _) = frame.withUnsafeBytes({ Frame.decode(UnsafeRawBufferPointer(rebasing: $0[..<size]), at: 0, maxPayload: maxPayload) }),
+              record.sequence == location.sequence else { throw bad }
         return record
     }
 
@@ -592,6 +646,11 @@ public final class Journal: Sendable {
         }
         try Journal.fsyncDirectory(directory)
         let freed = doomed.reduce(0) { $0 + Journal.fileSize(directory + "/" + $1) }
+        readers.withLock { readers in
+            for name in doomed {
+                if let fd = readers.removeValue(forKey: name) { Glibc.close(fd) }
+            }
+        }
         try Journal.finishRemoval(directory: directory)
         state.withLock { $0.diskBytes = max(0, $0.diskBytes - freed) }
     }

@@ -184,12 +184,17 @@ public actor SubmissionQueue {
     }
 
     /// Records that a submission was delivered, with the server's response.
+    ///
+    /// The marker is acknowledged once written; its fdatasync follows within the journal's
+    /// `deferredSyncInterval` (sooner with any durable append). A power cut in that window
+    /// leaves the submission pending, and it is sent again with the same idempotency key, which
+    /// the server answers without counting it twice. A crash of the process loses nothing.
     public func markDelivered(ordinal: UInt64, response: String?) async throws {
         await beginMutation()
         defer { endMutation() }
         guard let before = position(of: ordinal) else { throw unknown(ordinal) }
         let slot = slots[before]
-        _ = try await journal.append(type: RecordType.delivered.rawValue, payload: Codec.marker(ordinal, slot.key, text: response), mayExceedCap: true)
+        _ = try await journal.append(type: RecordType.delivered.rawValue, payload: Codec.marker(ordinal, slot.key, text: response), mayExceedCap: true, deferSync: true)
         // Other changes ran during the await and may have moved the slots: look it up again.
         guard let index = position(of: ordinal) else { return }
         if slots[index].state == .pending { pendingCount -= 1 }

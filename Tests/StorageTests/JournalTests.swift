@@ -351,3 +351,75 @@ private final class SyncCounter: Sendable {
     let error = await #expect(throws: StorageError.self) { try await journal.append(type: 1, payload: [3]) }
     #expect(error?.code == .failedClosed)
 }
+
+@Test func strictModeDefersTheSyncOfDeferredRecordsToTheNextDurableAppendOrTheInterval() async throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let counter = SyncCounter()
+    var o = options()
+    o.fileOperations = counter.operations
+    o.deferredSyncInterval = .seconds(3600)
+    let journal = try Journal(directory: dir.path, options: o, logger: logger)
+    for i in 0..<10 { _ = try await journal.append(type: 2, payload: payload(i), deferSync: true) }
+    #expect(counter.calls.withLock { $0 } == 0, "deferred records are acknowledged once written")
+    // A durable append's fdatasync covers the deferred records before it.
+    _ = try await journal.append(type: 1, payload: payload(10))
+    #expect(counter.calls.withLock { $0 } == 1)
+    _ = try await journal.append(type: 2, payload: payload(11), deferSync: true)
+    #expect(counter.calls.withLock { $0 } == 1)
+    journal.close()
+    #expect(counter.calls.withLock { $0 } == 2, "close makes the deferred record durable")
+    let reopened = try Journal(directory: dir.path, options: options(), logger: logger)
+    defer { reopened.close() }
+    #expect(reopened.recovered.map(\.payload) == (0..<12).map(payload))
+
+    // Without another append, the writer syncs once the deferred interval has passed.
+    let other = try TemporaryDirectory()
+    defer { other.remove() }
+    let timed = SyncCounter()
+    var t = options()
+    t.fileOperations = timed.operations
+    t.deferredSyncInterval = .milliseconds(20)
+    let short = try Journal(directory: other.path, options: t, logger: logger)
+    defer { short.close() }
+    _ = try await short.append(type: 2, payload: [1], deferSync: true)
+    let deadline = ContinuousClock.now + .seconds(10)
+    while timed.calls.withLock({ $0 }) == 0 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+    #expect(timed.calls.withLock { $0 } == 1)
+}
+
+@Test func readsRecordsOfEverySizeAndRefusesWrongLocations() async throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let journal = try Journal(directory: dir.path, options: options(segmentSize: 64 << 10), logger: logger)
+    defer { journal.close() }
+    // Around the 4 KiB first read: a frame of 4,095, 4,096 and 4,097 bytes, and larger ones.
+    let sizes = [0, 1, 4096 - 22, 4096 - 21, 4096 - 20, 10_000, 70_000, 3]
+    var locations: [JournalLocation] = []
+    for (i, size) in sizes.enumerated() {
+        locations.append(try await journal.appendLocated(type: 1, payload: [UInt8](repeating: UInt8(i), count: size)))
+    }
+    // Twice, so that the second pass reads through the descriptors kept open.
+    for _ in 0..<2 {
+        for (i, (size, location)) in zip(sizes, locations).enumerated() {
+            let record = try journal.read(at: location)
+            #expect(record.sequence == location.sequence)
+            #expect(record.payload == [UInt8](repeating: UInt8(i), count: size), "size \(size)")
+        }
+    }
+    // A location that does not hold the record: an error naming the record, no crash.
+    var shifted = locations[5]
+    shifted.offset += 1
+    let error = #expect(throws: StorageError.self) { try journal.read(at: shifted) }
+    #expect(error?.message.contains("record \(shifted.sequence)") == true)
+    var beyond = locations[7]
+    beyond.offset = 1 << 30
+    #expect(throws: StorageError.self) { try journal.read(at: beyond) }
+    // A removed segment cannot be read any more, even after reads kept it open.
+    let sealed = try journal.segments().filter { !$0.isActive }.map(\.name)
+    try #require(!sealed.isEmpty)
+    try journal.removeSegments(sealed)
+    let removed = try #require(locations.first { sealed.contains($0.segment) })
+    let gone = #expect(throws: StorageError.self) { try journal.read(at: removed) }
+    #expect(gone?.code == .notFound)
+}

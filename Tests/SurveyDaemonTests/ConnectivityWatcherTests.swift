@@ -47,7 +47,12 @@ final class SwitchProbe: ConnectivityProbe {
         uploader.offline.withLock { $0 = false }
         await ConnectivityWatcher.check(monitor: monitor, worker: worker)
         let deadline = ContinuousClock.now + .seconds(10)
-        while queue.states().contains(.pending) && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        // Delivered, and the worker's round (which records the outcome) is over.
+        while ContinuousClock.now < deadline {
+            let offline = await worker.snapshot.lastOutcomeOffline
+            if !offline && !queue.states().contains(.pending) { break }
+            try await Task.sleep(for: .milliseconds(5))
+        }
         #expect(queue.states() == [.delivered(nextTypeId: nil)])
         #expect(probe.calls.withLock { $0 } == 2)
 
