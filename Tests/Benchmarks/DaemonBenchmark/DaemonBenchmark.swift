@@ -19,10 +19,13 @@ import Storage
 ///   from the mock server); then only answers are timed, sent by ``AnswerLoad``;
 /// - the control round trip's p50 and p99;
 /// - replay of 100,000 queued submissions to the mock server on loopback, beside a bare
-///   AsyncHTTPClient loop with the same concurrency to the same server;
+///   AsyncHTTPClient loop with the same concurrency (run twice, the faster counts); the mock
+///   server is a `mock-survey-server` child process, so both talk to it across processes;
+/// - CPU time per answer and per upload of each process;
 /// - the daemon's resident memory idle and with 100,000 queued.
 ///
-/// `swift build -c release --product surveyd && swift run -c release DaemonBenchmark [mock]`
+/// `swift build -c release --product surveyd && swift build -c release --product mock-survey-server
+/// && swift run -c release DaemonBenchmark [mock]`
 @main
 struct DaemonBenchmark {
     /// Sessions started per row; each gets four answers.
