@@ -1,7 +1,8 @@
 // Storage: a crash-safe append-only journal. Records are framed (magic, length, CRC32C, type,
 // sequence number, payload) in segment files; one dedicated writer thread group-commits pending
 // appends into one write and one fdatasync, and each caller resumes only after the fdatasync that
-// covers its record returned. Opening recovers torn tails and reports mid-segment corruption.
+// covers its record returned (unless the journal is relaxed or the append asks for `deferSync`).
+// Opening recovers torn tails and reports mid-segment corruption.
 // The on-disk format is documented in doc/journal-format.md.
 
 #if canImport(Glibc)
@@ -246,7 +247,8 @@ public final class Journal: Sendable {
         thread.start()
     }
 
-    /// Appends one record and returns its sequence number once it is durable (after the covering fdatasync).
+    /// Appends one record and returns its sequence number once it is durable (after the covering
+    /// fdatasync; once written, in relaxed mode or with `deferSync`).
     ///
     /// - Parameter deferSync: see ``appendLocated(type:payload:mayExceedCap:startsSegment:alwaysDurable:deferSync:)``.
     public func append(type: UInt8, payload: [UInt8], mayExceedCap: Bool = false, deferSync: Bool = false) async throws -> UInt64 {
@@ -425,7 +427,7 @@ public final class Journal: Sendable {
         segmentBytes += buffer.count
         state.withLock { [count = buffer.count] in $0.diskBytes += count }
         switch options.durability {
-        case .strict where run.allSatisfy(\.deferSync):
+        case .strict where run.allSatisfy({ $0.deferSync && !$0.alwaysDurable }):
             if unsyncedSince == nil { unsyncedSince = ContinuousClock.now }
         case .strict:
             unsyncedSince = nil
@@ -488,9 +490,11 @@ public final class Journal: Sendable {
         return nil
     }
 
+    /// `duration` for a semaphore wait, at most a day (a longer interval waits a day, then again).
     static func dispatchInterval(_ duration: Duration) -> DispatchTimeInterval {
         let (seconds, attoseconds) = duration.components
-        return .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+        let capped = min(max(seconds, 0), 86_400)
+        return .nanoseconds(Int(capped) * 1_000_000_000 + (seconds >= 0 && seconds < 86_400 ? Int(attoseconds / 1_000_000_000) : 0))
     }
 
     static func fileSize(_ path: String) -> Int {
@@ -571,6 +575,10 @@ public final class Journal: Sendable {
     public func read(at location: JournalLocation) throws -> JournalRecord {
         let path = directory + "/" + location.segment
         return try readers.withLock { readers in
+            // After close, nothing may be opened again: close() has released the descriptors.
+            if state.withLock({ $0.closing }) {
+                throw StorageError(code: .closed, message: "The journal in \(directory) is closed; reopen it to read record \(location.sequence).")
+            }
             let fd: Int32
             if let open = readers[location.segment] {
                 fd = open
@@ -646,9 +654,13 @@ public final class Journal: Sendable {
         }
         try Journal.fsyncDirectory(directory)
         let freed = doomed.reduce(0) { $0 + Journal.fileSize(directory + "/" + $1) }
-        readers.withLock { readers in
-            for name in doomed {
-                if let fd = readers.removeValue(forKey: name) { Glibc.close(fd) }
+        // Descriptors are closed after the unlink: a read in between uses the one it has, and
+        // none can be opened again on a removed file.
+        defer {
+            readers.withLock { readers in
+                for name in doomed {
+                    if let fd = readers.removeValue(forKey: name) { Glibc.close(fd) }
+                }
             }
         }
         try Journal.finishRemoval(directory: directory)

@@ -367,11 +367,15 @@ private final class SyncCounter: Sendable {
     #expect(counter.calls.withLock { $0 } == 1)
     _ = try await journal.append(type: 2, payload: payload(11), deferSync: true)
     #expect(counter.calls.withLock { $0 } == 1)
+    // alwaysDurable wins over deferSync.
+    _ = try await journal.appendLocated(type: 2, payload: payload(12), alwaysDurable: true, deferSync: true)
+    #expect(counter.calls.withLock { $0 } == 2)
+    _ = try await journal.append(type: 2, payload: payload(13), deferSync: true)
     journal.close()
-    #expect(counter.calls.withLock { $0 } == 2, "close makes the deferred record durable")
+    #expect(counter.calls.withLock { $0 } == 3, "close makes the deferred record durable")
     let reopened = try Journal(directory: dir.path, options: options(), logger: logger)
     defer { reopened.close() }
-    #expect(reopened.recovered.map(\.payload) == (0..<12).map(payload))
+    #expect(reopened.recovered.map(\.payload) == (0..<14).map(payload))
 
     // Without another append, the writer syncs once the deferred interval has passed.
     let other = try TemporaryDirectory()
@@ -422,4 +426,8 @@ private final class SyncCounter: Sendable {
     let removed = try #require(locations.first { sealed.contains($0.segment) })
     let gone = #expect(throws: StorageError.self) { try journal.read(at: removed) }
     #expect(gone?.code == .notFound)
+    // Once closed, nothing is read (or opened again).
+    journal.close()
+    let closed = #expect(throws: StorageError.self) { try journal.read(at: locations.last!) }
+    #expect(closed?.code == .closed)
 }

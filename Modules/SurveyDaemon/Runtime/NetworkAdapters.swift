@@ -11,15 +11,14 @@ import Synchronization
 /// fsync'd writes) runs on NIO's blocking thread pool, never on a Swift concurrency thread.
 ///
 /// The server usually sends the same bytes again: the decoded questionnaire is kept by content
-/// hash, and bytes already stored as the newest of their (stage, language) are not stored again.
+/// hash (the cache itself writes nothing when the bytes are unchanged).
 public struct ServerDefinitionSource: DefinitionSource {
     let client: SurveyClient
     let cache: DefinitionCache
     let logger: Logger
     let memo = Memo()
 
-    /// Decoded definitions by (hash, stage, earlier answer names), and the hash last stored per
-    /// (stage, language). Shared by copies of the source.
+    /// Decoded definitions by (hash, stage, earlier answer names). Shared by copies of the source.
     final class Memo: Sendable {
         struct Key: Hashable {
             var hash: String
@@ -27,26 +26,18 @@ public struct ServerDefinitionSource: DefinitionSource {
             var knownAnswerNames: Set<String>
         }
 
-        struct State {
-            var decoded: [Key: LoadedDefinition] = [:]
-            var stored: [String: String] = [:]
-        }
-
         /// Decoded definitions kept at most; the memo starts over when it would hold more.
         static let capacity = 64
-        let state = Mutex(State())
+        let decoded = Mutex<[Key: LoadedDefinition]>([:])
 
-        func decoded(_ key: Key) -> LoadedDefinition? { state.withLock { $0.decoded[key] } }
+        func decoded(_ key: Key) -> LoadedDefinition? { decoded.withLock { $0[key] } }
 
         func remember(_ definition: LoadedDefinition, for key: Key) {
-            state.withLock {
-                if $0.decoded.count >= Self.capacity { $0.decoded.removeAll(keepingCapacity: true) }
-                $0.decoded[key] = definition
+            decoded.withLock {
+                if $0.count >= Self.capacity { $0.removeAll(keepingCapacity: true) }
+                $0[key] = definition
             }
         }
-
-        func isStored(_ hash: String, pair: String) -> Bool { state.withLock { $0.stored[pair] == hash } }
-        func markStored(_ hash: String, pair: String) { state.withLock { $0.stored[pair] = hash } }
     }
 
     public init(client: SurveyClient, cache: DefinitionCache, logger: Logger) {
@@ -77,11 +68,7 @@ public struct ServerDefinitionSource: DefinitionSource {
         let hash = DefinitionCache.hash(bytes)
         let definition = try decode(CachedDefinition(hash: hash, bytes: bytes), stage: stage, knownAnswerNames: knownAnswerNames)
         // Cached only once it decoded: a broken definition never replaces a good one.
-        let pair = stage + "." + language
-        if !memo.isStored(hash, pair: pair) {
-            _ = try await NIOThreadPool.singleton.runIfActive { [cache] in try cache.store(typeID: stage, language: language, bytes: bytes) }
-            memo.markStored(hash, pair: pair)
-        }
+        _ = try await NIOThreadPool.singleton.runIfActive { [cache] in try cache.store(typeID: stage, language: language, bytes: bytes) }
         return definition
     }
 
