@@ -13,51 +13,29 @@ import Testing
 /// definition cache; then the server stops and the cache answers.
 @Suite struct ServerDefinitionSourceTests {
     @Test func theCacheAnswersWhileTheServerIsDownAndAnUnknownStageIsA404() async throws {
-        let dir = try TemporaryDirectory()
-        defer { dir.remove() }
-        let logger = Logger(label: "definitions")
-        let mock = try await InProcessMockServer.start(configuration: MockServerConfiguration(fixtures: PackagePaths.mock), logger: logger)
-        let http = AsyncHTTPClientTransport.makeClient(connectTimeout: .seconds(2))
-        do {
-            try await check(http: http, mock: mock, directory: dir.path, logger: logger)
-        } catch {
-            try? await http.shutdown()
-            try? await mock.stop()
-            throw error
-        }
-        try await http.shutdown()
-    }
+        try await withSource(fixtures: PackagePaths.mock) { source, cache, mock in
+            let online = try await source.definition(stage: "common", language: "en", knownAnswerNames: [])
+            #expect(online.questionnaire.forms.first?.name == "name")
+            #expect(try cache.current(typeID: "common", language: "en")?.hash == online.hash)
+            do {
+                _ = try await source.definition(stage: "nope", language: "en", knownAnswerNames: [])
+                Issue.record("an unknown stage was loaded")
+            } catch let error as ControlError {
+                #expect(error.status == 404 && error.code == "no_such_stage")
+                #expect(error.message.contains("nope") && error.message.contains("--type"))
+            }
 
-    func check(http: HTTPClient, mock: InProcessMockServer, directory: String, logger: Logger) async throws {
-        let client = SurveyClient(
-            configuration: SurveyClientConfiguration(baseURL: URL(string: "http://127.0.0.1:\(mock.port)")!),
-            transport: AsyncHTTPClientTransport(client: http),
-            connectivity: ConnectivityMonitor(probe: TCPConnectProbe(host: "127.0.0.1", port: mock.port), reuse: .zero),
-            logger: logger)
-        let cache = try DefinitionCache(directory: directory + "/definitions")
-        let source = ServerDefinitionSource(client: client, cache: cache, logger: logger)
-
-        let online = try await source.definition(stage: "common", language: "en", knownAnswerNames: [])
-        #expect(online.questionnaire.forms.first?.name == "name")
-        #expect(try cache.current(typeID: "common", language: "en")?.hash == online.hash)
-        do {
-            _ = try await source.definition(stage: "nope", language: "en", knownAnswerNames: [])
-            Issue.record("an unknown stage was loaded")
-        } catch let error as ControlError {
-            #expect(error.status == 404 && error.code == "no_such_stage")
-            #expect(error.message.contains("nope") && error.message.contains("--type"))
-        }
-
-        try await mock.stop()
-        let offline = try await source.definition(stage: "common", language: "en", knownAnswerNames: [])
-        #expect(offline.hash == online.hash, "the cached questionnaire, with the hash sessions record")
-        #expect(try await source.cachedDefinition(hash: online.hash, stage: "common", knownAnswerNames: [])?.hash == online.hash)
-        do {
-            _ = try await source.definition(stage: "2", language: "ko", knownAnswerNames: [])
-            Issue.record("a stage never fetched was loaded while offline")
-        } catch let error as ControlError {
-            #expect(error.status == 503 && error.code == "definition_unavailable")
-            #expect(error.message.contains("connect surveyd to the server once"))
+            try await mock.stop()
+            let offline = try await source.definition(stage: "common", language: "en", knownAnswerNames: [])
+            #expect(offline.hash == online.hash, "the cached questionnaire, with the hash sessions record")
+            #expect(try await source.cachedDefinition(hash: online.hash, stage: "common", knownAnswerNames: [])?.hash == online.hash)
+            do {
+                _ = try await source.definition(stage: "2", language: "ko", knownAnswerNames: [])
+                Issue.record("a stage never fetched was loaded while offline")
+            } catch let error as ControlError {
+                #expect(error.status == 503 && error.code == "definition_unavailable")
+                #expect(error.message.contains("connect surveyd to the server once"))
+            }
         }
     }
 
@@ -68,11 +46,39 @@ import Testing
         defer { dir.remove() }
         let fixtures = URL(fileURLWithPath: dir.path + "/mock")
         try FileManager.default.copyItem(at: PackagePaths.mock, to: fixtures)
+        try await withSource(fixtures: fixtures) { source, cache, _ in
+            let first = try await source.definition(stage: "common", language: "en", knownAnswerNames: [])
+            let again = try await source.definition(stage: "common", language: "en", knownAnswerNames: [])
+            #expect(again == first)
+            let file = fixtures.appendingPathComponent("questions/common.en.json")
+            let text = try String(contentsOf: file, encoding: .utf8)
+            try text.replacingOccurrences(of: "Please enter your name.", with: "Your full name, please.").write(to: file, atomically: true, encoding: .utf8)
+
+            let changed = try await source.definition(stage: "common", language: "en", knownAnswerNames: [])
+            #expect(changed.hash != first.hash)
+            #expect(changed.questionnaire.forms.first?.question == "Your full name, please.")
+            #expect(try cache.current(typeID: "common", language: "en")?.hash == changed.hash)
+            // The first version stays readable by hash, for sessions that began with it.
+            #expect(try await source.cachedDefinition(hash: first.hash, stage: "common", knownAnswerNames: [])?.questionnaire.forms.first?.question == "Please enter your name.")
+        }
+    }
+
+    /// Runs `body` with a definition source on a real client and cache against a mock server
+    /// serving `fixtures` (stopped afterwards, also when `body` already stopped it).
+    func withSource(fixtures: URL, _ body: (ServerDefinitionSource, DefinitionCache, InProcessMockServer) async throws -> Void) async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
         let logger = Logger(label: "definitions")
         let mock = try await InProcessMockServer.start(configuration: MockServerConfiguration(fixtures: fixtures), logger: logger)
         let http = AsyncHTTPClientTransport.makeClient(connectTimeout: .seconds(2))
         do {
-            try await checkNewVersion(http: http, mock: mock, fixtures: fixtures, directory: dir.path, logger: logger)
+            let client = SurveyClient(
+                configuration: SurveyClientConfiguration(baseURL: URL(string: "http://127.0.0.1:\(mock.port)")!),
+                transport: AsyncHTTPClientTransport(client: http),
+                connectivity: ConnectivityMonitor(probe: TCPConnectProbe(host: "127.0.0.1", port: mock.port), reuse: .zero),
+                logger: logger)
+            let cache = try DefinitionCache(directory: dir.path + "/definitions")
+            try await body(ServerDefinitionSource(client: client, cache: cache, logger: logger), cache, mock)
         } catch {
             try? await http.shutdown()
             try? await mock.stop()
@@ -80,29 +86,5 @@ import Testing
         }
         try await http.shutdown()
         try await mock.stop()
-    }
-
-    func checkNewVersion(http: HTTPClient, mock: InProcessMockServer, fixtures: URL, directory: String, logger: Logger) async throws {
-        let client = SurveyClient(
-            configuration: SurveyClientConfiguration(baseURL: URL(string: "http://127.0.0.1:\(mock.port)")!),
-            transport: AsyncHTTPClientTransport(client: http),
-            connectivity: ConnectivityMonitor(probe: TCPConnectProbe(host: "127.0.0.1", port: mock.port), reuse: .zero),
-            logger: logger)
-        let cache = try DefinitionCache(directory: directory + "/definitions")
-        let source = ServerDefinitionSource(client: client, cache: cache, logger: logger)
-
-        let first = try await source.definition(stage: "common", language: "en", knownAnswerNames: [])
-        let again = try await source.definition(stage: "common", language: "en", knownAnswerNames: [])
-        #expect(again == first)
-        let file = fixtures.appendingPathComponent("questions/common.en.json")
-        let text = try String(contentsOf: file, encoding: .utf8)
-        try text.replacingOccurrences(of: "Please enter your name.", with: "Your full name, please.").write(to: file, atomically: true, encoding: .utf8)
-
-        let changed = try await source.definition(stage: "common", language: "en", knownAnswerNames: [])
-        #expect(changed.hash != first.hash)
-        #expect(changed.questionnaire.forms.first?.question == "Your full name, please.")
-        #expect(try cache.current(typeID: "common", language: "en")?.hash == changed.hash)
-        // The first version stays readable by hash, for sessions that began with it.
-        #expect(try await source.cachedDefinition(hash: first.hash, stage: "common", knownAnswerNames: [])?.questionnaire.forms.first?.question == "Please enter your name.")
     }
 }
