@@ -152,14 +152,14 @@ let package = Package(
         .target(name: "BenchmarkSupport", path: "Tests/Benchmarks/BenchmarkSupport", swiftSettings: swiftSettings),
         .executableTarget(
             name: "StorageBenchmark",
-            dependencies: ["BenchmarkSupport", "Storage", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["BenchmarkSupport", "Storage", "SurveyTesting", .product(name: "Logging", package: "swift-log")],
             path: "Tests/Benchmarks/StorageBenchmark",
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "DaemonBenchmark",
             dependencies: [
-                "BenchmarkSupport", "ControlAPI", "Entities", "Storage",
+                "BenchmarkSupport", "ControlAPI", "Entities", "Storage", "SurveyTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "Logging", package: "swift-log"),

@@ -173,7 +173,8 @@ public final class Journal: Sendable {
     private nonisolated(unsafe) var segmentName: String
     private nonisolated(unsafe) var segmentBytes: Int
     private nonisolated(unsafe) var nextSequence: UInt64
-    /// Relaxed durability: when the oldest written but not yet fdatasync'd bytes were written.
+    /// When the oldest written but not yet fdatasync'd bytes were written (relaxed mode, or
+    /// `deferSync` records in strict mode); nil when everything written is durable.
     private nonisolated(unsafe) var unsyncedSince: ContinuousClock.Instant?
     /// Read-only descriptors of segments that `read(at:)` has read, by name. Reads hold the lock
     /// while they use a descriptor, so removing a segment never closes one under a reader.
@@ -318,7 +319,7 @@ public final class Journal: Sendable {
             if let since = unsyncedSince {
                 let left = lazySyncInterval - (ContinuousClock.now - since)
                 if left <= .zero || wakeup.wait(timeout: .now() + Journal.dispatchInterval(left)) == .timedOut {
-                    syncRelaxed()
+                    syncWritten()
                     continue
                 }
             } else {
@@ -332,7 +333,7 @@ public final class Journal: Sendable {
             if !batch.isEmpty { commit(batch, buffer: &buffer) }
             if closing && state.withLock({ $0.pending.isEmpty }) { break }
         }
-        if unsyncedSince != nil { syncRelaxed() }
+        if unsyncedSince != nil { syncWritten() }
         writerDone.signal()
     }
 
@@ -345,7 +346,7 @@ public final class Journal: Sendable {
 
     /// Makes what was written so far durable (relaxed mode, deferred records); a failure closes
     /// the journal.
-    private func syncRelaxed() {
+    private func syncWritten() {
         unsyncedSince = nil
         guard state.withLock({ $0.failure == nil }) else { return }
         if options.fileOperations.fdatasync(segmentFD) != 0 {
@@ -490,11 +491,12 @@ public final class Journal: Sendable {
         return nil
     }
 
-    /// `duration` for a semaphore wait, at most a day (a longer interval waits a day, then again).
+    /// `duration` for a semaphore wait, at most a day (a longer sync interval then syncs early).
     static func dispatchInterval(_ duration: Duration) -> DispatchTimeInterval {
+        guard duration > .zero else { return .nanoseconds(0) }
+        guard duration < .seconds(86_400) else { return .seconds(86_400) }
         let (seconds, attoseconds) = duration.components
-        let capped = min(max(seconds, 0), 86_400)
-        return .nanoseconds(Int(capped) * 1_000_000_000 + (seconds >= 0 && seconds < 86_400 ? Int(attoseconds / 1_000_000_000) : 0))
+        return .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
     }
 
     static func fileSize(_ path: String) -> Int {

@@ -54,6 +54,13 @@ final class Stack: @unchecked Sendable {
         try await runProcess(ctlBinary, arguments + ["--socket", socket], deadline: .seconds(30))
     }
 
+    /// Starts a session of `common` in English and answers every question but the last, so that
+    /// the next answer completes the stage.
+    func startAndAnswerAllButLast() async throws {
+        _ = try await ctl(["start", "--lang", "en"])
+        try await answer(Array(Stack.common.dropLast()))
+    }
+
     /// Answers in order; each must be accepted (exit 0).
     func answer(_ values: [[String]]) async throws {
         for value in values {
@@ -165,8 +172,7 @@ final class Stack: @unchecked Sendable {
         try await stack.startMock()
         // At debug level the survey client logs every HTTP request it is about to send.
         try await stack.startDaemon(["--log-level", "debug"])
-        _ = try await stack.ctl(["start", "--lang", "en"])
-        try await stack.answer(Array(Stack.common.dropLast()))
+        try await stack.startAndAnswerAllButLast()
         await stack.stopMock()
         let last = try await stack.json(["answer"] + Stack.common.last!)
         #expect(stack.outcome(last) == "queued", "\(last)")
@@ -214,8 +220,7 @@ final class Stack: @unchecked Sendable {
         let stack = try Stack()
         try await stack.startMock()
         try await stack.startDaemon(environment: ["SURVEYD_BACKOFF_CAP": "600"])
-        _ = try await stack.ctl(["start", "--lang", "en"])
-        try await stack.answer(Array(Stack.common.dropLast()))
+        try await stack.startAndAnswerAllButLast()
         await stack.stopMock()
         try await stack.startMock(["--unavailable-share", "1", "--retry-after", "30"])
         let last = try await stack.json(["answer"] + Stack.common.last!)
@@ -260,8 +265,7 @@ final class Stack: @unchecked Sendable {
         let stack = try Stack()
         try await stack.startMock(["--reject-share", "1"])
         try await stack.startDaemon()
-        _ = try await stack.ctl(["start", "--lang", "en"])
-        try await stack.answer(Stack.common.dropLast())
+        try await stack.startAndAnswerAllButLast()
         let last = try await stack.json(["answer"] + Stack.common.last!)
         #expect(stack.outcome(last) == "queued", "\(last)")
         // With a 0.2 s backoff, a retried submission would have been sent several times by now.
@@ -318,8 +322,7 @@ final class Stack: @unchecked Sendable {
         let stack = try Stack()
         try await stack.startMock()
         try await stack.startDaemon(environment: ["SURVEYD_CONNECTIVITY_CACHE": "3600"])
-        _ = try await stack.ctl(["start", "--lang", "en"])
-        try await stack.answer(Array(Stack.common.dropLast()))
+        try await stack.startAndAnswerAllButLast()
         await stack.stopMock()
         let last = try await stack.json(["answer"] + Stack.common.last!)
         #expect(stack.outcome(last) == "queued", "\(last)")
@@ -341,8 +344,7 @@ final class Stack: @unchecked Sendable {
         let stack = try Stack()
         try await stack.startMock()
         try await stack.startDaemon()
-        _ = try await stack.ctl(["start", "--lang", "en"])
-        try await stack.answer(Array(Stack.common.dropLast()))
+        try await stack.startAndAnswerAllButLast()
         await stack.stopMock()
         try await stack.startMock(["--hang-share", "1"])
         let last = try await stack.json(["answer"] + Stack.common.last!)

@@ -157,6 +157,9 @@ final class FinishedLog: Sendable {
         try await Task.sleep(for: .milliseconds(200))
         #expect(uploader.offlineChecks.withLock { $0 } == checks, "the worker kept checking while offline")
         #expect(uploader.attempts.withLock { $0.isEmpty })
+        // The round records its offline verdict when it ends, which a loaded machine may delay.
+        let ended = ContinuousClock.now + .seconds(10)
+        while !(await w.snapshot.lastOutcomeOffline) && ContinuousClock.now < ended { try await Task.sleep(for: .milliseconds(5)) }
         #expect(await w.snapshot.lastOutcomeOffline)
         // Connectivity returns; a flush wakes it and everything is delivered.
         uploader.offline.withLock { $0 = false }

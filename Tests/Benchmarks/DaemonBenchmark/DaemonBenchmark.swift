@@ -11,6 +11,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import Storage
+import SurveyTesting
 
 /// The daemon measured from outside, in one run on one machine:
 /// - durable answers per second through the control socket with 1, 8 and 64 concurrent clients,
@@ -65,10 +66,10 @@ struct DaemonBenchmark {
         for clients in skipAnswers ? [] : [1, 8, 64] {
             let sessions = sessionsPerRow[clients]!
             let (starts, ids) = try await startSessions(control: control, clients: clients, count: sessions)
-            let (rate, p50, p99, cpu) = try await answers(socket: answersDaemon.socket, sessions: ids, daemon: answersDaemon.process.processIdentifier)
+            let (rate, p50, p99, cpu) = try await answers(socket: answersDaemon.socket, sessions: ids, daemon: answersDaemon.pid)
             rows.append((clients, starts, rate, p50, p99, cpu))
         }
-        answersDaemon.stop()
+        await answersDaemon.stop()
         // The bare loop runs twice, once against this server process and once after the replay
         // against the one the daemon drains to; the ratio is taken to the faster of the two.
         let bareBefore = try await bareUploads(http: http, port: mock.port, count: queued, concurrency: inFlight)
@@ -78,7 +79,7 @@ struct DaemonBenchmark {
         let replayDirectory = work + "/replay"
         try await fillQueue(directory: replayDirectory + "/state/queue", count: queued, logger: logger)
         let port = mock.port
-        mock.stop()
+        await mock.stop()
         let replayDaemon = try Daemon(binary: surveyd, directory: replayDirectory, serverURL: "http://127.0.0.1:\(port)", inFlight: inFlight)
         try await replayDaemon.waitReady()
         let replayControl = ControlClient(socketPath: replayDaemon.socket, httpClient: http)
@@ -93,8 +94,8 @@ struct DaemonBenchmark {
         try await Task.sleep(for: .milliseconds(1100))
         let clock = ContinuousClock()
         let replayStart = clock.now
-        let daemonCPU = BenchmarkSupport.cpuSeconds(pid: replayDaemon.process.processIdentifier)
-        var serverCPU = BenchmarkSupport.cpuSeconds(pid: server.process.processIdentifier)
+        let daemonCPU = BenchmarkSupport.cpuSeconds(pid: replayDaemon.pid)
+        var serverCPU = BenchmarkSupport.cpuSeconds(pid: server.pid)
         let timed = try await replayControl.status().queue.pending
         guard timed > queued / 2 else { throw BenchmarkError("only \(timed) of \(queued) were still pending when the clock started") }
         _ = try await replayControl.flush(FlushRequest())
@@ -103,39 +104,40 @@ struct DaemonBenchmark {
             try await Task.sleep(for: .milliseconds(pending > 2_000 ? 250 : 10))
         }
         let replayRate = Double(timed) / (clock.now - replayStart).seconds
-        var perUpload = { (seconds: Double) in String(format: "%.0f µs", seconds / Double(timed) * 1e6) }
-        let replayCPU = "daemon \(perUpload(BenchmarkSupport.cpuSeconds(pid: replayDaemon.process.processIdentifier) - daemonCPU)), mock server \(perUpload(BenchmarkSupport.cpuSeconds(pid: server.process.processIdentifier) - serverCPU))"
+        let replayCPU = "daemon \(microseconds(BenchmarkSupport.cpuSeconds(pid: replayDaemon.pid) - daemonCPU, per: timed)), mock server \(microseconds(BenchmarkSupport.cpuSeconds(pid: server.pid) - serverCPU, per: timed))"
         let drainedRSS = replayDaemon.residentMegabytes()
-        replayDaemon.stop()
+        await replayDaemon.stop()
         let accepted = MockServerProcess.lines(record)
         guard accepted == queued else { throw BenchmarkError("the server recorded \(accepted) accepted submissions of \(queued)") }
-        serverCPU = BenchmarkSupport.cpuSeconds(pid: server.process.processIdentifier)
+        serverCPU = BenchmarkSupport.cpuSeconds(pid: server.pid)
         let ownCPU = BenchmarkSupport.cpuSeconds()
-        perUpload = { (seconds: Double) in String(format: "%.0f µs", seconds / Double(queued) * 1e6) }
         let bareAfter = try await bareUploads(http: http, port: port, count: queued, concurrency: inFlight)
         let bare = max(bareBefore, bareAfter)
-        let bareCPU = "bare client \(perUpload(BenchmarkSupport.cpuSeconds() - ownCPU)), mock server \(perUpload(BenchmarkSupport.cpuSeconds(pid: server.process.processIdentifier) - serverCPU))"
-        server.stop()
+        let bareCPU = "bare client \(microseconds(BenchmarkSupport.cpuSeconds() - ownCPU, per: queued)), mock server \(microseconds(BenchmarkSupport.cpuSeconds(pid: server.pid) - serverCPU, per: queued))"
+        await server.stop()
         try await http.shutdown()
 
         print("| measure | value | baseline | ratio | goal |")
         print("|---|---|---|---|---|")
-        print("| serial write+fdatasync (256 B) | \(format(baseline)) /s | | | |")
+        print("| serial write+fdatasync (256 B) | \(BenchmarkSupport.whole(baseline)) /s | | | |")
         for (clients, starts, rate, p50, p99, cpu) in rows {
             let goal = clients == 64 ? "≥ 3" : ""
-            print("| session starts/s, \(clients) client\(clients == 1 ? "" : "s") (untimed setup; each fetches the questionnaire) | \(format(starts)) /s | | | |")
-            print("| durable answers/s, \(clients) client\(clients == 1 ? "" : "s") | \(format(rate)) /s | \(format(baseline)) /s | \(String(format: "%.2f", rate / baseline)) | \(goal) |")
+            print("| session starts/s, \(clients) client\(clients == 1 ? "" : "s") (untimed setup; each fetches the questionnaire) | \(BenchmarkSupport.whole(starts)) /s | | | |")
+            print("| durable answers/s, \(clients) client\(clients == 1 ? "" : "s") | \(BenchmarkSupport.whole(rate)) /s | \(BenchmarkSupport.whole(baseline)) /s | \(BenchmarkSupport.ratio(rate / baseline)) | \(goal) |")
             print("| control round trip, \(clients) client\(clients == 1 ? "" : "s") | p50 \(String(format: "%.2f", p50)) ms, p99 \(String(format: "%.2f", p99)) ms | | | |")
             print("| CPU per answer, \(clients) client\(clients == 1 ? "" : "s") | \(cpu) | | | |")
         }
-        print("| replay of \(queued) queued submissions (\(inFlight) in flight; \(timed) pending when timed) | \(format(replayRate)) /s | bare AHC \(format(bare)) /s (runs: \(format(bareBefore)), \(format(bareAfter))) | \(String(format: "%.2f", replayRate / bare)) | ≥ 0.7 |")
+        print("| replay of \(queued) queued submissions (\(inFlight) in flight; \(timed) pending when timed) | \(BenchmarkSupport.whole(replayRate)) /s | bare AHC \(BenchmarkSupport.whole(bare)) /s (runs: \(BenchmarkSupport.whole(bareBefore)), \(BenchmarkSupport.whole(bareAfter))) | \(BenchmarkSupport.ratio(replayRate / bare)) | ≥ 0.7 |")
         print("| CPU per upload, replay | \(replayCPU) | \(bareCPU) | | |")
         print("| daemon RSS idle | \(String(format: "%.1f", idleRSS)) MB | | | |")
         print("| daemon RSS with \(queued) queued | \(String(format: "%.1f", queuedRSS)) MB | | | |")
         print("| daemon RSS after draining them | \(String(format: "%.1f", drainedRSS)) MB | | | |")
     }
 
-    static func format(_ rate: Double) -> String { String(format: "%.0f", rate) }
+    /// CPU `seconds` spread over `count` operations, e.g. `152 µs`.
+    static func microseconds(_ seconds: Double, per count: Int) -> String {
+        String(format: "%.0f µs", seconds / Double(count) * 1e6)
+    }
 
     /// Starts `count` sessions of stage `common` with `clients` concurrent ControlClient callers;
     /// returns the rate and the ids, dealt to the clients in turn.
@@ -176,8 +178,7 @@ struct DaemonBenchmark {
         }
         let elapsed = (clock.now - start).seconds
         let answered = results.reduce(0) { $0 + $1.answered }
-        let perAnswer = { (seconds: Double) in String(format: "%.0f µs", seconds / Double(answered) * 1e6) }
-        let cpu = "daemon \(perAnswer(BenchmarkSupport.cpuSeconds(pid: daemon) - daemonCPU)), load generator \(perAnswer(BenchmarkSupport.cpuSeconds() - ownCPU))"
+        let cpu = "daemon \(microseconds(BenchmarkSupport.cpuSeconds(pid: daemon) - daemonCPU, per: answered)), load generator \(microseconds(BenchmarkSupport.cpuSeconds() - ownCPU, per: answered))"
         var histogram = Histogram<UInt64>(highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: .three)
         for result in results {
             for latency in result.latencies { histogram.record(latency / 1000) }
@@ -239,73 +240,55 @@ struct DaemonBenchmark {
     }
 }
 
+/// How long any child process of the benchmark may live: killed after that even if the
+/// benchmark stops early.
+let childDeadline = Duration.seconds(1800)
+
 /// A surveyd child process with its own state directory and socket.
 struct Daemon {
-    let process: Process
+    let child: BackgroundProcess
     let socket: String
 
     init(binary: URL, directory: String, serverURL: String, inFlight: Int) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         socket = directory + "/d.sock"
-        process = Process()
-        process.executableURL = binary
-        process.arguments = ["--server-url", serverURL, "--state-dir", directory + "/state", "--socket", socket, "--max-in-flight", String(inFlight), "--log-level", "error"]
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        child = try BackgroundProcess(binary, ["--server-url", serverURL, "--state-dir", directory + "/state", "--socket", socket, "--max-in-flight", String(inFlight), "--log-level", "error"], deadline: childDeadline)
     }
+
+    var pid: Int32 { child.pid }
 
     func waitReady() async throws {
         for _ in 0 ..< 1500 {
             if case .live = UnixSocketProbe.probe(path: socket) { return }
             try await Task.sleep(for: .milliseconds(20))
         }
-        throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "surveyd did not listen on \(socket) within 30 s"])
+        throw BenchmarkError("surveyd did not listen on \(socket) within 30 s; its stderr: \(child.errorOutput)")
     }
 
-    func residentMegabytes() -> Double { BenchmarkSupport.memoryMegabytes(pid: process.processIdentifier) }
+    func residentMegabytes() -> Double { BenchmarkSupport.memoryMegabytes(pid: pid) }
 
-    func stop() {
-        kill(process.processIdentifier, SIGTERM)
-        process.waitUntilExit()
-    }
+    func stop() async { await child.stop() }
 }
 
 /// A mock-survey-server child process on loopback, recording accepted submissions to a file.
 struct MockServerProcess {
-    let process: Process
+    let child: BackgroundProcess
     let port: Int
 
     /// Starts the server on `port` (0: the system chooses) and waits for its "listening on" line.
     init(binary: URL, fixtures: URL, port: Int, record: String) async throws {
-        process = Process()
-        process.executableURL = binary
-        process.arguments = ["--fixtures", fixtures.path, "--port", String(port), "--record", record]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        // The first line names the port; a blocking read, off the concurrency pool.
-        let line = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                var bytes = Data()
-                while !bytes.contains(UInt8(ascii: "\n")) {
-                    let chunk = output.fileHandleForReading.availableData
-                    if chunk.isEmpty { break }
-                    bytes += chunk
-                }
-                continuation.resume(returning: String(decoding: bytes, as: UTF8.self))
-            }
-        }
-        guard let bound = line.split(separator: ":").last.flatMap({ Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }) else {
-            process.terminate()
-            throw BenchmarkError("mock-survey-server did not start: \(line.isEmpty ? "no output" : line)")
+        child = try BackgroundProcess(binary, ["--fixtures", fixtures.path, "--port", String(port), "--record", record], deadline: childDeadline)
+        let line = try await child.waitForLine(containing: "listening on")
+        guard let bound = Int(line.split(separator: ":").last ?? "") else {
+            await child.stop()
+            throw BenchmarkError("mock-survey-server printed no port: \(line)")
         }
         self.port = bound
     }
 
-    func stop() {
-        kill(process.processIdentifier, SIGTERM)
-        process.waitUntilExit()
-    }
+    var pid: Int32 { child.pid }
+
+    func stop() async { await child.stop() }
 
     /// Lines in a record file (one per accepted submission); 0 when it cannot be read.
     static func lines(_ path: String) -> Int {

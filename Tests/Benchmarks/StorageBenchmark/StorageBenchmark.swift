@@ -5,6 +5,7 @@ import BenchmarkSupport
 import Foundation
 import Logging
 import Storage
+import SurveyTesting
 
 /// The Storage module measured against the disk, in one run on one directory:
 /// - serial durable appends per second, beside a plain `write`+`fdatasync` loop of the same
@@ -62,10 +63,10 @@ struct StorageBenchmark {
 
         let queueDirectory = directory + "/queue"
         let fillRate = try await fillQueue(directory: queueDirectory, count: records, logger: logger)
-        let full = try openInChild(directory: queueDirectory)
+        let full = try await openInChild(directory: queueDirectory)
         let kept = records / 1000
         let (deliverRate, removed) = try await deliverAllBut(directory: queueDirectory, kept: kept, logger: logger)
-        let compacted = try openInChild(directory: queueDirectory)
+        let compacted = try await openInChild(directory: queueDirectory)
 
         print("| measure | value | baseline (same run) | ratio | goal |")
         print("|---|---:|---:|---:|---|")
@@ -172,23 +173,19 @@ struct StorageBenchmark {
     }
 
     /// Runs `StorageBenchmark open DIR` and reads its one line of `key=value` fields.
-    static func openInChild(directory: String) throws -> OpenMeasure {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        process.arguments = ["open", directory]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw BenchmarkError("the open measurement exited \(process.terminationStatus)") }
+    static func openInChild(directory: String) async throws -> OpenMeasure {
+        let result = try await runProcess(URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath(), ["open", directory], deadline: .seconds(600))
+        guard result.status == 0, !result.timedOut else {
+            throw BenchmarkError("the open measurement exited \(result.status)\(result.timedOut ? " (killed after 600 s)" : ""): \(result.stderr)")
+        }
+        let output = result.stdout
         var fields: [String: Double] = [:]
-        for pair in String(decoding: output, as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" }) {
+        for pair in output.split(whereSeparator: { $0 == " " || $0 == "\n" }) {
             let parts = pair.split(separator: "=")
             if parts.count == 2, let value = Double(parts[1]) { fields[String(parts[0])] = value }
         }
         func field(_ name: String) throws -> Double {
-            guard let value = fields[name] else { throw BenchmarkError("the open measurement printed no \(name): \(String(decoding: output, as: UTF8.self))") }
+            guard let value = fields[name] else { throw BenchmarkError("the open measurement printed no \(name): \(output)") }
             return value
         }
         return OpenMeasure(
