@@ -78,6 +78,7 @@ let package = Package(
         .target(
             name: "ControlAPI",
             dependencies: [
+                "Entities",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
@@ -186,6 +187,7 @@ let package = Package(
             dependencies: [
                 "SurveyDaemon", "Storage", "Networking", "MockServer", "SurveyTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Tests/SurveyDaemonTests",

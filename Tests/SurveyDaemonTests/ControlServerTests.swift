@@ -2,12 +2,16 @@
 import Glibc
 #endif
 import ControlAPI
+import Entities
 import Foundation
 import Hummingbird
 import Logging
+import NIOCore
+import NIOEmbedded
 import ServiceLifecycle
-import SurveyDaemon
+@testable import SurveyDaemon
 import SurveyTesting
+import Synchronization
 import Testing
 
 /// A backend that answers from fixed values and records what it was asked.
@@ -184,6 +188,112 @@ func withControlServer(maxRequestBytes: Int = 4096, socketGroup: (name: String, 
         #expect(FileManager.default.fileExists(atPath: path))
     }
 
+    @Test func aConnectionsPeerVerdictIsKeptUntilItCloses() async throws {
+        let verdicts = PeerVerdicts()
+        let reads = Mutex(0)
+        let peer = PeerCredentials(pid: 42, uid: 1001, gid: 1001)
+        func read(_: any Channel) async throws -> PeerCredentials {
+            reads.withLock { $0 += 1 }
+            return peer
+        }
+        let first = EmbeddedChannel()
+        let second = EmbeddedChannel()
+        for _ in 0 ..< 3 {
+            #expect(try await verdicts.verdict(for: first, read: read) { $0.uid == 1001 }.allowed)
+        }
+        #expect(try await !verdicts.verdict(for: second, read: read) { _ in false }.allowed)
+        #expect(reads.withLock { $0 } == 2)
+        #expect(verdicts.count == 2)
+        try await first.close()
+        first.embeddedEventLoop.run()
+        #expect(verdicts.count == 1)
+        _ = try second.finish()
+        second.embeddedEventLoop.run()
+        #expect(verdicts.count == 0)
+        // A closed channel's verdict is not kept.
+        #expect(try await verdicts.verdict(for: first, read: read) { _ in true }.allowed)
+        first.embeddedEventLoop.run()
+        #expect(verdicts.count == 0)
+    }
+
+    /// The answer reply and the session views are written by hand (`JSONOutput`): they must be
+    /// the bytes `ControlServer.encoder` gives.
+    @Test func repliesAreTheEncodersBytes() throws {
+        let odd = "a/b \"q\" \\ \n\t\u{1} 한글 😀"
+        let question = QuestionView(name: "like", text: odd, type: "radio", required: false, accepts: ["1) yes", odd], options: [
+            OptionView(position: 1, value: "yes", label: odd, isDefault: true),
+            OptionView(position: 2, value: "no/maybe", label: "No", isDefault: false),
+        ])
+        let full = SessionView(id: "s1", stage: "common", lang: "ko", state: "closed", outcome: "queued", current: 5, total: 5, question: question, completedStages: ["common", odd], followUp: "1", lastActivity: "2026-01-01T00:00:00Z")
+        let bare = SessionView(id: "s2", stage: odd, lang: "en", state: "asking", outcome: nil, current: 1, total: 0, question: nil, completedStages: [], followUp: nil, lastActivity: "")
+        let plainQuestion = QuestionView(name: "n", text: "", type: "text", required: true, accepts: [], options: [])
+        var views = [full, bare, SessionView(id: "s3", stage: "1", lang: "en", state: "asking", outcome: nil, current: 2, total: 3, question: plainQuestion, completedStages: [], followUp: nil, lastActivity: "x")]
+        // Every question of the common stage as a session shows it.
+        let common = try Questionnaire.decode(response: try Fixtures.data("questions/common.en.json"), stage: "common")
+        var session = Session(id: UUID(), stage: "common", language: "en", definitionHash: "h", questionnaire: common, startedAt: Date(timeIntervalSince1970: 1_800_000_000.25))
+        for words in [["Kim"], ["kim@example.com"], ["kim@example.com"], ["30"], ["3"]] {
+            views.append(session.view())
+            guard case .accepted(let events) = session.answer(words, at: Date()) else { Issue.record("\(words) refused"); return }
+            for event in events { try session.apply(event) }
+        }
+        views.append(session.view())
+        for view in views {
+            for reply in [AnswerReply(accepted: true, message: nil, session: view), AnswerReply(accepted: false, message: odd, session: view)] {
+                var out = JSONOutput(escapesSlashes: false)
+                reply.write(to: &out)
+                #expect(String(decoding: out.bytes, as: UTF8.self) == String(decoding: try ControlServer.encoder.encode(reply), as: UTF8.self))
+            }
+        }
+    }
+
+    /// `AnswerRequest(simpleJSON:)` reads the common bodies and leaves the rest to
+    /// `JSONDecoder`: what it reads must be what the decoder reads.
+    @Test func simpleAnswerBodiesAreReadAsTheDecoderReadsThem() throws {
+        let read: [String] = [
+            #"{"session":"abc","skip":false,"values":["Kim Minsu"]}"#,
+            #"{"values":["a","b","c"]}"#,
+            #" { "values" : [ ] , "skip" : true , "session" : null } "#,
+            "{}",
+            "{\n\t\"values\":[\"한글 😀\", \"a/b\"]\r\n}",
+            #"{"skip":true}"#,
+            #"{"session":""}"#,
+        ]
+        for body in read {
+            let simple = try #require(AnswerRequest(simpleJSON: Array(body.utf8)), "\(body)")
+            #expect(simple == (try JSONDecoder().decode(AnswerRequest.self, from: Data(body.utf8))), "\(body)")
+        }
+        // ByteBuffer views, as the server has them, take the same path.
+        #expect(AnswerRequest(simpleJSON: ByteBuffer(string: read[0]).readableBytesView) != nil)
+        let leftToTheDecoder: [[UInt8]] = [
+            #"{"values":["a\"b"]}"#, #"{"values":["\u0041"]}"#, #"{"values":[1]}"#, #"{"values":null}"#,
+            #"{"skip":null}"#, #"{"skip":1}"#, #"{"session":5}"#, #"{"values":["a"],"values":["b"]}"#,
+            #"{"other":1}"#, #"{"values":["a"]} x"#, #"{"values":["a"],}"#, #"{"values":["a",]}"#, #"{"values":["a"]"#,
+            #"[]"#, #""#, #"{"values":["a"] "skip":true}"#, #"{"skip":tru}"#, #"{"skip":truex}"#, #"{values:[]}"#,
+            "\u{FEFF}{}",
+        ].map { Array($0.utf8) } + [
+            Array(#"{"values":[""#.utf8) + [0xFF, 0xFE] + Array(#""]}"#.utf8),  // not UTF-8
+            Array(#"{"values":[""#.utf8) + [0x01] + Array(#""]}"#.utf8),  // a raw control character
+        ]
+        for body in leftToTheDecoder {
+            #expect(AnswerRequest(simpleJSON: body) == nil, "\(String(decoding: body, as: UTF8.self))")
+        }
+        // Cut and altered forms of a read body: whatever the simple reader accepts, the decoder
+        // reads the same way.
+        let base = Array(read[2].utf8)
+        var checked = 0
+        for cut in 0 ... base.count {
+            for replacement in [nil, UInt8(ascii: "\""), UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), UInt8(ascii: "x"), UInt8(ascii: " ")] as [UInt8?] {
+                var body = Array(base[..<cut])
+                if let replacement { body.append(replacement) }
+                body += base[min(cut + 1, base.count)...]
+                guard let simple = AnswerRequest(simpleJSON: body) else { continue }
+                checked += 1
+                #expect(simple == (try? JSONDecoder().decode(AnswerRequest.self, from: Data(body))), "\(String(decoding: body, as: UTF8.self))")
+            }
+        }
+        #expect(checked > 10)
+    }
+
     @Test func supplementaryGroupsAreReadFromProcStatus() {
         #expect(PeerCredentials.groups(fromStatus: "Name:\tcurl\nUid:\t65534\t65534\t65534\t65534\nGroups:\t1 27 \nNSpid:\t9\n") == [1, 27])
         #expect(PeerCredentials.groups(fromStatus: "Groups:\t\n").isEmpty)
@@ -208,11 +318,13 @@ func withControlServer(maxRequestBytes: Int = 4096, socketGroup: (name: String, 
             chmod(path, 0o666)
             let result = try await runProcess(
                 URL(fileURLWithPath: "/usr/bin/setpriv"),
-                ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/curl", "-s", "--unix-socket", path, "-w", "\n%{http_code}", "http://surveyd/v1/status"],
+                // Two requests on one connection: the verdict kept for it refuses the second too.
+                ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/curl", "-s", "--unix-socket", path, "-w", "\n%{http_code}%{num_connects}", "http://surveyd/v1/status", "http://surveyd/v1/sessions"],
                 deadline: .seconds(20)
             )
-            #expect(result.stdout.hasSuffix("\n403"), "\(result.stdout) \(result.stderr)")
-            #expect(result.stdout.contains(#""code":"forbidden""#))
+            #expect(result.stdout.contains("\n4031"), "\(result.stdout) \(result.stderr)")
+            #expect(result.stdout.hasSuffix("\n4030"), "the second request reuses the connection: \(result.stdout) \(result.stderr)")
+            #expect(result.stdout.components(separatedBy: #""code":"forbidden""#).count == 3)
         }
     }
 

@@ -133,6 +133,46 @@ import Testing
         #expect(rebuilt.currentForm?.name == "age")
     }
 
+    /// The session journal's records are written by hand (`SessionEvent.write`): they must be
+    /// the JSON a default `JSONEncoder` gives (the same members and values; the encoder orders
+    /// keys at random without `.sortedKeys`, this writer in declaration order), and decode to the
+    /// same events.
+    @Test func journalRecordsAreTheEncodersJSON() throws {
+        let id = UUID()
+        let odd = "a/b \"q\" \\ \n\t\u{1} 한글 😀"
+        let at = Date(timeIntervalSinceReferenceDate: 785_000_000.123456)
+        var events: [SessionEvent] = [
+            .stageStarted(session: id, stage: "common", language: "en", definitionHash: "sha256:ab/cd", at: at),
+            .stageStarted(session: id, stage: odd, language: "ko", definitionHash: "", at: Date(timeIntervalSinceReferenceDate: 0)),
+            .answerAccepted(session: id, form: "name", value: .string(odd)),
+            .answerAccepted(session: id, form: "age", value: .number(30)),
+            .answerAccepted(session: id, form: "height", value: .number(172.5)),
+            .answerAccepted(session: id, form: "like", value: .integer(5)),
+            .answerAccepted(session: id, form: "occasions", value: .list(["home", odd])),
+            .answerAccepted(session: id, form: "none", value: .list([])),
+            .answerSkipped(session: id, form: odd),
+            .stageCompleted(session: id, stage: "common", idempotencyKey: UUID(), at: at.addingTimeInterval(0.5)),
+            .followUpNamed(session: id, stage: "1", at: Date(timeIntervalSinceReferenceDate: -1.25)),
+        ]
+        events += SessionOutcome.allCases.map { SessionEvent.closed(session: id, outcome: $0, at: at) }
+        var out = JSONOutput(escapesSlashes: true)
+        out.array { out in
+            for event in events { event.write(to: &out) }
+        }
+        let written = try JSONSerialization.jsonObject(with: Data(out.bytes)) as? NSArray
+        let encoded = try JSONSerialization.jsonObject(with: try JSONEncoder().encode(events)) as? NSArray
+        #expect(written != nil && written == encoded)
+        // Keys in declaration order, `/` escaped as the default encoder escapes it.
+        var first = JSONOutput(escapesSlashes: true)
+        events[0].write(to: &first)
+        #expect(String(decoding: first.bytes, as: UTF8.self) == #"{"stageStarted":{"session":"\#(id.uuidString)","stage":"common","language":"en","definitionHash":"sha256:ab\/cd","at":785000000.123456}}"#)
+        let decoded = try JSONDecoder().decode([SessionEvent].self, from: Data(out.bytes))
+        #expect(decoded.count == events.count)
+        // A whole number decodes as an integer answer, as it did from the encoder's JSON.
+        #expect(decoded[3] == .answerAccepted(session: id, form: "age", value: .integer(30)))
+        #expect(decoded.enumerated().allSatisfy { $0.offset == 3 || $0.element == events[$0.offset] })
+    }
+
     @Test func eventsThatDoNotFitAreRefused() throws {
         var session = newSession()
         #expect(throws: SessionReplayError.self) { try session.apply(.answerAccepted(session: session.id, form: "age", value: .number(3))) }

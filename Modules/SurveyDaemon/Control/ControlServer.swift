@@ -9,6 +9,7 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import Synchronization
 
 /// The request context of the control API: it keeps the connection's channel so that the
 /// peer's credentials can be checked.
@@ -86,7 +87,7 @@ public struct ControlServer: Sendable {
             try Self.json(await backend.session(id: Self.pathParameter("id", context)))
         }
         v1.post("answers") { request, context in
-            let body = try await Self.decode(AnswerRequest.self, request, limit: limit, empty: nil)
+            let body = try await Self.decode(AnswerRequest.self, request, limit: limit, empty: nil, simple: AnswerRequest.init(simpleJSON:))
             return try Self.json(await backend.answer(body))
         }
         v1.post("flush") { request, context in
@@ -112,16 +113,22 @@ public struct ControlServer: Sendable {
     }()
 
     static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
-        let data = try encoder.encode(value)
-        return Response(
-            status: status,
-            headers: [.contentType: "application/json"],
-            body: .init(byteBuffer: ByteBuffer(bytes: data))
-        )
+        let buffer: ByteBuffer
+        if let writable = value as? any JSONOutputWritable {
+            // The bodies sent on every answer write themselves: the same bytes, less CPU.
+            var out = JSONOutput(escapesSlashes: false)
+            writable.write(to: &out)
+            buffer = ByteBuffer(bytes: out.bytes)
+        } else {
+            buffer = ByteBuffer(bytes: try encoder.encode(value))
+        }
+        return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: buffer))
     }
 
-    /// Decodes a JSON body; an empty body gives `empty` when the endpoint allows it.
-    static func decode<T: Decodable>(_ type: T.Type, _ request: Request, limit: Int, empty: T?) async throws -> T {
+    /// Decodes a JSON body; an empty body gives `empty` when the endpoint allows it. `simple`,
+    /// when given, reads the common shape of the body without `JSONDecoder` (nil for anything
+    /// else, which `JSONDecoder` then decodes or names the error of).
+    static func decode<T: Decodable>(_ type: T.Type, _ request: Request, limit: Int, empty: T?, simple: ((ByteBufferView) -> T?)? = nil) async throws -> T {
         var request = request
         let buffer: ByteBuffer
         do {
@@ -133,6 +140,7 @@ public struct ControlServer: Sendable {
             if let empty { return empty }
             throw ControlError.badRequest("body_missing", "this endpoint needs a JSON body; see doc/control-api.md")
         }
+        if let simple, let value = simple(buffer.readableBytesView) { return value }
         do {
             return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
         } catch let error as DecodingError {
@@ -174,17 +182,54 @@ struct ControlErrorMiddleware: RouterMiddleware {
     }
 }
 
-/// Refuses peers that are not the daemon's user, root or a member of the socket's group.
+/// Refuses peers that are not the daemon's user, root or a member of the socket's group. The
+/// verdict is reached once per connection (the peer's credentials are those it connected with)
+/// and kept until the connection closes.
 struct PeerCheckMiddleware: RouterMiddleware {
     typealias Context = ControlRequestContext
     let policy: PeerPolicy
+    let verdicts = PeerVerdicts()
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let peer = try await PeerCredentials.of(context.channel)
-        guard policy.allows(peer, groups: peer.supplementaryGroups()) else {
+        let verdict = try await verdicts.verdict(for: context.channel) { peer in
+            policy.allows(peer, groups: peer.supplementaryGroups())
+        }
+        guard verdict.allowed else {
+            let peer = verdict.peer
             context.logger.notice("control request refused", metadata: ["peer.uid": "\(peer.uid)", "peer.pid": "\(peer.pid)"])
             throw ControlError(status: 403, code: "forbidden", "uid \(peer.uid) may not use this daemon: only its own user, root, or members of its socket group may")
         }
         return try await next(request, context)
+    }
+}
+
+/// The peer check's verdict of each open connection, so that later requests on a connection
+/// neither read its credentials again (a hop to its event loop and back) nor the peer's groups.
+/// An entry leaves when its connection closes, before the channel (whose identity is the key)
+/// can be freed and its address reused.
+final class PeerVerdicts: Sendable {
+    struct Verdict: Sendable {
+        var peer: PeerCredentials
+        var allowed: Bool
+    }
+
+    private let verdicts = Mutex<[ObjectIdentifier: Verdict]>([:])
+
+    /// Open connections with a verdict.
+    var count: Int { verdicts.withLock { $0.count } }
+
+    /// The verdict of `channel`'s peer: the one kept, or `decide`'s on the credentials `read`
+    /// gives (`SO_PEERCRED`; tests inject their own).
+    func verdict(for channel: any Channel, read: (any Channel) async throws -> PeerCredentials = PeerCredentials.of, decide: (PeerCredentials) -> Bool) async throws -> Verdict {
+        let key = ObjectIdentifier(channel)
+        if let known = verdicts.withLock({ $0[key] }) { return known }
+        let peer = try await read(channel)
+        let verdict = Verdict(peer: peer, allowed: decide(peer))
+        verdicts.withLock { $0[key] = verdict }
+        // Runs at once when the connection has closed meanwhile.
+        channel.closeFuture.whenComplete { _ in
+            _ = self.verdicts.withLock { $0.removeValue(forKey: key) }
+        }
+        return verdict
     }
 }

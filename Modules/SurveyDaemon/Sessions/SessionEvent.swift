@@ -48,3 +48,80 @@ public enum SessionOutcome: String, Sendable, Hashable, Codable, CaseIterable {
     /// Idle longer than the configured timeout; its answers are not uploaded.
     case abandoned
 }
+
+extension SessionEvent: JSONOutputWritable {
+    /// The event as the synthesized `Codable` conformance writes it through a default
+    /// `JSONEncoder` (`/` escaped, dates as seconds since 2001), keys in declaration order where
+    /// the encoder orders them at random: the session journal's record format, which
+    /// `SessionTests` checks against the encoder's.
+    public func write(to out: inout JSONOutput) {
+        out.object { out in
+            switch self {
+            case .stageStarted(let session, let stage, let language, let definitionHash, let at):
+                out.key("stageStarted")
+                out.object { out in
+                    out.key("session")
+                    out.string(session.uuidString)
+                    out.key("stage")
+                    out.string(stage)
+                    out.key("language")
+                    out.string(language)
+                    out.key("definitionHash")
+                    out.string(definitionHash)
+                    out.key("at")
+                    out.number(at.timeIntervalSinceReferenceDate)
+                }
+            case .answerAccepted(let session, let form, let value):
+                out.key("answerAccepted")
+                out.object { out in
+                    out.key("session")
+                    out.string(session.uuidString)
+                    out.key("form")
+                    out.string(form)
+                    out.key("value")
+                    value.write(to: &out)
+                }
+            case .answerSkipped(let session, let form):
+                out.key("answerSkipped")
+                out.object { out in
+                    out.key("session")
+                    out.string(session.uuidString)
+                    out.key("form")
+                    out.string(form)
+                }
+            case .stageCompleted(let session, let stage, let idempotencyKey, let at):
+                out.key("stageCompleted")
+                out.object { out in
+                    out.key("session")
+                    out.string(session.uuidString)
+                    out.key("stage")
+                    out.string(stage)
+                    out.key("idempotencyKey")
+                    out.string(idempotencyKey.uuidString)
+                    out.key("at")
+                    out.number(at.timeIntervalSinceReferenceDate)
+                }
+            case .closed(let session, let outcome, let at):
+                out.key("closed")
+                out.object { out in
+                    out.key("session")
+                    out.string(session.uuidString)
+                    out.key("outcome")
+                    out.string(outcome.rawValue)
+                    out.key("at")
+                    out.number(at.timeIntervalSinceReferenceDate)
+                }
+            case .followUpNamed(let session, let stage, let at):
+                out.key("followUpNamed")
+                out.object { out in
+                    out.key("session")
+                    out.string(session.uuidString)
+                    out.key("stage")
+                    out.string(stage)
+                    out.key("at")
+                    out.number(at.timeIntervalSinceReferenceDate)
+                }
+            }
+        }
+    }
+}

@@ -33,8 +33,14 @@ struct DaemonBenchmark {
     static let sessionsPerRow = [1: 1_000, 8: 3_000, 64: 10_000]
     static let queued = Int(ProcessInfo.processInfo.environment["BENCH_QUEUED"] ?? "") ?? 100_000
     static let inFlight = 8
-    /// `BENCH_ANSWERS=0` runs the replay part only (for profiling it).
-    static let skipAnswers = ProcessInfo.processInfo.environment["BENCH_ANSWERS"] == "0"
+    /// The client counts of the answers part: `BENCH_CLIENTS=64` runs one row (for profiling
+    /// it), `BENCH_CLIENTS=` (empty) or `BENCH_ANSWERS=0` none (the replay part only).
+    static let clientCounts: [Int] = {
+        let environment = ProcessInfo.processInfo.environment
+        if environment["BENCH_ANSWERS"] == "0" { return [] }
+        guard let list = environment["BENCH_CLIENTS"] else { return [1, 8, 64] }
+        return list.split(separator: ",").compactMap { Int($0) }.filter { sessionsPerRow[$0] != nil }
+    }()
 
     static func main() async throws {
         let fixtures = URL(fileURLWithPath: CommandLine.arguments.dropFirst().first ?? "mock")
@@ -63,9 +69,11 @@ struct DaemonBenchmark {
         let http = HTTPClient(eventLoopGroupProvider: .singleton)
         let control = ControlClient(socketPath: answersDaemon.socket, httpClient: http)
         var rows: [(clients: Int, starts: Double, rate: Double, p50: Double, p99: Double, cpu: String)] = []
-        for clients in skipAnswers ? [] : [1, 8, 64] {
+        for clients in clientCounts {
             let sessions = sessionsPerRow[clients]!
             let (starts, ids) = try await startSessions(control: control, clients: clients, count: sessions)
+            // A mark for profilers: from here until the next mark, only answers reach the daemon.
+            FileHandle.standardError.write(Data("timing answers of \(clients) clients, daemon pid \(answersDaemon.pid)\n".utf8))
             let (rate, p50, p99, cpu) = try await answers(socket: answersDaemon.socket, sessions: ids, daemon: answersDaemon.pid)
             rows.append((clients, starts, rate, p50, p99, cpu))
         }
