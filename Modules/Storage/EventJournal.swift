@@ -18,7 +18,9 @@ public struct EventJournal<Event: Codable & Sendable>: Sendable {
 
     public init(journal: Journal) { self.journal = journal }
 
-    /// Appends `event` durably and returns its sequence number.
+    /// Appends `event` durably and returns its sequence number. (The daemon's session journal
+    /// writes its records itself, as the same JSON: `StoredSessionJournal.record`. A change to
+    /// this encoding must keep the two readable by `replay()`.)
     public func append(_ event: Event) async throws -> UInt64 {
         let bytes = try JSONEncoder().encode(event)
         return try await journal.append(type: Self.recordType, payload: [UInt8](bytes))

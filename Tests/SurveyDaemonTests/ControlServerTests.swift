@@ -201,7 +201,9 @@ func withControlServer(maxRequestBytes: Int = 4096, socketGroup: (name: String, 
         for _ in 0 ..< 3 {
             #expect(try await verdicts.verdict(for: first, read: read) { $0.uid == 1001 }.allowed)
         }
-        #expect(try await !verdicts.verdict(for: second, read: read) { _ in false }.allowed)
+        for _ in 0 ..< 2 {
+            #expect(try await !verdicts.verdict(for: second, read: read) { _ in false }.allowed)
+        }
         #expect(reads.withLock { $0 } == 2)
         #expect(verdicts.count == 2)
         try await first.close()
@@ -213,6 +215,15 @@ func withControlServer(maxRequestBytes: Int = 4096, socketGroup: (name: String, 
         // A closed channel's verdict is not kept.
         #expect(try await verdicts.verdict(for: first, read: read) { _ in true }.allowed)
         first.embeddedEventLoop.run()
+        #expect(verdicts.count == 0)
+        // A connection that closes while its credentials are read leaves no verdict behind.
+        let third = EmbeddedChannel()
+        let verdict = try await verdicts.verdict(for: third, read: { channel in
+            try await channel.close()
+            return peer
+        }) { _ in true }
+        #expect(verdict.allowed)
+        third.embeddedEventLoop.run()
         #expect(verdicts.count == 0)
     }
 
@@ -264,16 +275,25 @@ func withControlServer(maxRequestBytes: Int = 4096, socketGroup: (name: String, 
         }
         // ByteBuffer views, as the server has them, take the same path.
         #expect(AnswerRequest(simpleJSON: ByteBuffer(string: read[0]).readableBytesView) != nil)
-        let leftToTheDecoder: [[UInt8]] = [
+        let texts: [String] = [
             #"{"values":["a\"b"]}"#, #"{"values":["\u0041"]}"#, #"{"values":[1]}"#, #"{"values":null}"#,
             #"{"skip":null}"#, #"{"skip":1}"#, #"{"session":5}"#, #"{"values":["a"],"values":["b"]}"#,
             #"{"other":1}"#, #"{"values":["a"]} x"#, #"{"values":["a"],}"#, #"{"values":["a",]}"#, #"{"values":["a"]"#,
             #"[]"#, #""#, #"{"values":["a"] "skip":true}"#, #"{"skip":tru}"#, #"{"skip":truex}"#, #"{values:[]}"#,
-            "\u{FEFF}{}",
-        ].map { Array($0.utf8) } + [
-            Array(#"{"values":[""#.utf8) + [0xFF, 0xFE] + Array(#""]}"#.utf8),  // not UTF-8
-            Array(#"{"values":[""#.utf8) + [0x01] + Array(#""]}"#.utf8),  // a raw control character
+            "\u{FEFF}{}", #"{"session":null,"session":"x"}"#, "{\u{0B}}", "{\u{0C}}", "{\u{A0}}",
         ]
+        /// A body whose one value holds `bytes` that are not a plain string's.
+        func value(_ bytes: [UInt8]) -> [UInt8] {
+            Array(#"{"values":[""#.utf8) + bytes + Array(#""]}"#.utf8)
+        }
+        let invalidStrings: [[UInt8]] = [
+            value([0xED, 0xA0, 0x80]),  // an encoded surrogate
+            value([0xC0, 0xAF]),  // an overlong "/"
+            value([0xED, 0x95]),  // "한" cut before the quote
+            value([0xFF, 0xFE]),  // not UTF-8
+            value([0x01]),  // a raw control character
+        ]
+        let leftToTheDecoder = texts.map { Array($0.utf8) } + invalidStrings
         for body in leftToTheDecoder {
             #expect(AnswerRequest(simpleJSON: body) == nil, "\(String(decoding: body, as: UTF8.self))")
         }
@@ -318,7 +338,7 @@ func withControlServer(maxRequestBytes: Int = 4096, socketGroup: (name: String, 
             chmod(path, 0o666)
             let result = try await runProcess(
                 URL(fileURLWithPath: "/usr/bin/setpriv"),
-                // Two requests on one connection: the verdict kept for it refuses the second too.
+                // Two requests on one connection: both refused.
                 ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/curl", "-s", "--unix-socket", path, "-w", "\n%{http_code}%{num_connects}", "http://surveyd/v1/status", "http://surveyd/v1/sessions"],
                 deadline: .seconds(20)
             )

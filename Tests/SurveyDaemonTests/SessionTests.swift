@@ -1,6 +1,8 @@
 import Entities
 import Foundation
-import SurveyDaemon
+import Logging
+import Storage
+@testable import SurveyDaemon
 import SurveyTesting
 import Testing
 
@@ -137,7 +139,7 @@ import Testing
     /// the JSON a default `JSONEncoder` gives (the same members and values; the encoder orders
     /// keys at random without `.sortedKeys`, this writer in declaration order), and decode to the
     /// same events.
-    @Test func journalRecordsAreTheEncodersJSON() throws {
+    @Test func journalRecordsAreTheEncodersJSON() async throws {
         let id = UUID()
         let odd = "a/b \"q\" \\ \n\t\u{1} 한글 😀"
         let at = Date(timeIntervalSinceReferenceDate: 785_000_000.123456)
@@ -155,18 +157,26 @@ import Testing
             .followUpNamed(session: id, stage: "1", at: Date(timeIntervalSinceReferenceDate: -1.25)),
         ]
         events += SessionOutcome.allCases.map { SessionEvent.closed(session: id, outcome: $0, at: at) }
-        var out = JSONOutput(escapesSlashes: true)
-        out.array { out in
-            for event in events { event.write(to: &out) }
-        }
-        let written = try JSONSerialization.jsonObject(with: Data(out.bytes)) as? NSArray
+        let record = StoredSessionJournal.record(events)
+        let written = try JSONSerialization.jsonObject(with: Data(record)) as? NSArray
         let encoded = try JSONSerialization.jsonObject(with: try JSONEncoder().encode(events)) as? NSArray
         #expect(written != nil && written == encoded)
         // Keys in declaration order, `/` escaped as the default encoder escapes it.
         var first = JSONOutput(escapesSlashes: true)
         events[0].write(to: &first)
         #expect(String(decoding: first.bytes, as: UTF8.self) == #"{"stageStarted":{"session":"\#(id.uuidString)","stage":"common","language":"en","definitionHash":"sha256:ab\/cd","at":785000000.123456}}"#)
-        let decoded = try JSONDecoder().decode([SessionEvent].self, from: Data(out.bytes))
+        // Numbers as the encoder writes them: a whole number without ".0".
+        #expect(String(decoding: StoredSessionJournal.record([events[3]]), as: UTF8.self) == #"[{"answerAccepted":{"session":"\#(id.uuidString)","form":"age","value":30}}]"#)
+        // Through a journal on disk and back, as a restart reads them.
+        let directory = try TemporaryDirectory(prefix: "sj")
+        defer { directory.remove() }
+        let journal = try Journal(directory: directory.path, logger: Logger(label: "test"))
+        try await StoredSessionJournal(journal: journal).append(Array(events[..<5]))
+        try await StoredSessionJournal(journal: journal).append(Array(events[5...]))
+        journal.close()
+        let reopened = try Journal(directory: directory.path, logger: Logger(label: "test"))
+        defer { reopened.close() }
+        let decoded = try await StoredSessionJournal(journal: reopened).replay()
         #expect(decoded.count == events.count)
         // A whole number decodes as an integer answer, as it did from the encoder's JSON.
         #expect(decoded[3] == .answerAccepted(session: id, form: "age", value: .integer(30)))

@@ -127,7 +127,8 @@ public struct ControlServer: Sendable {
 
     /// Decodes a JSON body; an empty body gives `empty` when the endpoint allows it. `simple`,
     /// when given, reads the common shape of the body without `JSONDecoder` (nil for anything
-    /// else, which `JSONDecoder` then decodes or names the error of).
+    /// else, which `JSONDecoder` then decodes or names the error of; a `ByteBufferView` is
+    /// contiguous, so the simple reader always gets to try).
     static func decode<T: Decodable>(_ type: T.Type, _ request: Request, limit: Int, empty: T?, simple: ((ByteBufferView) -> T?)? = nil) async throws -> T {
         var request = request
         let buffer: ByteBuffer
@@ -205,30 +206,38 @@ struct PeerCheckMiddleware: RouterMiddleware {
 
 /// The peer check's verdict of each open connection, so that later requests on a connection
 /// neither read its credentials again (a hop to its event loop and back) nor the peer's groups.
-/// An entry leaves when its connection closes, before the channel (whose identity is the key)
-/// can be freed and its address reused.
+/// Each entry holds its channel until the channel's close callback removes the entry, so no
+/// other channel can be allocated at the same address (the key) while it is there, even when
+/// the connection closed while its credentials were being read.
 final class PeerVerdicts: Sendable {
     struct Verdict: Sendable {
         var peer: PeerCredentials
         var allowed: Bool
     }
 
-    private let verdicts = Mutex<[ObjectIdentifier: Verdict]>([:])
+    private struct Entry: Sendable {
+        var channel: any Channel
+        var verdict: Verdict
+    }
 
-    /// Open connections with a verdict.
-    var count: Int { verdicts.withLock { $0.count } }
+    private let entries = Mutex<[ObjectIdentifier: Entry]>([:])
+
+    /// Connections with a verdict whose close callback has not run yet.
+    var count: Int { entries.withLock { $0.count } }
 
     /// The verdict of `channel`'s peer: the one kept, or `decide`'s on the credentials `read`
     /// gives (`SO_PEERCRED`; tests inject their own).
     func verdict(for channel: any Channel, read: (any Channel) async throws -> PeerCredentials = PeerCredentials.of, decide: (PeerCredentials) -> Bool) async throws -> Verdict {
         let key = ObjectIdentifier(channel)
-        if let known = verdicts.withLock({ $0[key] }) { return known }
+        if let known = entries.withLock({ $0[key] }), known.channel === channel { return known.verdict }
         let peer = try await read(channel)
         let verdict = Verdict(peer: peer, allowed: decide(peer))
-        verdicts.withLock { $0[key] = verdict }
-        // Runs at once when the connection has closed meanwhile.
+        entries.withLock { $0[key] = Entry(channel: channel, verdict: verdict) }
+        // Runs on the channel's event loop once it has closed (soon after, when it already has).
         channel.closeFuture.whenComplete { _ in
-            _ = self.verdicts.withLock { $0.removeValue(forKey: key) }
+            self.entries.withLock { entries in
+                if entries[key]?.channel === channel { entries[key] = nil }
+            }
         }
         return verdict
     }
