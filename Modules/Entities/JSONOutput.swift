@@ -103,27 +103,42 @@ public struct JSONOutput: Sendable {
 
     /// A string in quotes, escaped as `JSONEncoder` escapes it: `"` and `\`, the short forms
     /// `\b \t \n \f \r`, other control characters as `\u00xx`, `/` when asked; everything else
-    /// as its UTF-8 bytes.
+    /// as its UTF-8 bytes. Runs of bytes that need no escape are copied in one piece.
     private mutating func quoted(_ value: String) {
         bytes.append(UInt8(ascii: "\""))
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case UInt8(ascii: "/") where escapesSlashes: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "/")])
-            case 0x08: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
-            case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0x0A: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0C: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
-            case 0x0D: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case 0x00 ..< 0x20:
-                bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
-                bytes.append(Self.hexDigits[Int(byte >> 4)])
-                bytes.append(Self.hexDigits[Int(byte & 0x0F)])
-            default: bytes.append(byte)
+        let copied: Void? = value.utf8.withContiguousStorageIfAvailable { utf8 in
+            var runStart = 0
+            for index in utf8.indices where needsEscape(utf8[index]) {
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart ..< index]))
+                escape(utf8[index])
+                runStart = index + 1
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
+        }
+        if copied == nil {
+            for byte in value.utf8 {
+                if needsEscape(byte) { escape(byte) } else { bytes.append(byte) }
             }
         }
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    private func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || (byte == UInt8(ascii: "/") && escapesSlashes)
+    }
+
+    private mutating func escape(_ byte: UInt8) {
+        bytes.append(UInt8(ascii: "\\"))
+        switch byte {
+        case 0x08: bytes.append(UInt8(ascii: "b"))
+        case 0x09: bytes.append(UInt8(ascii: "t"))
+        case 0x0A: bytes.append(UInt8(ascii: "n"))
+        case 0x0C: bytes.append(UInt8(ascii: "f"))
+        case 0x0D: bytes.append(UInt8(ascii: "r"))
+        case 0x00 ..< 0x20:
+            bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), Self.hexDigits[Int(byte >> 4)], Self.hexDigits[Int(byte & 0x0F)]])
+        default: bytes.append(byte)  // `"`, `\\`, `/`
+        }
     }
 }
 

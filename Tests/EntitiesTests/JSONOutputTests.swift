@@ -20,12 +20,23 @@ import Testing
 
     @Test(arguments: [true, false])
     func stringsAreEscapedAsTheEncoderEscapesThem(escapingSlashes: Bool) throws {
-        for text in [Self.awkwardText, "", "plain", "a/b", "\u{0}", "ends with \\"] {
+        let edges = ["\"starts", "ends\"", "\n", "/", "//", "a\u{1F}b", "long text without any escape at all, past the small-string size", "한/😀"]
+        for text in [Self.awkwardText, "", "plain", "a/b", "\u{0}", "ends with \\"] + edges {
             var out = JSONOutput(escapesSlashes: escapingSlashes)
             out.strings([text, text])
             let expected = try Self.encoder(sortedKeys: true, escapingSlashes: escapingSlashes).encode([text, text])
             #expect(out.bytes == Array(expected), "text \(text.debugDescription)")
         }
+    }
+
+    @Test func uuidTextIsFoundationsText() {
+        for _ in 0 ..< 200 {
+            let id = UUID()
+            #expect(id.text(uppercase: true) == id.uuidString)
+            #expect(id.text(uppercase: false) == id.uuidString.lowercased())
+        }
+        let fixed = UUID(uuidString: "00000000-0000-0000-0000-00000000000F")!
+        #expect(fixed.text(uppercase: false) == "00000000-0000-0000-0000-00000000000f")
     }
 
     @Test func numbersAreWrittenAsTheEncoderWritesThem() throws {

@@ -257,6 +257,15 @@ func withControlServer(maxRequestBytes: Int = 4096, socketGroup: (name: String, 
         }
     }
 
+    @Test func timestampsAreFoundationsISO8601() {
+        var dates = [Date(timeIntervalSince1970: 0), Date(timeIntervalSince1970: 951_782_400), Date(timeIntervalSince1970: 1_800_000_000.999), Date(timeIntervalSince1970: 4_102_444_799.5)]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0 ..< 500 { dates.append(Date(timeIntervalSince1970: Double.random(in: 0 ..< 4_102_444_800, using: &generator))) }
+        for date in dates {
+            #expect(date.iso8601Seconds == date.formatted(.iso8601), "\(date.timeIntervalSince1970)")
+        }
+    }
+
     /// `AnswerRequest(simpleJSON:)` reads the common bodies and leaves the rest to
     /// `JSONDecoder`: what it reads must be what the decoder reads.
     @Test func simpleAnswerBodiesAreReadAsTheDecoderReadsThem() throws {

@@ -95,14 +95,14 @@ public struct DaemonBackend: ControlBackend {
         let problems = await inspector.journalProblems() + sessions.restoreProblems
         return StatusView(
             version: version,
-            startedAt: startedAt.formatted(.iso8601),
+            startedAt: startedAt.iso8601Seconds,
             uptimeSeconds: time.timeIntervalSince(startedAt),
-            connectivity: .init(state: Self.connectivityName(online), since: since?.formatted(.iso8601)),
+            connectivity: .init(state: Self.connectivityName(online), since: since?.iso8601Seconds),
             queue: .init(
                 pending: counts.pending, inFlight: snapshot.inFlight, dead: counts.dead, delivered: counts.delivered,
                 oldestPendingAgeSeconds: counts.oldestPendingAt.map { time.timeIntervalSince($0) },
-                lastDeliveryAt: snapshot.lastDeliveryAt?.formatted(.iso8601),
-                nextRetryAt: snapshot.nextRetryAt?.formatted(.iso8601)
+                lastDeliveryAt: snapshot.lastDeliveryAt?.iso8601Seconds,
+                nextRetryAt: snapshot.nextRetryAt?.iso8601Seconds
             ),
             journalProblems: problems,
             sessions: await sessions.openSessions(),
@@ -147,7 +147,7 @@ public struct DaemonBackend: ControlBackend {
     }
 
     static func view(_ letter: DeadLetter) -> DeadLetterView {
-        DeadLetterView(id: letter.id, stage: letter.stage, lang: letter.language, reason: letter.reason, idempotencyKey: letter.idempotencyKey.uuidString.lowercased(), queuedAt: letter.queuedAt.formatted(.iso8601))
+        DeadLetterView(id: letter.id, stage: letter.stage, lang: letter.language, reason: letter.reason, idempotencyKey: letter.idempotencyKey.uuidString.lowercased(), queuedAt: letter.queuedAt.iso8601Seconds)
     }
 
     static func connectivityName(_ online: Bool?) -> String {

@@ -17,7 +17,7 @@ extension Session {
         }
         let progress = progress
         return SessionView(
-            id: id.uuidString.lowercased(),
+            id: id.text(uppercase: false),
             stage: stage,
             lang: language,
             state: stateName,
@@ -27,7 +27,7 @@ extension Session {
             question: currentForm.map(QuestionView.init(form:)),
             completedStages: completedStages,
             followUp: followUp,
-            lastActivity: lastActivity.formatted(.iso8601)
+            lastActivity: lastActivity.iso8601Seconds
         )
     }
 }

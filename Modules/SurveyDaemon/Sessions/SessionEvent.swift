@@ -61,7 +61,7 @@ extension SessionEvent: JSONOutputWritable {
                 out.key("stageStarted")
                 out.object { out in
                     out.key("session")
-                    out.string(session.uuidString)
+                    out.string(session.text(uppercase: true))
                     out.key("stage")
                     out.string(stage)
                     out.key("language")
@@ -75,7 +75,7 @@ extension SessionEvent: JSONOutputWritable {
                 out.key("answerAccepted")
                 out.object { out in
                     out.key("session")
-                    out.string(session.uuidString)
+                    out.string(session.text(uppercase: true))
                     out.key("form")
                     out.string(form)
                     out.key("value")
@@ -85,7 +85,7 @@ extension SessionEvent: JSONOutputWritable {
                 out.key("answerSkipped")
                 out.object { out in
                     out.key("session")
-                    out.string(session.uuidString)
+                    out.string(session.text(uppercase: true))
                     out.key("form")
                     out.string(form)
                 }
@@ -93,11 +93,11 @@ extension SessionEvent: JSONOutputWritable {
                 out.key("stageCompleted")
                 out.object { out in
                     out.key("session")
-                    out.string(session.uuidString)
+                    out.string(session.text(uppercase: true))
                     out.key("stage")
                     out.string(stage)
                     out.key("idempotencyKey")
-                    out.string(idempotencyKey.uuidString)
+                    out.string(idempotencyKey.text(uppercase: true))
                     out.key("at")
                     out.number(at.timeIntervalSinceReferenceDate)
                 }
@@ -105,7 +105,7 @@ extension SessionEvent: JSONOutputWritable {
                 out.key("closed")
                 out.object { out in
                     out.key("session")
-                    out.string(session.uuidString)
+                    out.string(session.text(uppercase: true))
                     out.key("outcome")
                     out.string(outcome.rawValue)
                     out.key("at")
@@ -115,7 +115,7 @@ extension SessionEvent: JSONOutputWritable {
                 out.key("followUpNamed")
                 out.object { out in
                     out.key("session")
-                    out.string(session.uuidString)
+                    out.string(session.text(uppercase: true))
                     out.key("stage")
                     out.string(stage)
                     out.key("at")
