@@ -8,8 +8,7 @@ import Foundation
 extension AnswerReply: JSONOutputWritable {
     public func write(to out: inout JSONOutput) {
         out.object { out in
-            out.key("accepted")
-            out.bool(accepted)
+            out.member("accepted", accepted)
             out.member("message", ifPresent: message)
             out.key("session")
             session.write(to: &out)
@@ -20,28 +19,20 @@ extension AnswerReply: JSONOutputWritable {
 extension SessionView: JSONOutputWritable {
     public func write(to out: inout JSONOutput) {
         out.object { out in
-            out.key("completedStages")
-            out.strings(completedStages)
-            out.key("current")
-            out.integer(current)
+            out.member("completedStages", completedStages)
+            out.member("current", current)
             out.member("followUp", ifPresent: followUp)
-            out.key("id")
-            out.string(id)
-            out.key("lang")
-            out.string(lang)
-            out.key("lastActivity")
-            out.string(lastActivity)
+            out.member("id", id)
+            out.member("lang", lang)
+            out.member("lastActivity", lastActivity)
             out.member("outcome", ifPresent: outcome)
             if let question {
                 out.key("question")
                 question.write(to: &out)
             }
-            out.key("stage")
-            out.string(stage)
-            out.key("state")
-            out.string(state)
-            out.key("total")
-            out.integer(total)
+            out.member("stage", stage)
+            out.member("state", state)
+            out.member("total", total)
         }
     }
 }
@@ -49,20 +40,15 @@ extension SessionView: JSONOutputWritable {
 extension QuestionView: JSONOutputWritable {
     public func write(to out: inout JSONOutput) {
         out.object { out in
-            out.key("accepts")
-            out.strings(accepts)
-            out.key("name")
-            out.string(name)
+            out.member("accepts", accepts)
+            out.member("name", name)
             out.key("options")
             out.array { out in
                 for option in options { option.write(to: &out) }
             }
-            out.key("required")
-            out.bool(required)
-            out.key("text")
-            out.string(text)
-            out.key("type")
-            out.string(type)
+            out.member("required", required)
+            out.member("text", text)
+            out.member("type", type)
         }
     }
 }
@@ -70,14 +56,10 @@ extension QuestionView: JSONOutputWritable {
 extension OptionView: JSONOutputWritable {
     public func write(to out: inout JSONOutput) {
         out.object { out in
-            out.key("isDefault")
-            out.bool(isDefault)
-            out.key("label")
-            out.string(label)
-            out.key("position")
-            out.integer(position)
-            out.key("value")
-            out.string(value)
+            out.member("isDefault", isDefault)
+            out.member("label", label)
+            out.member("position", position)
+            out.member("value", value)
         }
     }
 }

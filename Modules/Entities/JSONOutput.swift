@@ -23,21 +23,20 @@ public struct JSONOutput: Sendable {
 
     /// Writes `{`, then `body` (its members), then `}`.
     public mutating func object(_ body: (inout JSONOutput) -> Void) {
-        separate()
-        bytes.append(UInt8(ascii: "{"))
-        needsComma = false
-        body(&self)
-        bytes.append(UInt8(ascii: "}"))
-        needsComma = true
+        container(UInt8(ascii: "{"), UInt8(ascii: "}"), body)
     }
 
     /// Writes `[`, then `body` (its elements), then `]`.
     public mutating func array(_ body: (inout JSONOutput) -> Void) {
+        container(UInt8(ascii: "["), UInt8(ascii: "]"), body)
+    }
+
+    private mutating func container(_ open: UInt8, _ close: UInt8, _ body: (inout JSONOutput) -> Void) {
         separate()
-        bytes.append(UInt8(ascii: "["))
+        bytes.append(open)
         needsComma = false
         body(&self)
-        bytes.append(UInt8(ascii: "]"))
+        bytes.append(close)
         needsComma = true
     }
 
@@ -83,8 +82,28 @@ public struct JSONOutput: Sendable {
     /// Writes the member only when `value` is not nil, as synthesized `Codable` does.
     public mutating func member(_ name: String, ifPresent value: String?) {
         guard let value else { return }
+        member(name, value)
+    }
+
+    /// Writes a member: its key, then its value.
+    public mutating func member(_ name: String, _ value: String) {
         key(name)
         string(value)
+    }
+
+    public mutating func member(_ name: String, _ value: Int) {
+        key(name)
+        integer(value)
+    }
+
+    public mutating func member(_ name: String, _ value: Bool) {
+        key(name)
+        bool(value)
+    }
+
+    public mutating func member(_ name: String, _ values: [String]) {
+        key(name)
+        strings(values)
     }
 
     // MARK: Writing

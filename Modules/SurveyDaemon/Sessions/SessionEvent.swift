@@ -55,73 +55,57 @@ extension SessionEvent: JSONOutputWritable {
     /// the encoder orders them at random: the session journal's record format, which
     /// `SessionTests` checks against the encoder's.
     public func write(to out: inout JSONOutput) {
-        out.object { out in
-            switch self {
-            case .stageStarted(let session, let stage, let language, let definitionHash, let at):
-                out.key("stageStarted")
-                out.object { out in
-                    out.key("session")
-                    out.string(session.text(uppercase: true))
-                    out.key("stage")
-                    out.string(stage)
-                    out.key("language")
-                    out.string(language)
-                    out.key("definitionHash")
-                    out.string(definitionHash)
-                    out.key("at")
-                    out.number(at.timeIntervalSinceReferenceDate)
-                }
-            case .answerAccepted(let session, let form, let value):
-                out.key("answerAccepted")
-                out.object { out in
-                    out.key("session")
-                    out.string(session.text(uppercase: true))
-                    out.key("form")
-                    out.string(form)
-                    out.key("value")
-                    value.write(to: &out)
-                }
-            case .answerSkipped(let session, let form):
-                out.key("answerSkipped")
-                out.object { out in
-                    out.key("session")
-                    out.string(session.text(uppercase: true))
-                    out.key("form")
-                    out.string(form)
-                }
-            case .stageCompleted(let session, let stage, let idempotencyKey, let at):
-                out.key("stageCompleted")
-                out.object { out in
-                    out.key("session")
-                    out.string(session.text(uppercase: true))
-                    out.key("stage")
-                    out.string(stage)
-                    out.key("idempotencyKey")
-                    out.string(idempotencyKey.text(uppercase: true))
-                    out.key("at")
-                    out.number(at.timeIntervalSinceReferenceDate)
-                }
-            case .closed(let session, let outcome, let at):
-                out.key("closed")
-                out.object { out in
-                    out.key("session")
-                    out.string(session.text(uppercase: true))
-                    out.key("outcome")
-                    out.string(outcome.rawValue)
-                    out.key("at")
-                    out.number(at.timeIntervalSinceReferenceDate)
-                }
-            case .followUpNamed(let session, let stage, let at):
-                out.key("followUpNamed")
-                out.object { out in
-                    out.key("session")
-                    out.string(session.text(uppercase: true))
-                    out.key("stage")
-                    out.string(stage)
-                    out.key("at")
-                    out.number(at.timeIntervalSinceReferenceDate)
-                }
+        switch self {
+        case .stageStarted(let session, let stage, let language, let definitionHash, let at):
+            Self.write(&out, "stageStarted", session) { out in
+                out.member("stage", stage)
+                out.member("language", language)
+                out.member("definitionHash", definitionHash)
+                Self.time(at, to: &out)
+            }
+        case .answerAccepted(let session, let form, let value):
+            Self.write(&out, "answerAccepted", session) { out in
+                out.member("form", form)
+                out.key("value")
+                value.write(to: &out)
+            }
+        case .answerSkipped(let session, let form):
+            Self.write(&out, "answerSkipped", session) { out in
+                out.member("form", form)
+            }
+        case .stageCompleted(let session, let stage, let idempotencyKey, let at):
+            Self.write(&out, "stageCompleted", session) { out in
+                out.member("stage", stage)
+                out.member("idempotencyKey", idempotencyKey.text(uppercase: true))
+                Self.time(at, to: &out)
+            }
+        case .closed(let session, let outcome, let at):
+            Self.write(&out, "closed", session) { out in
+                out.member("outcome", outcome.rawValue)
+                Self.time(at, to: &out)
+            }
+        case .followUpNamed(let session, let stage, let at):
+            Self.write(&out, "followUpNamed", session) { out in
+                out.member("stage", stage)
+                Self.time(at, to: &out)
             }
         }
+    }
+
+    /// `{"<case>":{"session":"<UUID>", <rest>}}`, as synthesized `Codable` writes a case.
+    private static func write(_ out: inout JSONOutput, _ name: String, _ session: UUID, rest: (inout JSONOutput) -> Void) {
+        out.object { out in
+            out.key(name)
+            out.object { out in
+                out.member("session", session.text(uppercase: true))
+                rest(&out)
+            }
+        }
+    }
+
+    /// The `at` member: a date as seconds since 2001, `JSONEncoder`'s default.
+    private static func time(_ date: Date, to out: inout JSONOutput) {
+        out.key("at")
+        out.number(date.timeIntervalSinceReferenceDate)
     }
 }
