@@ -9,6 +9,7 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import NIOPosix
 import Synchronization
 
 /// The request context of the control API: it keeps the connection's channel so that the
@@ -63,9 +64,16 @@ public struct ControlServer: Sendable {
                 }
                 await onReady()
             },
+            eventLoopGroupProvider: .shared(Self.controlLoops),
             logger: logger
         )
     }
+
+    /// The control API's own event loop, for the life of the process: one thread serves every
+    /// control connection (reads, HTTP parsing, writes), apart from the loops of the
+    /// survey-server client. In the answers benchmark this took fewer thread wake-ups per answer
+    /// than spreading the connections over the shared loops (`doc/benchmarks.md`, stop 10).
+    static let controlLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 
     /// Makes the socket's directory (0700 when created) and refuses to start when another
     /// daemon answers on the socket; removes a stale socket file.
