@@ -71,8 +71,8 @@ public struct ControlServer: Sendable {
 
     /// The control API's own event loop, for the life of the process: one thread serves every
     /// control connection (reads, HTTP parsing, writes), apart from the loops of the
-    /// survey-server client. In the answers benchmark this took fewer thread wake-ups per answer
-    /// than spreading the connections over the shared loops (`doc/benchmarks.md`, stop 10).
+    /// survey-server client. In the answers benchmark this gave more answers per second than
+    /// spreading the connections over the shared loops (`doc/benchmarks.md`, stop 10).
     static let controlLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 
     /// Makes the socket's directory (0700 when created) and refuses to start when another

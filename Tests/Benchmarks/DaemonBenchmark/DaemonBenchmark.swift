@@ -34,8 +34,8 @@ struct DaemonBenchmark {
     static let queued = Int(ProcessInfo.processInfo.environment["BENCH_QUEUED"] ?? "") ?? 100_000
     static let inFlight = 8
     /// The load generator's one event loop thread, which drives every client's connection (as
-    /// wrk-style load generators do): fewer thread wake-ups than spreading 64 connections over
-    /// a loop per core, on a machine whose two cores the daemon needs.
+    /// wrk-style load generators do), rather than a loop per core on a machine whose two cores
+    /// the daemon needs; it left more answers per second to the daemon (`doc/benchmarks.md`).
     static let loadLoop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     /// The client counts of the answers part: `BENCH_CLIENTS=64` runs one row (for profiling
     /// it), `BENCH_CLIENTS=` (empty) or `BENCH_ANSWERS=0` none (the replay part only).
