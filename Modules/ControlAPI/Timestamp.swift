@@ -10,9 +10,14 @@ extension Date {
     /// (`2026-11-23T07:38:01Z`), the text `formatted(.iso8601)` gives, at a fraction of its cost
     /// (it is part of every answer's reply).
     public var iso8601Seconds: String {
-        var seconds = time_t(timeIntervalSince1970.rounded(.down))
+        // Floors the stored value (seconds since 2001), as Foundation does: adding the 1970
+        // offset first could round a time just below a whole second up to it.
+        let sinceReference = timeIntervalSinceReferenceDate.rounded(.down)
+        guard sinceReference.isFinite, abs(sinceReference) < 1e15 else { return formatted(.iso8601) }
+        var seconds = time_t(Int(sinceReference) + 978_307_200)
         var parts = tm()
-        guard gmtime_r(&seconds, &parts) != nil, (0 ... 9999).contains(parts.tm_year + 1900) else {
+        // Before 1583 Foundation's calendar is Julian; those dates take its own path.
+        guard gmtime_r(&seconds, &parts) != nil, (1583 ... 9999).contains(Int(parts.tm_year) + 1900) else {
             return formatted(.iso8601)
         }
         var text: [UInt8] = []

@@ -258,7 +258,13 @@ func withControlServer(maxRequestBytes: Int = 4096, socketGroup: (name: String, 
     }
 
     @Test func timestampsAreFoundationsISO8601() {
-        var dates = [Date(timeIntervalSince1970: 0), Date(timeIntervalSince1970: 951_782_400), Date(timeIntervalSince1970: 1_800_000_000.999), Date(timeIntervalSince1970: 4_102_444_799.5)]
+        var dates = [
+            Date(timeIntervalSince1970: 0), Date(timeIntervalSince1970: 951_782_400), Date(timeIntervalSince1970: 1_800_000_000.999),
+            Date(timeIntervalSince1970: 4_102_444_799.5), Date(timeIntervalSince1970: -0.5), Date(timeIntervalSince1970: -300_000_000.25),
+            Date(timeIntervalSinceReferenceDate: 1.0.nextDown), Date(timeIntervalSinceReferenceDate: 785_000_000.0.nextDown),
+            Date(timeIntervalSince1970: -12_000_000_000),  // 1589
+            Date(timeIntervalSince1970: -13_000_000_000),  // 1558: Foundation's Julian calendar
+        ]
         var generator = SystemRandomNumberGenerator()
         for _ in 0 ..< 500 { dates.append(Date(timeIntervalSince1970: Double.random(in: 0 ..< 4_102_444_800, using: &generator))) }
         for date in dates {

@@ -71,8 +71,9 @@ public struct ControlServer: Sendable {
 
     /// The control API's own event loop, for the life of the process: one thread serves every
     /// control connection (reads, HTTP parsing, writes), apart from the loops of the
-    /// survey-server client. In the answers benchmark this gave more answers per second than
-    /// spreading the connections over the shared loops (`doc/benchmarks.md`, stop 10).
+    /// survey-server client. In alternated answers-benchmark runs this gave more answers per
+    /// second than the shared loops in 3 of 4 pairs, by amounts the size of the noise
+    /// (`doc/benchmarks.md`, stop 10). Like NIO's singletons, its thread ends with the process.
     static let controlLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 
     /// Makes the socket's directory (0700 when created) and refuses to start when another
