@@ -1,4 +1,5 @@
 import ControlAPI
+import Entities
 import Foundation
 
 /// Counts of the submission queue.
@@ -147,7 +148,7 @@ public struct DaemonBackend: ControlBackend {
     }
 
     static func view(_ letter: DeadLetter) -> DeadLetterView {
-        DeadLetterView(id: letter.id, stage: letter.stage, lang: letter.language, reason: letter.reason, idempotencyKey: letter.idempotencyKey.uuidString.lowercased(), queuedAt: letter.queuedAt.iso8601Seconds)
+        DeadLetterView(id: letter.id, stage: letter.stage, lang: letter.language, reason: letter.reason, idempotencyKey: letter.idempotencyKey.text(uppercase: false), queuedAt: letter.queuedAt.iso8601Seconds)
     }
 
     static func connectivityName(_ online: Bool?) -> String {

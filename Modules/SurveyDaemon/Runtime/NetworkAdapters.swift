@@ -108,7 +108,7 @@ public struct ClientUploader: AnswerUploader {
     /// the stage completed), so every attempt carries the same bytes.
     public func upload(stage: String, language: String, body: Data, idempotencyKey: UUID) async -> UploadOutcome {
         do {
-            let result = try await client.uploadAnswers(typeID: stage, lang: language, body: body, idempotencyKey: idempotencyKey.uuidString.lowercased())
+            let result = try await client.uploadAnswers(typeID: stage, lang: language, body: body, idempotencyKey: idempotencyKey.text(uppercase: false))
             return .delivered(nextTypeId: result.nextTypeId)
         } catch {
             return Self.outcome(error)

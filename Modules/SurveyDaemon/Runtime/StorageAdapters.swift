@@ -14,11 +14,11 @@ public struct StoredSessionJournal: SessionJournal {
 
     public func append(_ events: [SessionEvent]) async throws {
         guard !events.isEmpty else { return }
-        _ = try await self.events.journal.append(type: EventJournal<[SessionEvent]>.recordType, payload: Self.record(events))
+        _ = try await self.events.append(encoded: Self.record(events))
     }
 
-    /// The record of `events`: the JSON `EventJournal.append` would write (`JSONEncoder`'s, keys
-    /// in declaration order), written by hand for a fraction of the encoder's CPU per answer.
+    /// The record of `events`: the JSON `JSONEncoder` gives for them (keys in declaration order),
+    /// written by hand for a fraction of the encoder's CPU per answer.
     static func record(_ events: [SessionEvent]) -> [UInt8] {
         var out = JSONOutput(escapesSlashes: true)
         out.array { out in

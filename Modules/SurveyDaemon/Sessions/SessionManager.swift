@@ -82,7 +82,7 @@ public actor SessionManager {
         guard var session = sessions[id] else { throw noSuchSession(id.uuidString) }
         if case .asking = session.state, isIdle(session) {
             try await close(&session, .abandoned)
-            throw ControlError.conflict("session_closed", "session \(id.uuidString.lowercased()) was idle too long and is closed as abandoned; start a new one with `surveyctl start`")
+            throw ControlError.conflict("session_closed", "session \(id.text(uppercase: false)) was idle too long and is closed as abandoned; start a new one with `surveyctl start`")
         }
         let time = now()
         let decision = request.skip ? session.skip(at: time) : session.answer(request.values, at: time)
@@ -367,7 +367,7 @@ public actor SessionManager {
         case 1: return open[0].id
         case 0: throw ControlError.conflict("no_open_session", "no session is open; start one with `surveyctl start`")
         default:
-            let ids = open.sorted { $0.lastActivity < $1.lastActivity }.map { $0.id.uuidString.lowercased() }
+            let ids = open.sorted { $0.lastActivity < $1.lastActivity }.map { $0.id.text(uppercase: false) }
             throw ControlError.conflict("several_sessions", "\(open.count) sessions are open (\(ids.joined(separator: ", "))); name one with --session ID")
         }
     }
@@ -394,7 +394,7 @@ public actor SessionManager {
             if case .stageStarted = event { return false }
             return sessions[event.session] == nil
         }) {
-            throw ControlError.conflict("session_closed", "session \(gone.session.uuidString.lowercased()) was closed and retired; start a new one with `surveyctl start`")
+            throw ControlError.conflict("session_closed", "session \(gone.session.text(uppercase: false)) was closed and retired; start a new one with `surveyctl start`")
         }
         appending += 1
         defer {

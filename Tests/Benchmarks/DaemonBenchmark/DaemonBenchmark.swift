@@ -198,15 +198,18 @@ struct DaemonBenchmark {
         return (Double(answered) / elapsed, Double(histogram.valueAtPercentile(50)) / 1000, Double(histogram.valueAtPercentile(99)) / 1000, cpu)
     }
 
+    /// The body of every upload in the replay and the bare loop: a finished `common` stage.
+    static let uploadBody = AnswersUpload(answers: [
+        "name": .string("Kim Minsu"), "email": .string("kim@example.com"), "emailConfirm": .string("kim@example.com"),
+        "age": .integer(30), "like": .integer(2),
+    ]).encoded()
+
     /// Fills a submission queue with `count` finished `common` stages, 256 at a time (group commit).
     static func fillQueue(directory: String, count: Int, logger: Logger) async throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let queue = try SubmissionQueue(directory: directory, logger: logger)
         defer { queue.close() }
-        let body = [UInt8](AnswersUpload(answers: [
-            "name": .string("Kim Minsu"), "email": .string("kim@example.com"), "emailConfirm": .string("kim@example.com"),
-            "age": .integer(30), "like": .integer(2),
-        ]).encoded())
+        let body = [UInt8](uploadBody)
         var done = 0
         while done < count {
             let batch = min(256, count - done)
@@ -223,10 +226,7 @@ struct DaemonBenchmark {
 
     /// The same uploads sent by a bare AsyncHTTPClient loop with `concurrency` workers and no check.
     static func bareUploads(http: HTTPClient, port: Int, count: Int, concurrency: Int) async throws -> Double {
-        let body = AnswersUpload(answers: [
-            "name": .string("Kim Minsu"), "email": .string("kim@example.com"), "emailConfirm": .string("kim@example.com"),
-            "age": .integer(30), "like": .integer(2),
-        ]).encoded()
+        let body = uploadBody
         let clock = ContinuousClock()
         let start = clock.now
         try await withThrowingTaskGroup(of: Void.self) { group in
