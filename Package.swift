@@ -81,6 +81,7 @@ let package = Package(
                 "Entities",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             path: "Modules/ControlAPI",
             swiftSettings: swiftSettings

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import NIOPosix
 
 /// A client of surveyd's control API over its Unix socket (`http+unix`), used by `surveyctl`.
 public struct ControlClient: Sendable {
@@ -10,8 +11,10 @@ public struct ControlClient: Sendable {
 
     /// - Parameters:
     ///   - socketPath: the daemon's control socket.
+    ///   - httpClient: the HTTP client; the default one fails a request at once when its
+    ///     connection cannot be made (nothing listens), instead of retrying until the timeout.
     ///   - timeout: the longest one request may take.
-    public init(socketPath: String, httpClient: HTTPClient = .shared, timeout: Duration = .seconds(30)) {
+    public init(socketPath: String, httpClient: HTTPClient = ControlClient.sharedHTTPClient, timeout: Duration = .seconds(30)) {
         self.socketPath = socketPath
         self.http = httpClient
         let (seconds, attoseconds) = timeout.components
@@ -25,6 +28,16 @@ public struct ControlClient: Sendable {
     public func flush(_ request: FlushRequest) async throws(ControlClientError) -> FlushReply { try await send("POST", "/v1/flush", body: request) }
     public func deadLetters() async throws(ControlClientError) -> [DeadLetterView] { try await send("GET", "/v1/dead") }
     public func requeue(deadLetter id: String) async throws(ControlClientError) -> DeadLetterView { try await send("POST", "/v1/dead/\(Self.escape(id))/requeue") }
+
+    /// The HTTP client of every `ControlClient` that is not given one, for the life of the
+    /// process (like `HTTPClient.shared`). A failed connect fails the request at once: on a
+    /// Unix socket a refusal or a missing file means no daemon listens, and retrying until the
+    /// timeout would only keep the operator waiting.
+    public static let sharedHTTPClient: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }()
 
     static func escape(_ segment: String) -> String {
         segment.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? segment
@@ -48,12 +61,6 @@ public struct ControlClient: Sendable {
         guard let url = URL(httpURLWithSocketPath: socketPath, uri: path) else {
             throw ControlClientError(kind: .usage, "\(socketPath) cannot be used as a socket path")
         }
-        // Fail at once when nothing listens: the HTTP client would retry the connection until its timeout.
-        switch UnixSocketProbe.probe(path: socketPath) {
-        case .live: break
-        case .stale: throw ControlClientError.unavailable(socketPath: socketPath, cause: nil)
-        case .unknown(let code): throw ControlClientError.unavailable(socketPath: socketPath, cause: SocketProbeFailure(errno: code))
-        }
         var request = HTTPClientRequest(url: url.absoluteString)
         request.method = .init(rawValue: method)
         if let bodyData {
@@ -67,7 +74,7 @@ public struct ControlClient: Sendable {
             status = response.status.code
             bytes = try await response.body.collect(upTo: 16 * 1024 * 1024)
         } catch {
-            throw ControlClientError.unavailable(socketPath: socketPath, cause: error)
+            throw ControlClientError.unavailable(socketPath: socketPath, cause: ConnectFailure(error))
         }
         let data = Data(bytes.readableBytesView)
         guard (200..<300).contains(status) else {
@@ -84,10 +91,31 @@ public struct ControlClient: Sendable {
     }
 }
 
-/// A connect to the control socket that failed otherwise than by a refusal.
-struct SocketProbeFailure: Error, CustomStringConvertible {
-    var errno: Int32
-    var description: String { "connecting failed with \(UnixSocketProbe.describe(errno: errno))" }
+/// Why a request to the control socket got no reply, told from the connection's own error:
+/// the errno of a failed connect (`ECONNREFUSED`, `ENOENT`, `EACCES`, …) with its name, or the
+/// HTTP client's description of anything else.
+struct ConnectFailure: Error, CustomStringConvertible {
+    var description: String
+
+    init(_ error: any Error) {
+        if let code = Self.errno(of: error) {
+            description = "connecting failed with \(UnixSocketProbe.describe(errno: code))"
+        } else {
+            description = "\(error)"
+        }
+    }
+
+    /// The errno of a failed system call somewhere in `error` (NIO reports a failed connect as an
+    /// `IOError`, possibly inside a `NIOConnectionError`).
+    static func errno(of error: any Error) -> Int32? {
+        if let error = error as? IOError { return error.errnoCode }
+        if let error = error as? NIOConnectionError {
+            for attempt in error.connectionErrors {
+                if let code = errno(of: attempt.error) { return code }
+            }
+        }
+        return nil
+    }
 }
 
 /// Why a control request failed.

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import ControlAPI
 import Foundation
 import SurveyDaemon
@@ -62,6 +65,35 @@ import Testing
             #expect(error.kind == .daemonUnavailable)
             #expect(error.message.hasPrefix("no surveyd answers on \(dir.appending("missing.sock").path)"))
             #expect(error.message.contains("Start it with `surveyd`"))
+        }
+    }
+
+    /// A socket file nobody listens on (a daemon that was killed): the connection's own error
+    /// says so at once, with its errno, and no connection is retried until the timeout.
+    @Test(.timeLimit(.minutes(1))) func staleSocketIsReportedFromTheConnectError() async throws {
+        let dir = try TemporaryDirectory(prefix: "st")
+        defer { dir.remove() }
+        let path = dir.appending("stale.sock").path
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: Array(path.utf8))
+            raw[path.utf8.count] = 0
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        #expect(bound == 0)
+        close(fd)  // bound, never listened on, closed: connecting is refused
+        // A timeout far beyond the test's patience: only a connect error that is not retried ends it.
+        let client = ControlClient(socketPath: path, timeout: .seconds(600))
+        do throws(ControlClientError) {
+            _ = try await client.status()
+            Issue.record("no error")
+        } catch {
+            #expect(error.kind == .daemonUnavailable)
+            #expect(error.message.contains("ECONNREFUSED"), "\(error.message)")
         }
     }
 
