@@ -39,7 +39,7 @@ let package = Package(
         .target(name: "Validation", dependencies: ["Entities"], path: "Modules/Validation", swiftSettings: swiftSettings),
         /// Allocator calls Glibc's Swift module does not export (malloc_trim), for Storage.
         .target(name: "SystemMemory", path: "Modules/SystemMemory"),
-        /// The append-only journal, the queue on it (issue 3).
+        /// The append-only journal, the submission queue on it, the definition cache.
         .target(
             name: "Storage",
             dependencies: ["SystemMemory", .product(name: "Logging", package: "swift-log")],

@@ -1,4 +1,4 @@
-/// The Networking module: surveyd's client for the survey server contract (`doc`: shared API.md).
+/// The Networking module: surveyd's client for the survey server (`doc/survey-server-api.md`).
 ///
 /// `SurveyClient` fetches questionnaires and uploads answers through an `HTTPTransport`
 /// (`AsyncHTTPClientTransport` in production). Every call is preceded by a connectivity check

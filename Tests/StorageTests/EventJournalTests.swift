@@ -8,7 +8,7 @@ import SurveyTesting
 import Synchronization
 import Testing
 
-/// A stand-in for the daemon's events (issue 5 defines the real ones).
+/// A stand-in for the daemon's events (the daemon defines the real ones).
 enum TestEvent: Codable, Sendable, Equatable {
     case sessionStarted(id: UUID, stage: String)
     case answerAccepted(session: UUID, question: String, value: String)
