@@ -89,7 +89,7 @@ let package = Package(
         .target(
             name: "SurveyDaemon",
             dependencies: [
-                "Entities", "Validation", "ControlAPI", "Storage", "Networking", "MockServer",
+                "Entities", "Validation", "ControlAPI", "Storage", "Networking",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -99,6 +99,14 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Modules/SurveyDaemon",
+            swiftSettings: swiftSettings
+        ),
+
+        /// `surveyd --demo`: the daemon against the mock survey server in one process.
+        .target(
+            name: "SurveyDemo",
+            dependencies: ["SurveyDaemon", "MockServer", .product(name: "Logging", package: "swift-log")],
+            path: "Modules/SurveyDemo",
             swiftSettings: swiftSettings
         ),
 
@@ -119,7 +127,7 @@ let package = Package(
         .executableTarget(
             name: "surveyd",
             dependencies: [
-                "SurveyDaemon",
+                "SurveyDaemon", "SurveyDemo",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

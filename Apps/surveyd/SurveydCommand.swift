@@ -5,6 +5,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import SurveyDaemon
+import SurveyDemo
 
 /// `surveyd`: the survey agent daemon. The logic lives in the SurveyDaemon module.
 @main

@@ -4,7 +4,6 @@ import Glibc
 import Dispatch
 import Foundation
 import Logging
-import MockServer
 import Synchronization
 
 /// The daemon's version, shown by `surveyd --version` and `surveyctl status`.
@@ -49,64 +48,5 @@ final class SecondSignal: @unchecked Sendable {
 
     func cancel() {
         for source in sources { source.cancel() }
-    }
-}
-
-/// `surveyd --demo`: the mock survey server on a loopback port and a daemon against it.
-public enum DemoMode {
-    public static func run(fixtures: String, configurationFile: String?, environment: [String: String], flags: DaemonConfiguration.Overrides, logger: Logger) async throws {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: fixtures + "/questions", isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw DaemonStartError("the mock fixtures \(fixtures)/questions are not there; run surveyd --demo from the repository root or give --fixtures PATH")
-        }
-        let demoDirectory = flags.stateDirectory ?? (NSTemporaryDirectory().trimmingSuffix("/") + "/surveyd-demo-\(getuid())")
-        try Daemon.makeDirectory(demoDirectory)
-        var mockLogger = logger
-        mockLogger.logLevel = .warning
-        let record = demoDirectory + "/mock-record.jsonl"
-        let mock = try await InProcessMockServer.start(
-            configuration: MockServerConfiguration(fixtures: URL(fileURLWithPath: fixtures), recordFile: URL(fileURLWithPath: record)),
-            logger: mockLogger)
-        var overrides = flags
-        overrides.serverURL = "http://127.0.0.1:\(mock.port)"
-        overrides.stateDirectory = demoDirectory + "/state"
-        overrides.socketPath = flags.socketPath ?? demoDirectory + "/surveyd.sock"
-        let configuration: DaemonConfiguration
-        do {
-            configuration = try DaemonConfiguration.resolve(file: configurationFile, environment: environment, flags: overrides, userID: getuid())
-        } catch {
-            try await mock.stop()
-            throw error
-        }
-        do {
-            try await DaemonMain.run(configuration: configuration, logger: logger) {
-                let text = """
-                    surveyd demo is running.
-                      mock survey server: http://127.0.0.1:\(mock.port) (every accepted submission is appended to \(record))
-                      state directory:    \(configuration.stateDirectory)
-                      control socket:     \(configuration.socketPath)
-
-                    In another terminal:
-                      export SURVEYD_SOCKET=\(configuration.socketPath)
-                      swift run surveyctl start --lang en
-                      swift run surveyctl answer 5
-                      swift run surveyctl status
-
-                    Press Ctrl-C to stop.
-
-                    """
-                FileHandle.standardOutput.write(Data(text.utf8))
-            }
-        } catch {
-            try? await mock.stop()
-            throw error
-        }
-        try await mock.stop()
-    }
-}
-
-extension String {
-    func trimmingSuffix(_ suffix: String) -> String {
-        hasSuffix(suffix) ? String(dropLast(suffix.count)) : self
     }
 }
