@@ -1,0 +1,17 @@
+/// Polls `condition` every `interval` until it holds or `timeout` has passed, and says whether it
+/// held: the one wait-until loop of the tests (`#expect(await eventually { … })`). The timeout
+/// only bounds a test that is failing; it is never a measurement.
+@discardableResult
+public func eventually(
+    timeout: Duration = .seconds(10),
+    every interval: Duration = .milliseconds(5),
+    _ condition: () async throws -> Bool
+) async rethrows -> Bool {
+    let clock = ContinuousClock()
+    let deadline = clock.now.advanced(by: timeout)
+    while true {
+        if try await condition() { return true }
+        if clock.now >= deadline { return false }
+        try? await Task.sleep(for: interval)
+    }
+}
