@@ -12,7 +12,8 @@ extension SubmissionQueue {
         var late: [UInt64: Slot] = [:]
         /// How many delivered keys to remember; older ones are dropped while replaying.
         var remember = 4096
-        var deadReasons: [UInt64: String] = [:]
+        var deadLetters: [UInt64: DeadNote] = [:]
+        var requeueKeys: [UInt64: UUID] = [:]
         var delivered: [UUID: String?] = [:]
         var deliveredOrder: [UUID] = []
         var metas: [Meta] = []
@@ -40,8 +41,8 @@ extension SubmissionQueue {
             segmentRecords[Int(segment)] += 1
             let damaged = StorageError(code: .undecodableRecord, message: "Queue record \(record.sequence) in \(location.segment) does not decode; the queue was written by an incompatible version.")
             switch RecordType(rawValue: record.type) {
-            case .enqueued:
-                guard let e = Codec.decodeEnqueued(record.payload, decodingMetaUnless: lastMetaBytes) else { throw damaged }
+            case .enqueued, .enqueuedWithState:
+                guard let e = Codec.decodeEnqueued(record.payload, type: record.type, decodingMetaUnless: lastMetaBytes) else { throw damaged }
                 maxOrdinal = max(maxOrdinal, e.ordinal)
                 let meta: UInt32
                 if let decodedMeta = e.meta {
@@ -55,16 +56,21 @@ extension SubmissionQueue {
                 } else {
                     meta = lastMeta  // the same bytes as the previous record's: no Strings built
                 }
-                let slot = Slot(ordinal: e.ordinal, key: e.key, queuedAt: e.queuedAt, sequence: location.sequence, offset: UInt32(location.offset), segment: segment, meta: meta, state: e.deadReason == nil ? .pending : .dead)
+                let slot = Slot(ordinal: e.ordinal, key: e.key, queuedAt: e.queuedAt, sequence: location.sequence, offset: UInt32(location.offset), segment: segment, meta: meta, state: e.state.deadReason == nil ? .pending : .dead)
                 if let last = slots.last, e.ordinal <= last.ordinal {
                     late[e.ordinal] = slot
                 } else {
                     slots.append(slot)
                 }
-                if let reason = e.deadReason {
-                    deadReasons[e.ordinal] = reason
-                } else if !deadReasons.isEmpty {
-                    deadReasons[e.ordinal] = nil
+                if let reason = e.state.deadReason {
+                    deadLetters[e.ordinal] = DeadNote(reason: reason, outcome: e.state.outcome)
+                } else if !deadLetters.isEmpty {
+                    deadLetters[e.ordinal] = nil
+                }
+                if let key = e.state.requeueKey {
+                    requeueKeys[e.ordinal] = key
+                } else if !requeueKeys.isEmpty {
+                    requeueKeys[e.ordinal] = nil
                 }
             case .delivered, .dead, .requeued:
                 guard let m = Codec.decodeMarker(record.payload) else { throw damaged }
@@ -73,16 +79,20 @@ extension SubmissionQueue {
                 switch RecordType(rawValue: record.type) {
                 case .delivered:
                     state = .removed
-                    deadReasons[m.ordinal] = nil
+                    deadLetters[m.ordinal] = nil
+                    requeueKeys[m.ordinal] = nil
                     delivered[m.key] = .some(m.text)
                     deliveredOrder.append(m.key)
                     if deliveredOrder.count > remember * 2 { forgetOldDeliveries() }
                 case .dead:
+                    guard let outcome = Codec.deadOutcome(m.rest) else { throw damaged }
                     state = .dead
-                    deadReasons[m.ordinal] = m.text ?? ""
+                    deadLetters[m.ordinal] = DeadNote(reason: m.text ?? "", outcome: outcome)
                 default:
+                    guard let newKey = Codec.requeueKey(m.rest) else { throw damaged }
                     state = .pending
-                    deadReasons[m.ordinal] = nil
+                    deadLetters[m.ordinal] = nil
+                    if let newKey { requeueKeys[m.ordinal] = newKey }
                 }
                 if late[m.ordinal] != nil {
                     late[m.ordinal]?.state = state
