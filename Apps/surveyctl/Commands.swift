@@ -140,15 +140,33 @@ struct Dead: AsyncParsableCommand {
 }
 
 struct Requeue: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Put a dead letter back in the delivery queue.")
+    static let configuration = CommandConfiguration(
+        abstract: "Put a dead letter back in the delivery queue.",
+        discussion: """
+            A letter the server rejected is sent under a new idempotency key (the server holds \
+            its refusal under the old one); one whose outcome is unknown keeps its key, so that \
+            the server cannot count it twice. --keep-key and --new-key override.
+            """
+    )
 
     @Argument(help: "The dead letter's id, as `surveyctl dead` shows it.")
     var id: String
 
+    @Flag(help: "Send it with the key it was last sent with.")
+    var keepKey = false
+
+    @Flag(help: "Send it with a new key (if the server did accept it, it may count it twice).")
+    var newKey = false
+
     @OptionGroup var daemon: DaemonOptions
 
+    func validate() throws {
+        if keepKey && newKey { throw ValidationError("give --keep-key or --new-key, not both") }
+    }
+
     func run() async throws {
-        let letter = try await request { () async throws(ControlClientError) in try await daemon.client.requeue(deadLetter: id) }
-        daemon.output(letter) { ["requeued \(letter.id) (stage \(letter.stage)); it keeps its idempotency key \(letter.idempotencyKey)"] }
+        let key: RequeueRequest.Key? = keepKey ? .keep : newKey ? .new : nil
+        let letter = try await request { () async throws(ControlClientError) in try await daemon.client.requeue(deadLetter: id, RequeueRequest(key: key)) }
+        daemon.output(letter) { [Rendering.requeued(letter)] }
     }
 }

@@ -249,21 +249,44 @@ public struct FlushReply: Sendable, Hashable, Codable {
     }
 }
 
+/// `POST /v1/dead/{id}/requeue` (the body is optional): which idempotency key the letter is sent with.
+public struct RequeueRequest: Sendable, Hashable, Codable {
+    public enum Key: String, Sendable, Hashable, Codable {
+        /// The key it was last sent with.
+        case keep
+        /// A new key.
+        case new
+    }
+
+    /// Nil: a new key for a `rejected` letter, its key for an `unknown` one.
+    public var key: Key?
+
+    public init(key: Key? = nil) { self.key = key }
+}
+
 /// A submission the server refused for good, kept aside.
 public struct DeadLetterView: Sendable, Hashable, Codable {
     public var id: String
     public var stage: String
     public var lang: String
     public var reason: String
+    /// The key it was last sent with; in a requeue's reply, the key it is sent with now.
     public var idempotencyKey: String
     public var queuedAt: String
+    /// `rejected` (the server refused it: a requeue gives it a new key) or `unknown` (the server
+    /// may hold it under its key: a requeue keeps the key).
+    public var outcome: String
+    /// In a requeue's reply, when the requeue gave a new key: the key it had before.
+    public var previousIdempotencyKey: String?
 
-    public init(id: String, stage: String, lang: String, reason: String, idempotencyKey: String, queuedAt: String) {
+    public init(id: String, stage: String, lang: String, reason: String, idempotencyKey: String, queuedAt: String, outcome: String = "unknown", previousIdempotencyKey: String? = nil) {
         self.id = id
         self.stage = stage
         self.lang = lang
         self.reason = reason
         self.idempotencyKey = idempotencyKey
         self.queuedAt = queuedAt
+        self.outcome = outcome
+        self.previousIdempotencyKey = previousIdempotencyKey
     }
 }

@@ -69,9 +69,20 @@ public enum Rendering {
         return lines
     }
 
-    /// A dead letter.
+    /// A dead letter, with what a requeue would do with its key.
     public static func deadLetter(_ d: DeadLetterView) -> String {
-        "\(d.id)  stage \(d.stage) (\(d.lang))  queued \(d.queuedAt)  key \(d.idempotencyKey)\n    reason: \(d.reason)"
+        let outcome = d.outcome == "rejected"
+            ? "rejected by the server: requeue sends it with a new key"
+            : "outcome unknown (the server may hold it under its key): requeue keeps the key"
+        return "\(d.id)  stage \(d.stage) (\(d.lang))  queued \(d.queuedAt)  key \(d.idempotencyKey)\n    reason: \(d.reason)\n    \(outcome)"
+    }
+
+    /// The reply to a requeue: which key the letter is sent with now.
+    public static func requeued(_ d: DeadLetterView) -> String {
+        if let previous = d.previousIdempotencyKey {
+            return "requeued \(d.id) (stage \(d.stage)) with a new idempotency key \(d.idempotencyKey) (it was \(previous))"
+        }
+        return "requeued \(d.id) (stage \(d.stage)); it keeps its idempotency key \(d.idempotencyKey)"
     }
 
     /// `3d 4h`, `5m 2s`, `12s`.

@@ -12,7 +12,8 @@ import SystemMemory
 
 /// What a queued submission is, without its body.
 public struct SubmissionMetadata: Sendable, Hashable {
-    /// The idempotency key; it identifies the submission and never changes.
+    /// The idempotency key it was queued with; it identifies the submission and never changes
+    /// (a requeue may send it under another key: `QueuedSubmission.requeueKey`).
     public var key: UUID
     public var stage: String
     public var language: String
@@ -37,12 +38,40 @@ public struct SubmissionMetadata: Sendable, Hashable {
 public struct QueuedSubmission: Sendable, Hashable {
     public var ordinal: UInt64
     public var metadata: SubmissionMetadata
+    /// The idempotency key a requeue gave it in place of `metadata.key`; nil while it is sent
+    /// with its own key.
+    public var requeueKey: UUID? = nil
+
+    /// The idempotency key it is sent with.
+    public var idempotencyKey: UUID { requeueKey ?? metadata.key }
+}
+
+/// What is known of a dead letter's last attempt.
+public enum DeadOutcome: String, Sendable, Hashable {
+    /// The server answered and refused it (`isSuccess: false`, a 4xx): it holds no accepted
+    /// submission under the key, so the submission may be sent again under a new key.
+    case rejected
+    /// Whether the server holds it under its key cannot be told (an unreadable reply, for
+    /// example): sending it again must keep the key. Dead letters written before outcomes were
+    /// recorded read as unknown.
+    case unknown
 }
 
 /// A dead letter: a submission refused for good, with the reason.
 public struct DeadSubmission: Sendable, Hashable {
     public var submission: QueuedSubmission
     public var reason: String
+    public var outcome: DeadOutcome = .unknown
+}
+
+/// Which idempotency key a requeued dead letter is sent with.
+public enum RequeueKey: Sendable, Hashable {
+    /// A new key for a `rejected` letter, the key it was sent with for an `unknown` one.
+    case byOutcome
+    /// The key it was last sent with (a new key only when the server surely holds nothing under it).
+    case keep
+    /// A new key, whatever the outcome (the server might then count it twice if it did accept it).
+    case new
 }
 
 /// Where a submission stands.
@@ -74,7 +103,7 @@ public struct SubmissionQueueOptions: Sendable {
 
 /// The durable submission queue. Safe to share between tasks.
 public actor SubmissionQueue {
-    enum RecordType: UInt8 { case enqueued = 1, delivered = 2, dead = 3, requeued = 4 }
+    enum RecordType: UInt8 { case enqueued = 1, delivered = 2, dead = 3, requeued = 4, enqueuedWithState = 5 }
     enum SlotState: UInt8 { case pending = 0, dead = 1, removed = 2 }
 
     /// One pending or dead submission in memory (56 bytes).
@@ -89,6 +118,12 @@ public actor SubmissionQueue {
         var state: SlotState
     }
 
+    /// A dead letter's reason and outcome.
+    struct DeadNote: Equatable {
+        var reason: String
+        var outcome: DeadOutcome
+    }
+
     /// What many submissions share, interned: one table entry per (stage, language, hash).
     struct Meta: Hashable {
         var stage: String
@@ -101,7 +136,12 @@ public actor SubmissionQueue {
     private var head = 0
     private var removedCount = 0
     private var pendingCount = 0
-    private var deadReasons: [UInt64: String] = [:]
+    /// The dead letters' reasons and outcomes, by ordinal.
+    private var deadLetters: [UInt64: DeadNote] = [:]
+    /// The idempotency keys requeues gave, by ordinal (few: rejected letters sent again).
+    private var requeueKeys: [UInt64: UUID] = [:]
+    /// Ordinals whose requeue is being written (a second requeue of one of them finds nothing).
+    private var requeueing: Set<UInt64> = []
     private var keyPrefixes = Set<UInt32>()
     private var delivered: [UUID: String?] = [:]
     private var deliveredOrder: [UUID] = []
@@ -133,7 +173,8 @@ public actor SubmissionQueue {
         slots = replay.slots
         replay.slots = []
         pendingCount = slots.lazy.filter { $0.state == .pending }.count
-        deadReasons = replay.deadReasons
+        deadLetters = replay.deadLetters
+        requeueKeys = replay.requeueKeys
         keyPrefixes = Set(minimumCapacity: slots.count)
         for slot in slots { keyPrefixes.insert(Self.prefix(slot.key)) }
         delivered = replay.delivered
@@ -172,8 +213,8 @@ public actor SubmissionQueue {
         nextOrdinal += 1
         let meta = intern(Meta(stage: metadata.stage, language: metadata.language, definitionHash: metadata.definitionHash))
         var slot = Slot(ordinal: ordinal, key: metadata.key, queuedAt: metadata.queuedAt.timeIntervalSince1970, sequence: 0, offset: 0, segment: 0, meta: meta, state: .pending)
-        let payload = Codec.enqueued(slot, metas[Int(meta)], session: metadata.session, reason: nil, body: body)
-        let location = try await journal.appendLocated(type: RecordType.enqueued.rawValue, payload: payload)
+        let record = Codec.enqueued(slot, metas[Int(meta)], session: metadata.session, body: body)
+        let location = try await journal.appendLocated(type: record.type.rawValue, payload: record.payload)
         place(&slot, at: location)
         // Concurrent enqueues may resume out of order: keep the slots sorted by ordinal.
         let index = insertionPoint(for: ordinal)
@@ -198,7 +239,8 @@ public actor SubmissionQueue {
         // Other changes ran during the await and may have moved the slots: look it up again.
         guard let index = position(of: ordinal) else { return }
         if slots[index].state == .pending { pendingCount -= 1 }
-        deadReasons[ordinal] = nil
+        deadLetters[ordinal] = nil
+        requeueKeys[ordinal] = nil
         slots[index].state = .removed
         removedCount += 1
         deliveredSinceOpen += 1
@@ -206,28 +248,39 @@ public actor SubmissionQueue {
         tidy()
     }
 
-    /// Moves a submission to the dead letters, with the reason.
-    public func markDead(ordinal: UInt64, reason: String) async throws {
+    /// Moves a submission to the dead letters, with the reason and what is known of the outcome.
+    public func markDead(ordinal: UInt64, reason: String, outcome: DeadOutcome = .unknown) async throws {
         await beginMutation()
         defer { endMutation() }
         guard let before = position(of: ordinal) else { throw unknown(ordinal) }
-        _ = try await journal.append(type: RecordType.dead.rawValue, payload: Codec.marker(ordinal, slots[before].key, text: reason), mayExceedCap: true)
+        _ = try await journal.append(type: RecordType.dead.rawValue, payload: Codec.deadMarker(ordinal, slots[before].key, reason: reason, outcome: outcome), mayExceedCap: true)
         guard let index = position(of: ordinal) else { return }
         if slots[index].state == .pending { pendingCount -= 1 }
         slots[index].state = .dead
-        deadReasons[ordinal] = reason
+        deadLetters[ordinal] = DeadNote(reason: reason, outcome: outcome)
     }
 
-    /// Puts a dead letter back in the queue (same key, same place in the order); nil when there is no such dead letter.
-    public func requeue(ordinal: UInt64) async throws -> QueuedSubmission? {
+    /// Puts a dead letter back in the queue, in its place in the order, sent with the key `key`
+    /// chooses (a new key is journaled with the requeue, so a restart keeps it); nil when there
+    /// is no such dead letter.
+    public func requeue(ordinal: UInt64, key: RequeueKey = .byOutcome) async throws -> QueuedSubmission? {
         await beginMutation()
         defer { endMutation() }
-        guard let before = position(of: ordinal), slots[before].state == .dead else { return nil }
-        _ = try await journal.append(type: RecordType.requeued.rawValue, payload: Codec.marker(ordinal, slots[before].key, text: nil), mayExceedCap: true)
+        guard let before = position(of: ordinal), slots[before].state == .dead, !requeueing.contains(ordinal) else { return nil }
+        let newKey: UUID?
+        switch key {
+        case .keep: newKey = nil
+        case .new: newKey = UUID()
+        case .byOutcome: newKey = deadLetters[ordinal]?.outcome == .rejected ? UUID() : nil
+        }
+        requeueing.insert(ordinal)
+        defer { requeueing.remove(ordinal) }
+        _ = try await journal.append(type: RecordType.requeued.rawValue, payload: Codec.requeuedMarker(ordinal, slots[before].key, newKey: newKey), mayExceedCap: true)
         guard let index = position(of: ordinal), slots[index].state == .dead else { return nil }
         slots[index].state = .pending
         pendingCount += 1
-        deadReasons[ordinal] = nil
+        deadLetters[ordinal] = nil
+        if let newKey { requeueKeys[ordinal] = newKey }
         return submission(index)
     }
 
@@ -246,8 +299,9 @@ public actor SubmissionQueue {
 
     /// The dead letters, oldest first.
     public func dead() -> [DeadSubmission] {
-        deadReasons.keys.sorted().compactMap { ordinal in
-            position(of: ordinal).map { DeadSubmission(submission: submission($0), reason: deadReasons[ordinal] ?? "") }
+        deadLetters.keys.sorted().compactMap { ordinal in
+            let note = deadLetters[ordinal] ?? DeadNote(reason: "", outcome: .unknown)
+            return position(of: ordinal).map { DeadSubmission(submission: submission($0), reason: note.reason, outcome: note.outcome) }
         }
     }
 
@@ -268,7 +322,7 @@ public actor SubmissionQueue {
 
     private func storedRecord(_ slot: Slot) throws -> (JournalRecord, Codec.Enqueued) {
         let record = try journal.read(at: JournalLocation(sequence: slot.sequence, segment: segmentNames[Int(slot.segment)], offset: Int(slot.offset)))
-        guard let decoded = Codec.decodeEnqueued(record.payload) else {
+        guard let decoded = Codec.decodeEnqueued(record.payload, type: record.type) else {
             throw StorageError(code: .undecodableRecord, message: "Queue record \(record.sequence) in \(journal.directory) does not decode; the queue file is damaged.")
         }
         return (record, decoded)
@@ -278,7 +332,7 @@ public actor SubmissionQueue {
     /// delivered long ago).
     public func state(of key: UUID) -> SubmissionState? {
         if let index = find(key: key) {
-            return slots[index].state == .dead ? .dead(reason: deadReasons[slots[index].ordinal] ?? "") : .pending
+            return slots[index].state == .dead ? .dead(reason: deadLetters[slots[index].ordinal]?.reason ?? "") : .pending
         }
         if let response = delivered[key] { return .delivered(response: response) }
         return nil
@@ -298,7 +352,7 @@ public actor SubmissionQueue {
             if slots[index].state == .pending { oldest = Date(timeIntervalSince1970: slots[index].queuedAt); break }
             index += 1
         }
-        return SubmissionQueueCounts(pending: pendingCount, dead: deadReasons.count, delivered: deliveredSinceOpen, oldestPendingAt: oldest)
+        return SubmissionQueueCounts(pending: pendingCount, dead: deadLetters.count, delivered: deliveredSinceOpen, oldestPendingAt: oldest)
     }
 
     // MARK: Compaction
@@ -335,9 +389,10 @@ public actor SubmissionQueue {
         for index in carry.sorted() {
             let (record, decoded) = try storedRecord(slots[index])
             let slot = slots[index]
-            let reason = slot.state == .dead ? deadReasons[slot.ordinal] ?? "" : nil
-            let payload = Codec.enqueued(slot, metas[Int(slot.meta)], session: decoded.session, reason: reason, body: Array(record.payload[decoded.bodyStart...]))
-            let location = try await journal.appendLocated(type: RecordType.enqueued.rawValue, payload: payload, mayExceedCap: true, alwaysDurable: true)
+            let note = slot.state == .dead ? deadLetters[slot.ordinal] ?? DeadNote(reason: "", outcome: .unknown) : nil
+            let state = Codec.State(deadReason: note?.reason, outcome: note?.outcome ?? .unknown, requeueKey: requeueKeys[slot.ordinal])
+            let copy = Codec.enqueued(slot, metas[Int(slot.meta)], session: decoded.session, state: state, body: Array(record.payload[decoded.bodyStart...]))
+            let location = try await journal.appendLocated(type: copy.type.rawValue, payload: copy.payload, mayExceedCap: true, alwaysDurable: true)
             place(&slots[index], at: location)
         }
         try journal.removeSegments(doomed)
@@ -352,7 +407,8 @@ public actor SubmissionQueue {
         let meta = metas[Int(slot.meta)]
         return QueuedSubmission(ordinal: slot.ordinal, metadata: SubmissionMetadata(
             key: slot.key, stage: meta.stage, language: meta.language, definitionHash: meta.definitionHash,
-            queuedAt: Date(timeIntervalSince1970: slot.queuedAt), session: nil))
+            queuedAt: Date(timeIntervalSince1970: slot.queuedAt), session: nil),
+            requeueKey: requeueKeys.isEmpty ? nil : requeueKeys[slot.ordinal])
     }
 
     private func position(of ordinal: UInt64) -> Int? {
@@ -472,254 +528,5 @@ public actor SubmissionQueue {
         let waiters = waitingMutations
         waitingMutations = []
         for waiter in waiters { waiter.resume() }
-    }
-
-    // MARK: Replay
-
-    /// Rebuilds the in-memory queue from the records, in file order.
-    struct Replay {
-        /// Slots in file order, each ordinal above the one before (found by binary search).
-        var slots: [Slot] = []
-        /// Slots whose record came after a higher ordinal: a compaction's copies, enqueues that
-        /// finished out of order. Few; each wins over an entry of `slots` with its ordinal.
-        var late: [UInt64: Slot] = [:]
-        /// How many delivered keys to remember; older ones are dropped while replaying.
-        var remember = 4096
-        var deadReasons: [UInt64: String] = [:]
-        var delivered: [UUID: String?] = [:]
-        var deliveredOrder: [UUID] = []
-        var metas: [Meta] = []
-        var metaIndex: [Meta: UInt32] = [:]
-        var segmentNames: [String] = []
-        var segmentIndex: [String: UInt32] = [:]
-        var segmentRecords: [Int] = []
-        var maxOrdinal: UInt64 = 0
-        /// The (stage, language, hash) bytes of the last decoded record and their table index.
-        var lastMetaBytes: [UInt8] = []
-        var lastMeta: UInt32 = 0
-
-        mutating func visit(_ record: JournalRecord, _ location: JournalLocation) throws {
-            let segment: UInt32
-            if let last = segmentNames.last, last == location.segment {
-                segment = UInt32(segmentNames.count - 1)  // records come segment by segment
-            } else if let known = segmentIndex[location.segment] {
-                segment = known
-            } else {
-                segment = UInt32(segmentNames.count)
-                segmentNames.append(location.segment)
-                segmentIndex[location.segment] = segment
-                segmentRecords.append(0)
-            }
-            segmentRecords[Int(segment)] += 1
-            let damaged = StorageError(code: .undecodableRecord, message: "Queue record \(record.sequence) in \(location.segment) does not decode; the queue was written by an incompatible version.")
-            switch RecordType(rawValue: record.type) {
-            case .enqueued:
-                guard let e = Codec.decodeEnqueued(record.payload, decodingMetaUnless: lastMetaBytes) else { throw damaged }
-                maxOrdinal = max(maxOrdinal, e.ordinal)
-                let meta: UInt32
-                if let decodedMeta = e.meta {
-                    if let index = metaIndex[decodedMeta] { meta = index } else {
-                        meta = UInt32(metas.count)
-                        metas.append(decodedMeta)
-                        metaIndex[decodedMeta] = meta
-                    }
-                    lastMetaBytes = Array(record.payload[e.metaBytes])
-                    lastMeta = meta
-                } else {
-                    meta = lastMeta  // the same bytes as the previous record's: no Strings built
-                }
-                let slot = Slot(ordinal: e.ordinal, key: e.key, queuedAt: e.queuedAt, sequence: location.sequence, offset: UInt32(location.offset), segment: segment, meta: meta, state: e.deadReason == nil ? .pending : .dead)
-                if let last = slots.last, e.ordinal <= last.ordinal {
-                    late[e.ordinal] = slot
-                } else {
-                    slots.append(slot)
-                }
-                if let reason = e.deadReason {
-                    deadReasons[e.ordinal] = reason
-                } else if !deadReasons.isEmpty {
-                    deadReasons[e.ordinal] = nil
-                }
-            case .delivered, .dead, .requeued:
-                guard let m = Codec.decodeMarker(record.payload) else { throw damaged }
-                maxOrdinal = max(maxOrdinal, m.ordinal)
-                let state: SlotState
-                switch RecordType(rawValue: record.type) {
-                case .delivered:
-                    state = .removed
-                    deadReasons[m.ordinal] = nil
-                    delivered[m.key] = .some(m.text)
-                    deliveredOrder.append(m.key)
-                    if deliveredOrder.count > remember * 2 { forgetOldDeliveries() }
-                case .dead:
-                    state = .dead
-                    deadReasons[m.ordinal] = m.text ?? ""
-                default:
-                    state = .pending
-                    deadReasons[m.ordinal] = nil
-                }
-                if late[m.ordinal] != nil {
-                    late[m.ordinal]?.state = state
-                } else if let index = index(of: m.ordinal) {
-                    slots[index].state = state
-                }
-            case nil:
-                throw StorageError(code: .undecodableRecord, message: "Queue record \(record.sequence) in \(location.segment) has unknown type \(record.type); the queue was written by a newer version.")
-            }
-        }
-
-        func index(of ordinal: UInt64) -> Int? {
-            let low = SubmissionQueue.lowerBound(of: ordinal, in: slots, from: 0)
-            return low < slots.count && slots[low].ordinal == ordinal ? low : nil
-        }
-
-        mutating func forgetOldDeliveries() {
-            let drop = deliveredOrder.count - remember
-            guard drop > 0 else { return }
-            for old in deliveredOrder[..<drop] { delivered[old] = nil }
-            deliveredOrder.removeFirst(drop)
-        }
-
-        /// Keeps the pending and dead slots, sorted by ordinal, in place where it can.
-        mutating func finish() {
-            if late.isEmpty {
-                slots.removeAll { $0.state == .removed }
-            } else {
-                slots.removeAll { $0.state == .removed || late[$0.ordinal] != nil }
-                slots += late.values.filter { $0.state != .removed }
-                slots.sort { $0.ordinal < $1.ordinal }
-                late = [:]
-            }
-            forgetOldDeliveries()
-        }
-    }
-
-    // MARK: Record encoding
-
-    /// A compact binary encoding: fixed fields little-endian, strings as a 32-bit length and UTF-8.
-    enum Codec {
-        static func enqueued(_ slot: Slot, _ meta: Meta, session: UUID?, reason: String?, body: [UInt8]) -> [UInt8] {
-            var out: [UInt8] = []
-            out.reserveCapacity(96 + meta.definitionHash.utf8.count + body.count)
-            put(&out, slot.ordinal)
-            put(&out, slot.key)
-            put(&out, slot.queuedAt.bitPattern)
-            if let session { out.append(1); put(&out, session) } else { out.append(0) }
-            put(&out, meta.stage)
-            put(&out, meta.language)
-            put(&out, meta.definitionHash)
-            if let reason { out.append(1); put(&out, reason) } else { out.append(0) }
-            out += body
-            return out
-        }
-
-        static func marker(_ ordinal: UInt64, _ key: UUID, text: String?) -> [UInt8] {
-            var out: [UInt8] = []
-            put(&out, ordinal)
-            put(&out, key)
-            if let text { out.append(1); put(&out, text) } else { out.append(0) }
-            return out
-        }
-
-        struct Enqueued {
-            var ordinal: UInt64
-            var key: UUID
-            var queuedAt: Double
-            var session: UUID?
-            /// Nil when the meta bytes equal the ones the caller passed (it knows them already).
-            var meta: Meta?
-            var metaBytes: Range<Int>
-            var deadReason: String?
-            var bodyStart: Int
-        }
-
-        /// Decodes an enqueued record. With `known`, the (stage, language, hash) Strings are only
-        /// built when their bytes differ from `known`.
-        static func decodeEnqueued(_ bytes: [UInt8], decodingMetaUnless known: [UInt8]? = nil) -> Enqueued? {
-            var reader = Reader(bytes: bytes)
-            guard let ordinal = reader.u64(), let key = reader.uuid(), let time = reader.u64(), let hasSession = reader.byte() else { return nil }
-            var session: UUID?
-            if hasSession == 1 { guard let s = reader.uuid() else { return nil }; session = s }
-            let metaStart = reader.offset
-            guard let stage = reader.stringRange(), let language = reader.stringRange(), let hash = reader.stringRange() else { return nil }
-            let metaBytes = metaStart..<reader.offset
-            var meta: Meta?
-            if let known, known.count == metaBytes.count, Reader.same(bytes, metaBytes, known) {
-                meta = nil
-            } else {
-                meta = Meta(stage: Reader.text(bytes, stage), language: Reader.text(bytes, language), definitionHash: Reader.text(bytes, hash))
-            }
-            guard let hasReason = reader.byte() else { return nil }
-            var reason: String?
-            if hasReason == 1 { guard let r = reader.string() else { return nil }; reason = r }
-            return Enqueued(ordinal: ordinal, key: key, queuedAt: Double(bitPattern: time), session: session, meta: meta, metaBytes: metaBytes, deadReason: reason, bodyStart: reader.offset)
-        }
-
-        static func decodeMarker(_ bytes: [UInt8]) -> (ordinal: UInt64, key: UUID, text: String?)? {
-            var reader = Reader(bytes: bytes)
-            guard let ordinal = reader.u64(), let key = reader.uuid(), let hasText = reader.byte() else { return nil }
-            if hasText == 1 { guard let text = reader.string() else { return nil }; return (ordinal, key, text) }
-            return (ordinal, key, nil)
-        }
-
-        static func put(_ out: inout [UInt8], _ value: UInt64) {
-            withUnsafeBytes(of: value.littleEndian) { out.append(contentsOf: $0) }
-        }
-
-        static func put(_ out: inout [UInt8], _ value: UUID) {
-            withUnsafeBytes(of: value.uuid) { out.append(contentsOf: $0) }
-        }
-
-        static func put(_ out: inout [UInt8], _ value: String) {
-            let utf8 = Array(value.utf8)
-            withUnsafeBytes(of: UInt32(utf8.count).littleEndian) { out.append(contentsOf: $0) }
-            out += utf8
-        }
-
-        struct Reader {
-            let bytes: [UInt8]
-            var offset = 0
-
-            mutating func byte() -> UInt8? {
-                guard offset < bytes.count else { return nil }
-                defer { offset += 1 }
-                return bytes[offset]
-            }
-
-            mutating func u64() -> UInt64? {
-                guard offset + 8 <= bytes.count else { return nil }
-                defer { offset += 8 }
-                return bytes.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) }
-            }
-
-            mutating func uuid() -> UUID? {
-                guard offset + 16 <= bytes.count else { return nil }
-                defer { offset += 16 }
-                return bytes.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(fromByteOffset: offset, as: uuid_t.self)) }
-            }
-
-            mutating func string() -> String? {
-                stringRange().map { Reader.text(bytes, $0) }
-            }
-
-            /// Where the next length-prefixed string's bytes lie, without building it.
-            mutating func stringRange() -> Range<Int>? {
-                guard offset + 4 <= bytes.count else { return nil }
-                let length = Int(bytes.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: UInt32.self)) })
-                guard length <= bytes.count - offset - 4 else { return nil }
-                defer { offset += 4 + length }
-                return (offset + 4)..<(offset + 4 + length)
-            }
-
-            /// Whether `bytes[range]` equals `other` (a memcmp).
-            static func same(_ bytes: [UInt8], _ range: Range<Int>, _ other: [UInt8]) -> Bool {
-                bytes.withUnsafeBytes { a in
-                    other.withUnsafeBytes { b in memcmp(a.baseAddress! + range.lowerBound, b.baseAddress!, range.count) == 0 }
-                }
-            }
-
-            static func text(_ bytes: [UInt8], _ range: Range<Int>) -> String {
-                String(decoding: bytes[range], as: UTF8.self)
-            }
-        }
     }
 }

@@ -21,6 +21,7 @@ import Testing
         (["answer", "--skip", "x"], "give an answer or --skip, not both"),
         (["start", "--lang", "fr"], "--lang must be ko or en, not fr"),
         (["flush", "--timeout", "0"], "--timeout must be above 0 seconds"),
+        (["requeue", "7", "--keep-key", "--new-key"], "give --keep-key or --new-key, not both"),
         (["flush", "--wait", "--timeout", "inf"], "--timeout must be a finite number of seconds, at most 86400 (one day), not inf"),
         (["flush", "--wait", "--timeout", "nan"], "--timeout must be a finite number of seconds, at most 86400 (one day), not nan"),
         (["flush", "--wait", "--timeout", "1e300"], "--timeout must be a finite number of seconds, at most 86400 (one day), not 1e+300"),

@@ -18,6 +18,7 @@ import Testing
 actor FakeBackend: ControlBackend {
     var answers: [AnswerRequest] = []
     var flushes: [FlushRequest] = []
+    var requeues: [(id: String, request: RequeueRequest)] = []
     var statusRequests = 0
     /// The pending counts that flush and the following status replies report, one each; the last repeats.
     var pendingScript: [Int] = [0]
@@ -57,8 +58,10 @@ actor FakeBackend: ControlBackend {
         return FlushReply(pending: pending, dead: 0, drained: pending == 0, connectivity: "online")
     }
     func deadLetters() async throws -> [DeadLetterView] { [] }
-    func requeue(deadLetter id: String) async throws -> DeadLetterView {
-        throw ControlError.notFound("no_such_dead_letter", "no dead letter \(id)")
+    func requeue(deadLetter id: String, _ request: RequeueRequest) async throws -> DeadLetterView {
+        requeues.append((id, request))
+        guard id == "7" else { throw ControlError.notFound("no_such_dead_letter", "no dead letter \(id)") }
+        return DeadLetterView(id: "7", stage: "1", lang: "en", reason: "isSuccess: false", idempotencyKey: "k2", queuedAt: "2026-01-01T00:00:00Z", outcome: "rejected", previousIdempotencyKey: request.key == .keep ? nil : "k1")
     }
 }
 
@@ -115,6 +118,20 @@ func withControlServer(maxRequestBytes: Int = 4096, socketGroup: (name: String, 
         }
     }
 
+    @Test func requeueTakesAnOptionalKeyChoice() async throws {
+        try await withControlServer { path, backend in
+            for body in [nil, #"{"key": "keep"}"#, #"{"key": "new"}"#, "{}"] {
+                let reply = try await UnixHTTP.request(socket: path, method: "POST", target: "/v1/dead/7/requeue", body: body)
+                #expect(reply.status == 200, "\(reply.bodyText)")
+            }
+            #expect(await backend.requeues.map(\.request.key) == [nil, .keep, .new, nil])
+            #expect(await backend.requeues.map(\.id) == ["7", "7", "7", "7"])
+            let reply = try await UnixHTTP.request(socket: path, method: "POST", target: "/v1/dead/7/requeue")
+            let view = try JSONDecoder().decode(DeadLetterView.self, from: reply.body)
+            #expect(view.outcome == "rejected" && view.previousIdempotencyKey == "k1" && view.idempotencyKey == "k2")
+        }
+    }
+
     @Test(arguments: [
         ("POST", "/v1/answers", #"{"values": "Kim"}"#, 400, "body_invalid", "the JSON body is not valid: values: expected a list"),
         ("POST", "/v1/answers", "{not json", 400, "body_invalid", "the JSON body is not valid: not valid JSON"),
@@ -123,6 +140,8 @@ func withControlServer(maxRequestBytes: Int = 4096, socketGroup: (name: String, 
         ("GET", "/v1/sessions/zz", nil, 404, "no_such_session", "no session zz"),
         ("POST", "/v1/sessions", #"{"typeId":"missing"}"#, 503, "definition_unavailable", "no questionnaire for stage missing"),
         ("POST", "/v1/dead/x/requeue", nil, 404, "no_such_dead_letter", "no dead letter x"),
+        ("POST", "/v1/dead//requeue", nil, 404, "no_such_dead_letter", "no dead letter with an empty id"),
+        ("POST", "/v1/dead/7/requeue", #"{"key": "fresh"}"#, 400, "body_invalid", "the JSON body is not valid: key"),
     ] as [(String, String, String?, Int, String, String)])
     func errorsAreJSONNamingTheProblem(method: String, target: String, body: String?, status: Int, code: String, message: String) async throws {
         try await withControlServer { path, _ in

@@ -23,7 +23,7 @@ final class MemoryInspector: QueueInspector {
         )
     }
     func deadLetters() async throws -> [DeadLetter] { dead.withLock { $0 } }
-    func requeue(deadLetter id: String) async throws -> DeadLetter? {
+    func requeue(deadLetter id: String, key: RequeueRequest.Key?) async throws -> DeadLetter? {
         dead.withLock { list in
             guard let index = list.firstIndex(where: { $0.id == id }) else { return nil }
             requeued.withLock { $0.append(id) }

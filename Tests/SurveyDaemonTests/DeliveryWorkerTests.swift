@@ -9,6 +9,8 @@ import Testing
 final class MemoryDeliveryQueue: DeliveryQueue {
     struct Entry { var submission: PendingSubmission; var body: Data; var state: DeliveryState }
     let entries = Mutex<[Entry]>([])
+    /// The outcome each dead letter was marked with, by id.
+    let outcomes = Mutex<[String: DeadLetterOutcome]>([:])
 
     func add(_ stage: String, key: UUID = UUID(), at seconds: TimeInterval) -> PendingSubmission {
         let s = PendingSubmission(id: "\(Int(seconds))", stage: stage, language: "en", idempotencyKey: key, queuedAt: Date(timeIntervalSince1970: seconds))
@@ -25,8 +27,9 @@ final class MemoryDeliveryQueue: DeliveryQueue {
     func markDelivered(_ submission: PendingSubmission, nextTypeId: String?) async throws {
         set(submission, .delivered(nextTypeId: nextTypeId))
     }
-    func markDead(_ submission: PendingSubmission, reason: String) async throws {
+    func markDead(_ submission: PendingSubmission, reason: String, outcome: DeadLetterOutcome) async throws {
         set(submission, .dead(reason: reason))
+        outcomes.withLock { $0[submission.id] = outcome }
     }
     func set(_ submission: PendingSubmission, _ state: DeliveryState) {
         entries.withLock { list in

@@ -10,7 +10,7 @@ public protocol ControlBackend: Sendable {
     func status() async throws -> StatusView
     func flush(_ request: FlushRequest) async throws -> FlushReply
     func deadLetters() async throws -> [DeadLetterView]
-    func requeue(deadLetter id: String) async throws -> DeadLetterView
+    func requeue(deadLetter id: String, _ request: RequeueRequest) async throws -> DeadLetterView
 }
 
 /// An error the control API reports to its client as `{"error": {"code", "message"}}`.

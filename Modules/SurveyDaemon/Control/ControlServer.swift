@@ -104,8 +104,13 @@ public struct ControlServer: Sendable {
             return try Self.json(await backend.flush(body))
         }
         v1.get("dead") { _, _ in try Self.json(await backend.deadLetters()) }
-        v1.post("dead/:id/requeue") { _, context in
-            try Self.json(await backend.requeue(deadLetter: Self.pathParameter("id", context)))
+        v1.post("dead/:id/requeue") { request, context in
+            let body = try await Self.decode(RequeueRequest.self, request, limit: limit, empty: RequeueRequest())
+            return try Self.json(await backend.requeue(deadLetter: Self.pathParameter("id", context), body))
+        }
+        // `dead//requeue`: the router drops the empty segment; an empty id names no dead letter.
+        v1.post("dead/requeue") { _, _ -> Response in
+            throw ControlError.notFound("no_such_dead_letter", "no dead letter with an empty id; `surveyctl dead` lists them")
         }
     }
 

@@ -23,16 +23,22 @@ public struct DeadLetter: Sendable, Hashable {
     public var stage: String
     public var language: String
     public var reason: String
+    /// The key it was last sent with (after a requeue: the key it is sent with now).
     public var idempotencyKey: UUID
     public var queuedAt: Date
+    public var outcome: DeadLetterOutcome
+    /// Set by a requeue that gave it a new key: the key it had before.
+    public var previousIdempotencyKey: UUID?
 
-    public init(id: String, stage: String, language: String, reason: String, idempotencyKey: UUID, queuedAt: Date) {
+    public init(id: String, stage: String, language: String, reason: String, idempotencyKey: UUID, queuedAt: Date, outcome: DeadLetterOutcome = .unknown, previousIdempotencyKey: UUID? = nil) {
         self.id = id
         self.stage = stage
         self.language = language
         self.reason = reason
         self.idempotencyKey = idempotencyKey
         self.queuedAt = queuedAt
+        self.outcome = outcome
+        self.previousIdempotencyKey = previousIdempotencyKey
     }
 }
 
@@ -40,8 +46,9 @@ public struct DeadLetter: Sendable, Hashable {
 public protocol QueueInspector: Sendable {
     func counts() async throws -> QueueCounts
     func deadLetters() async throws -> [DeadLetter]
-    /// Puts a dead letter back in the queue with its key; nil when there is no such dead letter.
-    func requeue(deadLetter id: String) async throws -> DeadLetter?
+    /// Puts a dead letter back in the queue, with a new key when `key` says so or, when it is nil,
+    /// when the letter was rejected; nil when there is no such dead letter.
+    func requeue(deadLetter id: String, key: RequeueRequest.Key?) async throws -> DeadLetter?
     /// Problems found in the journal (recovered corruption, torn tails).
     func journalProblems() async -> [String]
 }
@@ -125,10 +132,10 @@ public struct DaemonBackend: ControlBackend {
         }
     }
 
-    public func requeue(deadLetter id: String) async throws -> DeadLetterView {
+    public func requeue(deadLetter id: String, _ request: RequeueRequest = RequeueRequest()) async throws -> DeadLetterView {
         let letter: DeadLetter?
         do {
-            letter = try await inspector.requeue(deadLetter: id)
+            letter = try await inspector.requeue(deadLetter: id, key: request.key)
         } catch {
             throw ControlError.unavailable("queue_unavailable", "dead letter \(id) cannot be requeued: \(error)")
         }
@@ -148,7 +155,9 @@ public struct DaemonBackend: ControlBackend {
     }
 
     static func view(_ letter: DeadLetter) -> DeadLetterView {
-        DeadLetterView(id: letter.id, stage: letter.stage, lang: letter.language, reason: letter.reason, idempotencyKey: letter.idempotencyKey.text(uppercase: false), queuedAt: letter.queuedAt.iso8601Seconds)
+        DeadLetterView(
+            id: letter.id, stage: letter.stage, lang: letter.language, reason: letter.reason, idempotencyKey: letter.idempotencyKey.text(uppercase: false),
+            queuedAt: letter.queuedAt.iso8601Seconds, outcome: letter.outcome.rawValue, previousIdempotencyKey: letter.previousIdempotencyKey?.text(uppercase: false))
     }
 
     static func connectivityName(_ online: Bool?) -> String {

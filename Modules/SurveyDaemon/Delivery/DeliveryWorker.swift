@@ -6,8 +6,9 @@ import ServiceLifecycle
 ///
 /// While offline it sends nothing and sleeps until the next retry time or until it is woken
 /// (a new submission, a flush); it never busy-loops. Transient failures back off with the
-/// injected policy; permanent ones become dead letters. A submission keeps its idempotency key
-/// across every attempt.
+/// injected policy; permanent ones become dead letters, marked `rejected` or `unknown`. A
+/// submission keeps its idempotency key across every attempt; sessions are told of its fate under
+/// the key it was queued with, also when a requeue sends it under a new one.
 public actor DeliveryWorker: Service {
     public struct Settings: Sendable {
         /// Uploads in flight at once.
@@ -50,8 +51,8 @@ public actor DeliveryWorker: Service {
     var wakeRequested = false
     private(set) var snapshotValue = Snapshot(inFlight: 0, delivered: 0, lastDeliveryAt: nil, nextRetryAt: nil, lastOutcomeOffline: false)
 
-    /// - Parameter onFinished: told when a submission is delivered or dead, so sessions waiting
-    ///   for it can go on.
+    /// - Parameter onFinished: told (with the key the submission was queued with) when it is
+    ///   delivered or dead, so sessions waiting for it can go on.
     public init(queue: any DeliveryQueue, uploader: any AnswerUploader, settings: Settings, logger: Logger, onFinished: @escaping @Sendable (UUID, DeliveryState) async -> Void) {
         self.queue = queue
         self.uploader = uploader
@@ -157,12 +158,13 @@ public actor DeliveryWorker: Service {
                 snapshotValue.delivered += 1
                 snapshotValue.lastDeliveryAt = Date()
                 logger.info("submission delivered", metadata: ["submission": "\(submission.id)", "stage": "\(submission.stage)"])
-                await onFinished(submission.idempotencyKey, .delivered(nextTypeId: next))
-            case .permanent(let reason):
-                try await queue.markDead(submission, reason: reason)
+                await onFinished(submission.queuedKey, .delivered(nextTypeId: next))
+            case .rejected(let reason), .permanent(let reason):
+                let verdict: DeadLetterOutcome = if case .rejected = outcome { .rejected } else { .unknown }
+                try await queue.markDead(submission, reason: reason, outcome: verdict)
                 forget(submission)
-                logger.warning("submission refused for good", metadata: ["submission": "\(submission.id)", "reason": "\(reason)"])
-                await onFinished(submission.idempotencyKey, .dead(reason: reason))
+                logger.warning("submission refused for good", metadata: ["submission": "\(submission.id)", "outcome": "\(verdict.rawValue)", "reason": "\(reason)"])
+                await onFinished(submission.queuedKey, .dead(reason: reason))
             case .transient(let reason, let retryAfter):
                 let attempt = (attempts[submission.id] ?? 0) + 1
                 attempts[submission.id] = attempt

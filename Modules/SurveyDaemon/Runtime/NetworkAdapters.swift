@@ -115,10 +115,21 @@ public struct ClientUploader: AnswerUploader {
         }
     }
 
+    /// `rejected` only when the server answered and refused the submission itself
+    /// (`isSuccess: false`, a 4xx other than 401/403): an idempotent server then holds that
+    /// refusal under the key, never an accepted submission (an earlier attempt it accepted would
+    /// have been replayed). A 401/403 comes before the server looks at the key, so whether an
+    /// earlier attempt got through cannot be told: like an undecodable reply it is `permanent`
+    /// with an unknown outcome, and a requeue keeps the key.
     static func outcome(_ error: NetworkError) -> UploadOutcome {
         if error.code == .offline { return .offline }
         if error.isTransient { return .transient(reason: error.message, retryAfter: error.retryAfter) }
-        return .permanent(reason: error.status.map { "HTTP \($0): \(error.message)" } ?? error.message)
+        let reason = error.status.map { "HTTP \($0): \(error.message)" } ?? error.message
+        switch error.code {
+        case .rejectedAnswers: return .rejected(reason: reason)
+        case .rejectedRequest where error.status != nil: return .rejected(reason: reason)
+        default: return .permanent(reason: reason)
+        }
     }
 }
 

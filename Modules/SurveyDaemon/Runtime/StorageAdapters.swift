@@ -1,3 +1,4 @@
+import ControlAPI
 import Entities
 import Foundation
 import Storage
@@ -46,7 +47,7 @@ public final class WakeHook: Sendable {
 }
 
 /// The Storage submission queue as sessions, the delivery worker and the control API see it.
-/// Submission ids on the control API are the queue's ordinals.
+/// Submission ids on the control API are the queue's ordinals, in their canonical decimal text.
 public struct StoredSubmissionQueue: SubmissionSink, DeliveryQueue, QueueInspector {
     public let queue: SubmissionQueue
     let wake: WakeHook
@@ -81,8 +82,8 @@ public struct StoredSubmissionQueue: SubmissionSink, DeliveryQueue, QueueInspect
     // MARK: DeliveryQueue
 
     public func pending(limit: Int, excluding: Set<String>) async throws -> [PendingSubmission] {
-        await queue.pending(limit: limit, excluding: Set(excluding.compactMap(UInt64.init))).map { submission in
-            PendingSubmission(id: String(submission.ordinal), stage: submission.metadata.stage, language: submission.metadata.language, idempotencyKey: submission.metadata.key, queuedAt: submission.metadata.queuedAt)
+        await queue.pending(limit: limit, excluding: Set(excluding.compactMap(Self.parseOrdinal))).map { submission in
+            PendingSubmission(id: String(submission.ordinal), stage: submission.metadata.stage, language: submission.metadata.language, idempotencyKey: submission.idempotencyKey, queuedAt: submission.metadata.queuedAt, queuedKey: submission.metadata.key)
         }
     }
 
@@ -94,8 +95,8 @@ public struct StoredSubmissionQueue: SubmissionSink, DeliveryQueue, QueueInspect
         try await queue.markDelivered(ordinal: try Self.ordinal(submission.id), response: nextTypeId)
     }
 
-    public func markDead(_ submission: PendingSubmission, reason: String) async throws {
-        try await queue.markDead(ordinal: try Self.ordinal(submission.id), reason: reason)
+    public func markDead(_ submission: PendingSubmission, reason: String, outcome: DeadLetterOutcome) async throws {
+        try await queue.markDead(ordinal: try Self.ordinal(submission.id), reason: reason, outcome: outcome == .rejected ? .rejected : .unknown)
     }
 
     // MARK: QueueInspector
@@ -109,12 +110,21 @@ public struct StoredSubmissionQueue: SubmissionSink, DeliveryQueue, QueueInspect
         await queue.dead().map(Self.letter)
     }
 
-    public func requeue(deadLetter id: String) async throws -> DeadLetter? {
-        guard let ordinal = UInt64(id) else { return nil }
+    public func requeue(deadLetter id: String, key: RequeueRequest.Key?) async throws -> DeadLetter? {
+        guard let ordinal = Self.parseOrdinal(id) else { return nil }
+        let choice: RequeueKey = switch key {
+        case nil: .byOutcome
+        case .keep?: .keep
+        case .new?: .new
+        }
         let letter = await queue.dead().first { $0.submission.ordinal == ordinal }
-        guard let letter, try await queue.requeue(ordinal: ordinal) != nil else { return nil }
+        guard var letter, let requeued = try await queue.requeue(ordinal: ordinal, key: choice) else { return nil }
         await wake()
-        return Self.letter(letter)
+        let previous = letter.submission.idempotencyKey
+        letter.submission = requeued
+        var view = Self.letter(letter)
+        if requeued.idempotencyKey != previous { view.previousIdempotencyKey = previous }
+        return view
     }
 
     public func journalProblems() async -> [String] {
@@ -122,11 +132,24 @@ public struct StoredSubmissionQueue: SubmissionSink, DeliveryQueue, QueueInspect
     }
 
     static func letter(_ dead: DeadSubmission) -> DeadLetter {
-        DeadLetter(id: String(dead.submission.ordinal), stage: dead.submission.metadata.stage, language: dead.submission.metadata.language, reason: dead.reason, idempotencyKey: dead.submission.metadata.key, queuedAt: dead.submission.metadata.queuedAt)
+        DeadLetter(
+            id: String(dead.submission.ordinal), stage: dead.submission.metadata.stage, language: dead.submission.metadata.language, reason: dead.reason,
+            idempotencyKey: dead.submission.idempotencyKey, queuedAt: dead.submission.metadata.queuedAt,
+            outcome: dead.outcome == .rejected ? .rejected : .unknown)
+    }
+
+    /// The ordinal an id names, read strictly: the whole text is the canonical decimal form of a
+    /// 64-bit number (digits only, no sign, no leading zero, no spaces); nil otherwise, so that
+    /// `+5`, `05` or `5 ` never name submission 5.
+    static func parseOrdinal(_ id: String) -> UInt64? {
+        let digits = id.utf8
+        guard let first = digits.first, digits.count <= 20, digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+              first != UInt8(ascii: "0") || digits.count == 1 else { return nil }
+        return UInt64(id)
     }
 
     static func ordinal(_ id: String) throws -> UInt64 {
-        guard let ordinal = UInt64(id) else {
+        guard let ordinal = parseOrdinal(id) else {
             throw StorageError(code: .notFound, message: "\"\(id)\" is not a submission id of the queue; ids are numbers, as `surveyctl dead` shows them.")
         }
         return ordinal

@@ -1,0 +1,132 @@
+import ControlAPI
+import Foundation
+import Logging
+import Networking
+import ServiceLifecycle
+import Storage
+@testable import SurveyDaemon
+import SurveyTesting
+import Synchronization
+import Testing
+
+/// Dead letters in the daemon: how an upload's failure is classified, what the worker records,
+/// and requeues through the Storage queue (strict ids, the key each one is sent with).
+@Suite struct DeadLetterTests {
+    @Test(arguments: [
+        (NetworkError(.rejectedAnswers, "isSuccess: false", status: 200), "rejected"),
+        (NetworkError(.rejectedRequest, "400", status: 400), "rejected"),
+        (NetworkError(.rejectedRequest, "422", status: 422), "rejected"),
+        (NetworkError(.rejectedRequest, "not a stage name"), "permanent"),  // refused before sending
+        (NetworkError(.unauthorized, "401", status: 401), "permanent"),
+        (NetworkError(.undecodableResponse, "not JSON", status: 200), "permanent"),
+        (NetworkError(.timeout, "timed out"), "transient"),
+        (NetworkError(.serverBusy, "503", status: 503), "transient"),
+        (NetworkError(.offline, "offline"), "offline"),
+    ])
+    func uploadFailuresAreClassified(error: NetworkError, expected: String) {
+        let name = switch ClientUploader.outcome(error) {
+        case .rejected: "rejected"
+        case .permanent: "permanent"
+        case .transient: "transient"
+        case .offline: "offline"
+        case .delivered: "delivered"
+        }
+        #expect(name == expected, "\(error)")
+    }
+
+    /// Rejected and unknown outcomes reach the queue; a submission sent under a requeue's new key
+    /// is reported to the sessions under the key it was queued with.
+    @Test func theWorkerMarksOutcomesAndReportsTheQueuedKey() async throws {
+        let queue = MemoryDeliveryQueue()
+        let rejected = queue.add("rejected", at: 1)
+        let garbled = queue.add("garbled", at: 2)
+        let queuedKey = UUID()
+        let sentKey = UUID()
+        let renewed = PendingSubmission(id: "3", stage: "renewed", language: "en", idempotencyKey: sentKey, queuedAt: Date(timeIntervalSince1970: 3), queuedKey: queuedKey)
+        queue.entries.withLock { $0.append(MemoryDeliveryQueue.Entry(submission: renewed, body: Data("{}".utf8), state: .pending)) }
+        let uploader = ScriptedUploader([
+            "rejected": [.rejected(reason: "isSuccess: false")],
+            "garbled": [.permanent(reason: "undecodable reply")],
+            "renewed": [.delivered(nextTypeId: "1")],
+        ])
+        let log = FinishedLog()
+        let worker = DeliveryWorker(
+            queue: queue, uploader: uploader,
+            settings: .init(maxInFlight: 2, backoff: { _, _ in .milliseconds(20) }, offlinePause: .seconds(3600)),
+            logger: Logger(label: "test")
+        ) { key, state in log.items.withLock { $0.append((key, state)) } }
+        let group = ServiceGroup(services: [worker], gracefulShutdownSignals: [], logger: Logger(label: "test"))
+        let task = Task { try await group.run() }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while log.items.withLock({ $0.count }) < 3 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        await group.triggerGracefulShutdown()
+        try await task.value
+        #expect(queue.outcomes.withLock { $0 } == [rejected.id: .rejected, garbled.id: .unknown])
+        #expect(uploader.attempts.withLock { $0.filter { $0.stage == "renewed" }.map(\.key) } == [sentKey])
+        let finished = log.items.withLock { $0 }
+        #expect(finished.contains { $0.0 == queuedKey && $0.1 == .delivered(nextTypeId: "1") })
+        #expect(!finished.contains { $0.0 == sentKey })
+    }
+
+    /// Through the Storage queue: ids are read strictly; a rejected letter is requeued with a new
+    /// key, an unknown one keeps its key, and `keep`/`new` override.
+    @Test func requeueThroughTheStoredQueue() async throws {
+        let dir = try TemporaryDirectory(prefix: "dl")
+        defer { dir.remove() }
+        let storage = try SubmissionQueue(directory: dir.path, logger: Logger(label: "test"))
+        defer { storage.close() }
+        let queue = StoredSubmissionQueue(queue: storage, wake: WakeHook())
+        var keys: [UUID] = []
+        for i in 1...5 {
+            keys.append(UUID())
+            try await queue.enqueue(SubmissionRequest(session: UUID(), stage: "common", language: "en", body: Data("{\"n\":\(i)}".utf8), idempotencyKey: keys[i - 1], definitionHash: "h", queuedAt: Date()))
+        }
+        let pending = try await queue.pending(limit: 10, excluding: [])
+        #expect(pending.map(\.id) == ["1", "2", "3", "4", "5"])
+        try await queue.markDead(pending[4], reason: "isSuccess: false", outcome: .rejected)
+        try await queue.markDead(pending[1], reason: "undecodable reply", outcome: .unknown)
+        #expect(try await queue.deadLetters().map(\.outcome) == [.unknown, .rejected])
+
+        for bad in ["+5", "05", " 5", "5 ", "", "5\u{0}x", "5.0", "0x5", "\u{FF15}", "18446744073709551621", "99999999999999999999999", "-5", "5\n"] {
+            #expect(try await queue.requeue(deadLetter: bad, key: nil) == nil, "\(bad.debugDescription)")
+            #expect(throws: StorageError.self) { try StoredSubmissionQueue.ordinal(bad) }
+        }
+        #expect(try await queue.deadLetters().count == 2)
+
+        let renewed = try #require(try await queue.requeue(deadLetter: "5", key: nil))
+        #expect(renewed.outcome == .rejected && renewed.previousIdempotencyKey == keys[4] && renewed.idempotencyKey != keys[4])
+        let kept = try #require(try await queue.requeue(deadLetter: "2", key: nil))
+        #expect(kept.previousIdempotencyKey == nil && kept.idempotencyKey == keys[1])
+        let again = try await queue.pending(limit: 10, excluding: [])
+        #expect(again.map(\.idempotencyKey) == Array(keys.dropLast()) + [renewed.idempotencyKey])
+        #expect(again.map(\.queuedKey) == keys)
+        // The session still finds its submission under the key it queued.
+        #expect(try await queue.state(of: keys[4]) == .pending)
+
+        // Overrides: keep on a rejected letter (today's behaviour), new on an unknown one.
+        try await queue.markDead(again[4], reason: "isSuccess: false", outcome: .rejected)
+        try await queue.markDead(again[1], reason: "undecodable reply", outcome: .unknown)
+        let keptRejected = try #require(try await queue.requeue(deadLetter: "5", key: .keep))
+        #expect(keptRejected.idempotencyKey == renewed.idempotencyKey && keptRejected.previousIdempotencyKey == nil)
+        let renewedUnknown = try #require(try await queue.requeue(deadLetter: "2", key: .new))
+        #expect(renewedUnknown.idempotencyKey != keys[1] && renewedUnknown.previousIdempotencyKey == keys[1])
+        #expect(try await queue.requeue(deadLetter: "2", key: nil) == nil, "no longer dead")
+    }
+
+    @Test func theBackendShowsOutcomeAndKeys() async throws {
+        let key = UUID()
+        let previous = UUID()
+        let letter = DeadLetter(id: "7", stage: "1", language: "ko", reason: "isSuccess: false", idempotencyKey: key, queuedAt: Date(timeIntervalSince1970: 1_800_000_000), outcome: .rejected, previousIdempotencyKey: previous)
+        let view = DaemonBackend.view(letter)
+        #expect(view.outcome == "rejected" && view.idempotencyKey == key.text(uppercase: false) && view.previousIdempotencyKey == previous.text(uppercase: false))
+        let json = String(decoding: try JSONEncoder().encode(DaemonBackend.view(DeadLetter(id: "8", stage: "1", language: "ko", reason: "r", idempotencyKey: key, queuedAt: Date()))), as: UTF8.self)
+        #expect(json.contains(#""outcome":"unknown""#) && !json.contains("previousIdempotencyKey"), "\(json)")
+        #expect(Rendering.deadLetter(view).contains("rejected by the server: requeue sends it with a new key"))
+        #expect(Rendering.requeued(view) == "requeued 7 (stage 1) with a new idempotency key \(key.text(uppercase: false)) (it was \(previous.text(uppercase: false)))")
+        var unknown = view
+        unknown.outcome = "unknown"
+        unknown.previousIdempotencyKey = nil
+        #expect(Rendering.deadLetter(unknown).contains("outcome unknown (the server may hold it under its key): requeue keeps the key"))
+        #expect(Rendering.requeued(unknown) == "requeued 7 (stage 1); it keeps its idempotency key \(key.text(uppercase: false))")
+    }
+}
