@@ -107,7 +107,7 @@ public actor SessionManager {
     }
 
     public func view(id: String) throws(ControlError) -> SessionView {
-        guard let uuid = UUID(uuidString: id), let session = sessions[uuid] else { throw noSuchSession(id) }
+        guard let uuid = UUID(canonicalText: id), let session = sessions[uuid] else { throw noSuchSession(id) }
         return session.view()
     }
 
@@ -359,7 +359,8 @@ public actor SessionManager {
 
     func resolve(_ id: String?) throws(ControlError) -> UUID {
         if let id {
-            guard let uuid = UUID(uuidString: id), sessions[uuid] != nil else { throw noSuchSession(id) }
+            // The whole id, strictly: `UUID(uuidString:)` stops at a NUL and took `<id>\0junk` for `<id>`.
+            guard let uuid = UUID(canonicalText: id), sessions[uuid] != nil else { throw noSuchSession(id) }
             return uuid
         }
         let open = sessions.values.filter(\.isOpen)
@@ -373,7 +374,14 @@ public actor SessionManager {
     }
 
     func noSuchSession(_ id: String) -> ControlError {
-        ControlError.notFound("no_such_session", "no session \(id); `surveyctl status` lists the open sessions")
+        ControlError.notFound("no_such_session", "no session \(Self.shown(id)); `surveyctl status` lists the open sessions")
+    }
+
+    /// An id from a client as a message shows it: as it came when it is short and printable,
+    /// else quoted with its control characters escaped and cut at 80 characters.
+    static func shown(_ id: String) -> String {
+        if id.count <= 80, !id.isEmpty, id.unicodeScalars.allSatisfy({ $0.properties.generalCategory != .control && $0 != " " }) { return id }
+        return String(id.prefix(80)).debugDescription + (id.count > 80 ? "…" : "")
     }
 
     func loadDefinition(stage: String, language: String, earlierAnswers: Set<String>) async throws(ControlError) -> LoadedDefinition {
