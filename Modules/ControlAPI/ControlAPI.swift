@@ -29,11 +29,21 @@ public struct AnswerRequest: Sendable, Hashable, Codable {
     public var values: [String]
     /// Skip an optional question instead of answering it.
     public var skip: Bool
+    /// The name of the question answered (``QuestionView/name``), as it was shown. When the
+    /// session has moved on, the answer is refused with `409 question_changed` instead of being
+    /// taken for the next question, and the same answer to it sent again returns the first
+    /// result. Absent: the current question, whichever it is.
+    public var question: String?
+    /// The position the question was shown at (``SessionView/current``, from 1), checked like
+    /// `question`.
+    public var position: Int?
 
-    public init(session: String? = nil, values: [String] = [], skip: Bool = false) {
+    public init(session: String? = nil, values: [String] = [], skip: Bool = false, question: String? = nil, position: Int? = nil) {
         self.session = session
         self.values = values
         self.skip = skip
+        self.question = question
+        self.position = position
     }
 
     public init(from decoder: any Decoder) throws {
@@ -41,6 +51,8 @@ public struct AnswerRequest: Sendable, Hashable, Codable {
         session = try c.decodeIfPresent(String.self, forKey: .session)
         values = try c.decodeIfPresent([String].self, forKey: .values) ?? []
         skip = try c.decodeIfPresent(Bool.self, forKey: .skip) ?? false
+        question = try c.decodeIfPresent(String.self, forKey: .question)
+        position = try c.decodeIfPresent(Int.self, forKey: .position)
     }
 }
 
@@ -118,16 +130,22 @@ public struct AnswerReply: Sendable, Hashable, Codable {
     public var accepted: Bool
     /// The validation message when rejected.
     public var message: String?
+    /// True when this answer repeated the one the session accepted last (same `question`,
+    /// `position` and values): nothing new was recorded, and `session` is where it stands now.
+    /// Absent otherwise.
+    public var repeated: Bool?
     public var session: SessionView
 
-    public init(accepted: Bool, message: String?, session: SessionView) {
+    public init(accepted: Bool, message: String?, repeated: Bool? = nil, session: SessionView) {
         self.accepted = accepted
         self.message = message
+        self.repeated = repeated
         self.session = session
     }
 }
 
-/// The body of every error reply: `{"error": {"code": ..., "message": ...}}`.
+/// The body of every error reply: `{"error": {"code": ..., "message": ...}}`, and for errors
+/// about a session's progress (`question_changed`) the session as it stands, `"session": {...}`.
 public struct ErrorReply: Sendable, Hashable, Codable {
     public struct Detail: Sendable, Hashable, Codable {
         /// Stable, for scripts.
@@ -137,9 +155,12 @@ public struct ErrorReply: Sendable, Hashable, Codable {
     }
 
     public var error: Detail
+    /// The session the error is about, where it stands now; absent for most errors.
+    public var session: SessionView?
 
-    public init(code: String, message: String) {
+    public init(code: String, message: String, session: SessionView? = nil) {
         error = Detail(code: code, message: message)
+        self.session = session
     }
 }
 

@@ -36,6 +36,9 @@ public actor SessionManager {
     var deliveryWaiters: [UUID: CheckedContinuation<DeliveryState?, Never>] = [:]
     /// Deliveries that finished before their session started waiting for them.
     var earlyOutcomes: [UUID: DeliveryState] = [:]
+    /// The answer each session accepted last, with its question: a repeat of it returns the
+    /// session as it stands instead of answering again. In memory only.
+    var lastAnswers: [UUID: AcceptedAnswer] = [:]
     /// Problems met while rebuilding sessions, for `surveyctl status`.
     public private(set) var restoreProblems: [String] = []
     /// The journaled events of every session in memory (and of sessions that could not be
@@ -73,37 +76,6 @@ public actor SessionManager {
         sessions[id] = session
         logger.info("session started", metadata: ["session": "\(id)", "stage": "\(stage)", "lang": "\(language)"])
         return session.view()
-    }
-
-    public func answer(_ request: AnswerRequest) async throws(ControlError) -> AnswerReply {
-        let id = try resolve(request.session)
-        await lock(id)
-        defer { unlock(id) }
-        guard var session = sessions[id] else { throw noSuchSession(id.uuidString) }
-        if case .asking = session.state, isIdle(session) {
-            try await close(&session, .abandoned)
-            throw ControlError.conflict("session_closed", "session \(id.text(uppercase: false)) was idle too long and is closed as abandoned; start a new one with `surveyctl start`")
-        }
-        let time = now()
-        let decision = request.skip ? session.skip(at: time) : session.answer(request.values, at: time)
-        switch decision {
-        case .notAsking(let why):
-            throw ControlError.conflict("not_asking", "\(why); start a new session with `surveyctl start`")
-        case .rejected(_, let message):
-            session.touch(time)
-            sessions[id] = session
-            return AnswerReply(accepted: false, message: message, session: session.view())
-        case .accepted(let events):
-            try await persist(events)
-            for event in events { try apply(event, to: &session) }
-            sessions[id] = session
-            if case .awaitingDelivery(let key) = session.state {
-                try await completeStage(&session, key: key)
-            } else if case .closed(let outcome) = session.state {
-                logger.info("session closed", metadata: ["session": "\(id)", "outcome": "\(outcome.rawValue)"])
-            }
-            return AnswerReply(accepted: true, message: nil, session: (sessions[id] ?? session).view())
-        }
     }
 
     public func view(id: String) throws(ControlError) -> SessionView {
