@@ -198,6 +198,24 @@ public struct StatusView: Sendable, Hashable, Codable {
         }
     }
 
+    /// A stage whose newest questionnaire from the survey server has errors: sessions start from
+    /// the last good copy until the server sends a good one.
+    public struct DefinitionProblem: Sendable, Hashable, Codable {
+        public var stage: String
+        public var lang: String
+        /// What is wrong with it, for the survey's owner.
+        public var error: String
+        /// When the server first sent it.
+        public var since: String
+
+        public init(stage: String, lang: String, error: String, since: String) {
+            self.stage = stage
+            self.lang = lang
+            self.error = error
+            self.since = since
+        }
+    }
+
     public var version: String
     public var startedAt: String
     public var uptimeSeconds: Double
@@ -210,11 +228,13 @@ public struct StatusView: Sendable, Hashable, Codable {
     /// Closed sessions that ended `queued` and whose upload was delivered later with a follow-up
     /// stage (`followUp`), newest first, at most ``StatusView/followUpLimit``.
     public var followUps: [SessionView]
+    /// Stages whose newest questionnaire from the server has errors, by stage and language.
+    public var definitionProblems: [DefinitionProblem]
 
     /// The most follow-ups status lists.
     public static let followUpLimit = 20
 
-    public init(version: String, startedAt: String, uptimeSeconds: Double, connectivity: Connectivity, queue: Queue, journalProblems: [String], sessions: [SessionView], followUps: [SessionView] = []) {
+    public init(version: String, startedAt: String, uptimeSeconds: Double, connectivity: Connectivity, queue: Queue, journalProblems: [String], sessions: [SessionView], followUps: [SessionView] = [], definitionProblems: [DefinitionProblem] = []) {
         self.version = version
         self.startedAt = startedAt
         self.uptimeSeconds = uptimeSeconds
@@ -223,9 +243,10 @@ public struct StatusView: Sendable, Hashable, Codable {
         self.journalProblems = journalProblems
         self.sessions = sessions
         self.followUps = followUps
+        self.definitionProblems = definitionProblems
     }
 
-    /// A reply without `followUps` (an older daemon) reads as none.
+    /// A reply without `followUps` or `definitionProblems` (an older daemon) reads as none.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         version = try c.decode(String.self, forKey: .version)
@@ -236,6 +257,7 @@ public struct StatusView: Sendable, Hashable, Codable {
         journalProblems = try c.decode([String].self, forKey: .journalProblems)
         sessions = try c.decode([SessionView].self, forKey: .sessions)
         followUps = try c.decodeIfPresent([SessionView].self, forKey: .followUps) ?? []
+        definitionProblems = try c.decodeIfPresent([DefinitionProblem].self, forKey: .definitionProblems) ?? []
     }
 }
 
