@@ -32,11 +32,22 @@ struct Answer: AsyncParsableCommand {
             Give a choice by its value or 1-based position, several for a checkbox, `extra` \
             followed by free text where offered, a number, a score from 1 to 7, or text. \
             Prints the next question, the validation message (exit 65), or the outcome.
+
+            With --question (and --position), the answer is for that question only, as it was \
+            shown (`[NAME, type]`, `question N of M`): when the session has moved on, nothing is \
+            recorded and the question now asked is shown (question_changed, exit 65), and the same \
+            answer given twice is recorded once. Scripts and kiosks should always pass them.
             """
     )
 
     @Option(help: "The session (default: the only open session).")
     var session: String?
+
+    @Option(help: ArgumentHelp("The name of the question being answered, as shown in brackets.", valueName: "name"))
+    var question: String?
+
+    @Option(help: ArgumentHelp("The number of the question being answered in its stage (question N of M).", valueName: "n"))
+    var position: Int?
 
     @Flag(help: "Skip an optional question.")
     var skip = false
@@ -49,14 +60,17 @@ struct Answer: AsyncParsableCommand {
     func validate() throws {
         if skip && !values.isEmpty { throw ValidationError("give an answer or --skip, not both") }
         if !skip && values.isEmpty { throw ValidationError("give an answer (e.g. surveyctl answer 2), or --skip for an optional question") }
+        if let position, position < 1 { throw ValidationError("--position is the question's number in its stage, from 1, not \(position)") }
     }
 
     func run() async throws {
         let reply = try await request { () async throws(ControlClientError) in
-            try await daemon.client.answer(AnswerRequest(session: session, values: values, skip: skip))
+            try await daemon.client.answer(AnswerRequest(session: session, values: values, skip: skip, question: question, position: position))
         }
         daemon.output(reply) {
-            (reply.accepted ? [] : ["not accepted: \(reply.message ?? "")"]) + Rendering.session(reply.session)
+            (reply.accepted ? [] : ["not accepted: \(reply.message ?? "")"])
+                + (reply.repeated == true ? ["(this answer was recorded already; nothing new was recorded)"] : [])
+                + Rendering.session(reply.session)
         }
         if !reply.accepted { throw ExitCode(65) }
     }

@@ -48,6 +48,8 @@ func request<T>(_ body: () async throws(ControlClientError) -> T) async throws -
         return try await body()
     } catch {
         printError("surveyctl: \(error.message)")
+        // An error about the session's progress (question_changed) shows where it stands now.
+        if let session = error.session { printError(Rendering.session(session).joined(separator: "\n")) }
         switch error.kind {
         case .daemonUnavailable: throw ExitCode(69)
         case .usage: throw ExitCode(64)

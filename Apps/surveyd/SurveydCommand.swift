@@ -33,6 +33,7 @@ struct SurveydCommand: AsyncParsableCommand {
     @Option(help: "Seconds before an idle session is closed as abandoned.") var idleTimeout: Double?
     @Option(help: "Seconds a finished stage waits for its delivery before the outcome is queued.") var deliveryWait: Double?
     @Option(help: "Uploads in flight at once (1-64).") var maxInFlight: Int?
+    @Option(help: "Seconds a session start waits for the survey server before it uses the cached questionnaire (0-30).") var definitionFetchDeadline: Double?
     @Option(help: "A file holding the survey server's bearer token.") var tokenFile: String?
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: Logger.Level = .info
     @Flag(help: "Start the mock survey server on a loopback port and a daemon against it, with its state in a demo directory.") var demo = false
@@ -56,6 +57,7 @@ struct SurveydCommand: AsyncParsableCommand {
         flags.idleSessionTimeoutSeconds = idleTimeout
         flags.deliveryWaitSeconds = deliveryWait
         flags.maxInFlight = maxInFlight
+        flags.definitionFetchDeadlineSeconds = definitionFetchDeadline
         flags.tokenFile = tokenFile
         let environment = ProcessInfo.processInfo.environment
         do {

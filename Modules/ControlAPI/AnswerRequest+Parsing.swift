@@ -1,10 +1,11 @@
 extension AnswerRequest {
     /// Reads the common shape of an answer body without `JSONDecoder`, which cost more CPU than
-    /// the rest of the request's JSON: one object with at most the members `session` (a string
-    /// or null), `values` (an array of strings) and `skip` (a boolean), each once, whitespace
-    /// allowed, strings without escapes.
+    /// the rest of the request's JSON: one object with at most the members `session` and
+    /// `question` (a string or null), `values` (an array of strings), `skip` (a boolean) and
+    /// `position` (a whole number of at most 9 digits, or null), each once, whitespace allowed,
+    /// strings without escapes.
     ///
-    /// Returns nil for anything else, valid or not (escapes, numbers, unknown or repeated
+    /// Returns nil for anything else, valid or not (escapes, other numbers, unknown or repeated
     /// members, invalid UTF-8, trailing bytes): the caller then decodes with `JSONDecoder`, which
     /// gives the same value or names the error. What it returns is what `JSONDecoder` would
     /// decode from the same bytes.
@@ -31,6 +32,8 @@ private struct SimpleAnswerParser {
         var session: String??
         var values: [String]?
         var skip: Bool?
+        var question: String??
+        var position: Int??
         skipWhitespace()
         guard take(UInt8(ascii: "{")) else { return nil }
         skipWhitespace()
@@ -48,6 +51,20 @@ private struct SimpleAnswerParser {
                     } else {
                         guard let text = string() else { return nil }
                         session = .some(text)
+                    }
+                case "question" where question == nil:
+                    if literal("null") {
+                        question = .some(nil)
+                    } else {
+                        guard let text = string() else { return nil }
+                        question = .some(text)
+                    }
+                case "position" where position == nil:
+                    if literal("null") {
+                        position = .some(nil)
+                    } else {
+                        guard let number = wholeNumber() else { return nil }
+                        position = .some(number)
                     }
                 case "values" where values == nil:
                     guard let list = strings() else { return nil }
@@ -69,7 +86,23 @@ private struct SimpleAnswerParser {
         }
         skipWhitespace()
         guard index == bytes.count else { return nil }
-        return AnswerRequest(session: session ?? nil, values: values ?? [], skip: skip ?? false)
+        return AnswerRequest(session: session ?? nil, values: values ?? [], skip: skip ?? false, question: question ?? nil, position: position ?? nil)
+    }
+
+    /// `0` or a number of 1 to 9 digits without a leading zero, followed by a byte that cannot
+    /// continue a JSON number (a sign, fraction or exponent leaves it to the decoder).
+    mutating func wholeNumber() -> Int? {
+        let start = index
+        var value = 0
+        while index < bytes.count, (UInt8(ascii: "0") ... UInt8(ascii: "9")).contains(bytes[index]) {
+            value = value * 10 + Int(bytes[index] - UInt8(ascii: "0"))
+            index += 1
+            if index - start > 9 { return nil }
+        }
+        let digits = index - start
+        guard digits > 0, digits == 1 || bytes[start] != UInt8(ascii: "0") else { return nil }
+        if index < bytes.count, [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(bytes[index]) { return nil }
+        return value
     }
 
     mutating func strings() -> [String]? {

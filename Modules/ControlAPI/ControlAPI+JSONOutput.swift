@@ -10,6 +10,7 @@ extension AnswerReply: JSONOutputWritable {
         out.object { out in
             out.member("accepted", accepted)
             out.member("message", ifPresent: message)
+            if let repeated { out.member("repeated", repeated) }
             out.key("session")
             session.write(to: &out)
         }

@@ -29,11 +29,21 @@ public struct AnswerRequest: Sendable, Hashable, Codable {
     public var values: [String]
     /// Skip an optional question instead of answering it.
     public var skip: Bool
+    /// The name of the question answered (``QuestionView/name``), as it was shown. When the
+    /// session has moved on, the answer is refused with `409 question_changed` instead of being
+    /// taken for the next question, and the same answer to it sent again returns the first
+    /// result. Absent: the current question, whichever it is.
+    public var question: String?
+    /// The position the question was shown at (``SessionView/current``, from 1), checked like
+    /// `question`.
+    public var position: Int?
 
-    public init(session: String? = nil, values: [String] = [], skip: Bool = false) {
+    public init(session: String? = nil, values: [String] = [], skip: Bool = false, question: String? = nil, position: Int? = nil) {
         self.session = session
         self.values = values
         self.skip = skip
+        self.question = question
+        self.position = position
     }
 
     public init(from decoder: any Decoder) throws {
@@ -41,6 +51,8 @@ public struct AnswerRequest: Sendable, Hashable, Codable {
         session = try c.decodeIfPresent(String.self, forKey: .session)
         values = try c.decodeIfPresent([String].self, forKey: .values) ?? []
         skip = try c.decodeIfPresent(Bool.self, forKey: .skip) ?? false
+        question = try c.decodeIfPresent(String.self, forKey: .question)
+        position = try c.decodeIfPresent(Int.self, forKey: .position)
     }
 }
 
@@ -118,16 +130,22 @@ public struct AnswerReply: Sendable, Hashable, Codable {
     public var accepted: Bool
     /// The validation message when rejected.
     public var message: String?
+    /// True when this answer repeated the one the session accepted last (same `question`,
+    /// `position` and values): nothing new was recorded, and `session` is where it stands now.
+    /// Absent otherwise.
+    public var repeated: Bool?
     public var session: SessionView
 
-    public init(accepted: Bool, message: String?, session: SessionView) {
+    public init(accepted: Bool, message: String?, repeated: Bool? = nil, session: SessionView) {
         self.accepted = accepted
         self.message = message
+        self.repeated = repeated
         self.session = session
     }
 }
 
-/// The body of every error reply: `{"error": {"code": ..., "message": ...}}`.
+/// The body of every error reply: `{"error": {"code": ..., "message": ...}}`, and for errors
+/// about a session's progress (`question_changed`) the session as it stands, `"session": {...}`.
 public struct ErrorReply: Sendable, Hashable, Codable {
     public struct Detail: Sendable, Hashable, Codable {
         /// Stable, for scripts.
@@ -137,9 +155,12 @@ public struct ErrorReply: Sendable, Hashable, Codable {
     }
 
     public var error: Detail
+    /// The session the error is about, where it stands now; absent for most errors.
+    public var session: SessionView?
 
-    public init(code: String, message: String) {
+    public init(code: String, message: String, session: SessionView? = nil) {
         error = Detail(code: code, message: message)
+        self.session = session
     }
 }
 
@@ -177,6 +198,24 @@ public struct StatusView: Sendable, Hashable, Codable {
         }
     }
 
+    /// A stage whose newest questionnaire from the survey server has errors: sessions start from
+    /// the last good copy until the server sends a good one.
+    public struct DefinitionProblem: Sendable, Hashable, Codable {
+        public var stage: String
+        public var lang: String
+        /// What is wrong with it, for the survey's owner.
+        public var error: String
+        /// When the server first sent it.
+        public var since: String
+
+        public init(stage: String, lang: String, error: String, since: String) {
+            self.stage = stage
+            self.lang = lang
+            self.error = error
+            self.since = since
+        }
+    }
+
     public var version: String
     public var startedAt: String
     public var uptimeSeconds: Double
@@ -189,11 +228,13 @@ public struct StatusView: Sendable, Hashable, Codable {
     /// Closed sessions that ended `queued` and whose upload was delivered later with a follow-up
     /// stage (`followUp`), newest first, at most ``StatusView/followUpLimit``.
     public var followUps: [SessionView]
+    /// Stages whose newest questionnaire from the server has errors, by stage and language.
+    public var definitionProblems: [DefinitionProblem]
 
     /// The most follow-ups status lists.
     public static let followUpLimit = 20
 
-    public init(version: String, startedAt: String, uptimeSeconds: Double, connectivity: Connectivity, queue: Queue, journalProblems: [String], sessions: [SessionView], followUps: [SessionView] = []) {
+    public init(version: String, startedAt: String, uptimeSeconds: Double, connectivity: Connectivity, queue: Queue, journalProblems: [String], sessions: [SessionView], followUps: [SessionView] = [], definitionProblems: [DefinitionProblem] = []) {
         self.version = version
         self.startedAt = startedAt
         self.uptimeSeconds = uptimeSeconds
@@ -202,9 +243,10 @@ public struct StatusView: Sendable, Hashable, Codable {
         self.journalProblems = journalProblems
         self.sessions = sessions
         self.followUps = followUps
+        self.definitionProblems = definitionProblems
     }
 
-    /// A reply without `followUps` (an older daemon) reads as none.
+    /// A reply without `followUps` or `definitionProblems` (an older daemon) reads as none.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         version = try c.decode(String.self, forKey: .version)
@@ -215,6 +257,7 @@ public struct StatusView: Sendable, Hashable, Codable {
         journalProblems = try c.decode([String].self, forKey: .journalProblems)
         sessions = try c.decode([SessionView].self, forKey: .sessions)
         followUps = try c.decodeIfPresent([SessionView].self, forKey: .followUps) ?? []
+        definitionProblems = try c.decodeIfPresent([DefinitionProblem].self, forKey: .definitionProblems) ?? []
     }
 }
 

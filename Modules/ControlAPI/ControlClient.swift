@@ -79,7 +79,7 @@ public struct ControlClient: Sendable {
         let data = Data(bytes.readableBytesView)
         guard (200..<300).contains(status) else {
             if let reply = try? JSONDecoder().decode(ErrorReply.self, from: data) {
-                throw ControlClientError(kind: .api(status: Int(status), code: reply.error.code), reply.error.message)
+                throw ControlClientError(kind: .api(status: Int(status), code: reply.error.code), reply.error.message, session: reply.session)
             }
             throw ControlClientError(kind: .protocolError, "the daemon answered \(status) without an error body")
         }
@@ -133,10 +133,13 @@ public struct ControlClientError: Error, Sendable, CustomStringConvertible {
 
     public var kind: Kind
     public var message: String
+    /// The session as it stands, when the daemon's error reply carried it (`question_changed`).
+    public var session: SessionView?
 
-    public init(kind: Kind, _ message: String) {
+    public init(kind: Kind, _ message: String, session: SessionView? = nil) {
         self.kind = kind
         self.message = message
+        self.session = session
     }
 
     static func unavailable(socketPath: String, cause: (any Error)?) -> ControlClientError {

@@ -66,6 +66,10 @@ public enum Rendering {
             lines.append("follow-ups: \(followUps.count) (queued sessions delivered later)")
             lines += followUps.map { "  \($0.id)  stage \($0.stage) (\($0.lang))  closed \($0.lastActivity), delivered later: the server named stage \($0.followUp ?? "") next" }
         }
+        if !s.definitionProblems.isEmpty {
+            lines.append("definitions: the survey server sends questionnaires with errors for \(s.definitionProblems.count) stage\(s.definitionProblems.count == 1 ? "" : "s"); sessions start from the last good copy. Tell the survey's owner:")
+            lines += s.definitionProblems.map { "  - stage \($0.stage) (\($0.lang)) since \($0.since): \($0.error)" }
+        }
         return lines
     }
 

@@ -37,6 +37,10 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var maxInFlight: Int = 4
     /// How long a connectivity verdict is reused, in seconds.
     public var connectivityCacheSeconds: Double = 1
+    /// With a cached copy of a questionnaire, how long starting a session waits for the survey
+    /// server's copy before it uses the cached one (the fetch goes on and refreshes the cache),
+    /// in seconds. Without a cached copy, the fetch's read timeout (30 s) applies.
+    public var definitionFetchDeadlineSeconds: Double = 3
     /// Largest control request body accepted, in bytes.
     public var maxRequestBytes: Int = 64 * 1024
     /// A file holding the survey server's bearer token; read at start and again once after a 401.
@@ -74,6 +78,11 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var deliveryWait: Duration { Self.duration(seconds: deliveryWaitSeconds) }
     /// `connectivityCacheSeconds` as a duration (valid after `check()`).
     public var connectivityCache: Duration { Self.duration(seconds: connectivityCacheSeconds) }
+    /// `definitionFetchDeadlineSeconds` as a duration (valid after `check()`).
+    public var definitionFetchDeadline: Duration { Self.duration(seconds: definitionFetchDeadlineSeconds) }
+    /// The longest `definitionFetchDeadlineSeconds`: the survey client's read timeout, beyond which
+    /// the fetch has failed anyway.
+    public static let maxDefinitionFetchDeadlineSeconds: Double = 30
     /// `backoffBaseSeconds` as a duration (valid after `check()`).
     public var backoffBase: Duration { Self.duration(seconds: backoffBaseSeconds) }
     /// `backoffCapSeconds` as a duration (valid after `check()`).
@@ -100,6 +109,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
         public var deliveryWaitSeconds: Double?
         public var maxInFlight: Int?
         public var connectivityCacheSeconds: Double?
+        public var definitionFetchDeadlineSeconds: Double?
         public var maxRequestBytes: Int?
         public var tokenFile: String?
         public var queueDiskCapMegabytes: Int?
@@ -155,6 +165,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
         if let v = overrides.deliveryWaitSeconds { deliveryWaitSeconds = v }
         if let v = overrides.maxInFlight { maxInFlight = v }
         if let v = overrides.connectivityCacheSeconds { connectivityCacheSeconds = v }
+        if let v = overrides.definitionFetchDeadlineSeconds { definitionFetchDeadlineSeconds = v }
         if let v = overrides.maxRequestBytes { maxRequestBytes = v }
         if let v = overrides.tokenFile { tokenFile = v }
         if let v = overrides.queueDiskCapMegabytes { queueDiskCapMegabytes = v }
@@ -173,6 +184,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
         ("SURVEYD_MAX_IN_FLIGHT", "maxInFlight"), ("SURVEYD_CONNECTIVITY_CACHE", "connectivityCacheSeconds"),
         ("SURVEYD_MAX_REQUEST_BYTES", "maxRequestBytes"), ("SURVEYD_TOKEN_FILE", "tokenFile"),
         ("SURVEYD_QUEUE_DISK_CAP_MB", "queueDiskCapMegabytes"),
+        ("SURVEYD_DEFINITION_FETCH_DEADLINE", "definitionFetchDeadlineSeconds"),
     ]
 
     static func fromEnvironment(_ environment: [String: String]) throws(ConfigurationError) -> Overrides {
@@ -216,6 +228,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
         o.deliveryWaitSeconds = try number("SURVEYD_DELIVERY_WAIT")
         o.maxInFlight = try wholeNumber("SURVEYD_MAX_IN_FLIGHT")
         o.connectivityCacheSeconds = try number("SURVEYD_CONNECTIVITY_CACHE")
+        o.definitionFetchDeadlineSeconds = try number("SURVEYD_DEFINITION_FETCH_DEADLINE")
         o.maxRequestBytes = try wholeNumber("SURVEYD_MAX_REQUEST_BYTES")
         o.tokenFile = environment["SURVEYD_TOKEN_FILE"]
         o.queueDiskCapMegabytes = try wholeNumber("SURVEYD_QUEUE_DISK_CAP_MB")
@@ -265,6 +278,9 @@ public struct DaemonConfiguration: Sendable, Hashable {
         }
         guard connectivityCacheSeconds >= 0, connectivityCacheSeconds <= maxSeconds else {
             throw ConfigurationError(source: "connectivityCacheSeconds", "must be from 0 to \(Int(maxSeconds)) (1 week), got \(connectivityCacheSeconds)")
+        }
+        guard definitionFetchDeadlineSeconds >= 0, definitionFetchDeadlineSeconds <= Self.maxDefinitionFetchDeadlineSeconds else {
+            throw ConfigurationError(source: "definitionFetchDeadlineSeconds", "must be from 0 to \(Int(Self.maxDefinitionFetchDeadlineSeconds)) (the survey server's read timeout), got \(definitionFetchDeadlineSeconds)")
         }
         guard maxRequestBytes >= 1024 else {
             throw ConfigurationError(source: "maxRequestBytes", "must be at least 1024, got \(maxRequestBytes)")

@@ -361,6 +361,27 @@ final class Stack: @unchecked Sendable {
         await stack.finish()
     }
 
+    /// 7b. `surveyctl answer --question`: the same answer twice is recorded once; an answer to a
+    /// question the session no longer asks is refused and the current question is shown.
+    @Test func answersNamingTheirQuestion() async throws {
+        let stack = try Stack()
+        try await stack.startMock()
+        try await stack.startDaemon()
+        _ = try await stack.ctl(["start", "--lang", "en"])
+        let first = try await stack.ctl(["answer", "--question", "name", "--position", "1", "Kim Minsu"])
+        #expect(first.status == 0 && first.stdout.contains("question 2 of 5"), "\(first.stdout) \(first.stderr)")
+        let again = try await stack.ctl(["answer", "--question", "name", "--position", "1", "Kim Minsu"])
+        #expect(again.status == 0, "\(again.stdout) \(again.stderr)")
+        #expect(again.stdout.contains("recorded already") && again.stdout.contains("question 2 of 5"), "\(again.stdout)")
+        let stale = try await stack.ctl(["answer", "--question", "name", "Lee Minsu"])
+        #expect(stale.status == 65)
+        #expect(stale.stderr.contains("no longer asks the question \"name\""), "\(stale.stderr)")
+        #expect(stale.stderr.contains("question 2 of 5") && stale.stderr.contains("[email, text]"), "\(stale.stderr)")
+        let json = try await stack.json(["answer", "--question", "email", "kim@example.com"])
+        #expect((json["session"] as? [String: Any])?["current"] as? Int == 3, "\(json)")
+        await stack.finish()
+    }
+
     /// 8. `surveyd --demo` from the repository root: the embedded mock server, a daemon on the
     /// socket it prints, questionnaires served; SIGTERM ends it with 0.
     @Test func demoModeFromTheRepositoryRoot() async throws {

@@ -19,6 +19,7 @@ import Testing
     @Test(arguments: [
         (["answer"], "give an answer (e.g. surveyctl answer 2), or --skip for an optional question"),
         (["answer", "--skip", "x"], "give an answer or --skip, not both"),
+        (["answer", "--position", "0", "x"], "--position is the question's number in its stage, from 1, not 0"),
         (["start", "--lang", "fr"], "--lang must be ko or en, not fr"),
         (["flush", "--timeout", "0"], "--timeout must be above 0 seconds"),
         (["requeue", "7", "--keep-key", "--new-key"], "give --keep-key or --new-key, not both"),

@@ -97,7 +97,7 @@ import Testing
         }
     }
 
-    @Test(arguments: ["SURVEYD_BACKOFF_BASE", "SURVEYD_BACKOFF_CAP", "SURVEYD_IDLE_TIMEOUT", "SURVEYD_DELIVERY_WAIT", "SURVEYD_CONNECTIVITY_CACHE"])
+    @Test(arguments: ["SURVEYD_BACKOFF_BASE", "SURVEYD_BACKOFF_CAP", "SURVEYD_IDLE_TIMEOUT", "SURVEYD_DELIVERY_WAIT", "SURVEYD_CONNECTIVITY_CACHE", "SURVEYD_DEFINITION_FETCH_DEADLINE"])
     func secondsVariablesMustBeFinite(variable: String) {
         for text in ["inf", "-inf", "nan"] {
             #expect(message(env: [variable: text]) == #"surveyd configuration: environment variable \#(variable): "\#(text)" is not a finite number"#, "\(text)")
@@ -128,6 +128,26 @@ import Testing
         let file = dir.appending("surveyd.json")
         try Data(#"{"idleSessionTimeoutSeconds":1e300}"#.utf8).write(to: file)
         #expect(message(file: file.path)?.hasPrefix("surveyd configuration: idleSessionTimeoutSeconds: must be above 0 and at most 604800") == true)
+    }
+
+    @Test func definitionFetchDeadlineFromEachSourceWithinZeroToThirtySeconds() throws {
+        #expect(DaemonConfiguration(environment: ["HOME": "/h"], userID: 1).definitionFetchDeadline == .seconds(3))
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let file = dir.appending("surveyd.json")
+        try Data(#"{"definitionFetchDeadlineSeconds":5}"#.utf8).write(to: file)
+        #expect(try DaemonConfiguration.resolve(file: file.path, environment: ["HOME": "/h"], flags: .init(), userID: 1).definitionFetchDeadline == .seconds(5))
+        let fromEnvironment = try DaemonConfiguration.resolve(file: file.path, environment: ["HOME": "/h", "SURVEYD_DEFINITION_FETCH_DEADLINE": "0.5"], flags: .init(), userID: 1)
+        #expect(fromEnvironment.definitionFetchDeadline == .milliseconds(500))
+        var flags = DaemonConfiguration.Overrides()
+        flags.definitionFetchDeadlineSeconds = 0
+        #expect(try DaemonConfiguration.resolve(file: file.path, environment: ["HOME": "/h", "SURVEYD_DEFINITION_FETCH_DEADLINE": "0.5"], flags: flags, userID: 1).definitionFetchDeadline == .zero)
+        flags.definitionFetchDeadlineSeconds = 30
+        #expect(message(flags: flags) == nil)
+        for bad in [30.5, -1, .nan, .infinity] {
+            flags.definitionFetchDeadlineSeconds = bad
+            #expect(message(flags: flags) == "surveyd configuration: definitionFetchDeadlineSeconds: must be from 0 to 30 (the survey server's read timeout), got \(bad)")
+        }
     }
 
     @Test func largestAcceptedSettingsBecomeDurations() throws {

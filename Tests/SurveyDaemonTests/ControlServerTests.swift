@@ -38,6 +38,9 @@ actor FakeBackend: ControlBackend {
     }
     func answer(_ request: AnswerRequest) async throws -> AnswerReply {
         answers.append(request)
+        if request.question == "old" {
+            throw ControlError(status: 409, code: "question_changed", "session s1 no longer asks the question \"old\"", session: Self.session)
+        }
         return AnswerReply(accepted: true, message: nil, session: Self.session)
     }
     func session(id: String) async throws -> SessionView {
@@ -115,6 +118,33 @@ func withControlServer(maxRequestBytes: Int = 4096, socketGroup: (name: String, 
             #expect(await backend.answers == [AnswerRequest(session: nil, values: ["Kim"], skip: false)])
             let session = try await UnixHTTP.request(socket: path, method: "GET", target: "/v1/sessions/s1")
             #expect(try JSONDecoder().decode(SessionView.self, from: session.body).id == "s1")
+            let named = try await UnixHTTP.request(socket: path, method: "POST", target: "/v1/answers", body: #"{"values":["Kim"],"question":"name","position":1}"#)
+            #expect(named.status == 200)
+            #expect(await backend.answers.last == AnswerRequest(session: nil, values: ["Kim"], skip: false, question: "name", position: 1))
+        }
+    }
+
+    /// An error about a session's progress carries the session beside the error, and the client
+    /// reads it.
+    @Test func aQuestionChangedReplyCarriesTheSession() async throws {
+        try await withControlServer { path, _ in
+            let reply = try await UnixHTTP.request(socket: path, method: "POST", target: "/v1/answers", body: #"{"values":["Kim"],"question":"old","position":1}"#)
+            #expect(reply.status == 409)
+            let error = try JSONDecoder().decode(ErrorReply.self, from: reply.body)
+            #expect(error.error.code == "question_changed")
+            #expect(error.session == FakeBackend.session)
+            #expect(reply.bodyText.hasPrefix(#"{"error":{"code":"question_changed","#) && reply.bodyText.contains(#","session":{"#))
+            do throws(ControlClientError) {
+                _ = try await ControlClient(socketPath: path).answer(AnswerRequest(values: ["Kim"], question: "old"))
+                Issue.record("the client took a 409 for an answer")
+            } catch {
+                #expect(error.code == "question_changed")
+                #expect(error.session == FakeBackend.session)
+            }
+            // Other errors carry no session, as before.
+            let other = try await UnixHTTP.request(socket: path, method: "GET", target: "/v1/sessions/zz")
+            #expect(!other.bodyText.contains("session\":{"))
+            #expect(try JSONDecoder().decode(ErrorReply.self, from: other.body).session == nil)
         }
     }
 
@@ -268,7 +298,7 @@ func withControlServer(maxRequestBytes: Int = 4096, socketGroup: (name: String, 
         }
         views.append(session.view())
         for view in views {
-            for reply in [AnswerReply(accepted: true, message: nil, session: view), AnswerReply(accepted: false, message: odd, session: view)] {
+            for reply in [AnswerReply(accepted: true, message: nil, session: view), AnswerReply(accepted: false, message: odd, session: view), AnswerReply(accepted: true, message: nil, repeated: true, session: view)] {
                 var out = JSONOutput(escapesSlashes: false)
                 reply.write(to: &out)
                 #expect(String(decoding: out.bytes, as: UTF8.self) == String(decoding: try ControlServer.encoder.encode(reply), as: UTF8.self))
@@ -302,6 +332,11 @@ func withControlServer(maxRequestBytes: Int = 4096, socketGroup: (name: String, 
             "{\n\t\"values\":[\"한글 😀\", \"a/b\"]\r\n}",
             #"{"skip":true}"#,
             #"{"session":""}"#,
+            #"{"session":"abc","values":["Kim"],"question":"name","position":1}"#,
+            #"{"question":"like","position":123456789,"values":["5"]}"#,
+            #" { "position" : 0 , "question" : null } "#,
+            #"{"position":null,"question":"","skip":true}"#,
+            #"{"position":7}"#,
         ]
         for body in read {
             let simple = try #require(AnswerRequest(simpleJSON: Array(body.utf8)), "\(body)")
@@ -315,6 +350,9 @@ func withControlServer(maxRequestBytes: Int = 4096, socketGroup: (name: String, 
             #"{"other":1}"#, #"{"values":["a"]} x"#, #"{"values":["a"],}"#, #"{"values":["a",]}"#, #"{"values":["a"]"#,
             #"[]"#, #""#, #"{"values":["a"] "skip":true}"#, #"{"skip":tru}"#, #"{"skip":truex}"#, #"{values:[]}"#,
             "\u{FEFF}{}", #"{"session":null,"session":"x"}"#, "{\u{0B}}", "{\u{0C}}", "{\u{A0}}",
+            #"{"position":-1}"#, #"{"position":1.0}"#, #"{"position":1e2}"#, #"{"position":1E2}"#, #"{"position":01}"#, #"{"position":00}"#,
+            #"{"position":1234567890}"#, #"{"position":99999999999999999999}"#, #"{"position":"1"}"#, #"{"position":}"#, #"{"position":+1}"#,
+            #"{"position":1,"position":2}"#, #"{"question":1}"#, #"{"question":"a\"b"}"#, #"{"question":["a"]}"#, #"{"question":"a","question":"a"}"#,
         ]
         /// A body whose one value holds `bytes` that are not a plain string's.
         func value(_ bytes: [UInt8]) -> [UInt8] {
@@ -331,21 +369,23 @@ func withControlServer(maxRequestBytes: Int = 4096, socketGroup: (name: String, 
         for body in leftToTheDecoder {
             #expect(AnswerRequest(simpleJSON: body) == nil, "\(String(decoding: body, as: UTF8.self))")
         }
-        // Cut and altered forms of a read body: whatever the simple reader accepts, the decoder
+        // Cut and altered forms of read bodies: whatever the simple reader accepts, the decoder
         // reads the same way.
-        let base = Array(read[2].utf8)
         var checked = 0
-        for cut in 0 ... base.count {
-            for replacement in [nil, UInt8(ascii: "\""), UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), UInt8(ascii: "x"), UInt8(ascii: " ")] as [UInt8?] {
-                var body = Array(base[..<cut])
-                if let replacement { body.append(replacement) }
-                body += base[min(cut + 1, base.count)...]
-                guard let simple = AnswerRequest(simpleJSON: body) else { continue }
-                checked += 1
-                #expect(simple == (try? JSONDecoder().decode(AnswerRequest.self, from: Data(body))), "\(String(decoding: body, as: UTF8.self))")
+        for base in [Array(read[2].utf8), Array(read[7].utf8), Array(read[9].utf8)] {
+            for cut in 0 ... base.count {
+                for replacement in [nil, UInt8(ascii: "\""), UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), UInt8(ascii: "x"), UInt8(ascii: " "),
+                                    UInt8(ascii: "0"), UInt8(ascii: "7"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "e")] as [UInt8?] {
+                    var body = Array(base[..<cut])
+                    if let replacement { body.append(replacement) }
+                    body += base[min(cut + 1, base.count)...]
+                    guard let simple = AnswerRequest(simpleJSON: body) else { continue }
+                    checked += 1
+                    #expect(simple == (try? JSONDecoder().decode(AnswerRequest.self, from: Data(body))), "\(String(decoding: body, as: UTF8.self))")
+                }
             }
         }
-        #expect(checked > 10)
+        #expect(checked > 30)
     }
 
     @Test func supplementaryGroupsAreReadFromProcStatus() {

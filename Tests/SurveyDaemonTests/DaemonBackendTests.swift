@@ -155,6 +155,42 @@ struct FixedConnectivity: ConnectivityObserver {
         let json = #"{"version":"0.2.0","startedAt":"t","uptimeSeconds":1,"connectivity":{"state":"online"},"queue":{"pending":0,"inFlight":0,"dead":0,"delivered":0},"journalProblems":[],"sessions":[]}"#
         let status = try JSONDecoder().decode(StatusView.self, from: Data(json.utf8))
         #expect(status.followUps.isEmpty)
+        #expect(status.definitionProblems.isEmpty)
         #expect(!Rendering.status(status).contains { $0.hasPrefix("follow-ups") })
+        #expect(!Rendering.status(status).contains { $0.hasPrefix("definitions") })
     }
+
+    /// Stages whose newest questionnaire has errors are named by status, for the operator to
+    /// pass on to the survey's owner.
+    @Test func statusNamesTheStagesWhoseQuestionnaireHasErrors() async throws {
+        let problem = DefinitionProblem(stage: "1", language: "ko", error: "questionnaire \"1\" has 1 definition error", since: Date(timeIntervalSince1970: 1_800_000_000))
+        let manager = SessionManager(
+            journal: MemoryJournal(), definitions: ReportingDefinitions(reported: [problem]), queue: RecordingQueue(),
+            settings: .init(defaultLanguage: "en", idleTimeout: .seconds(600), deliveryWait: .milliseconds(1)), logger: Logger(label: "t")
+        )
+        let worker = DeliveryWorker(queue: MemoryDeliveryQueue(), uploader: ScriptedUploader(), settings: .init(maxInFlight: 1, backoff: { _, _ in .seconds(1) }, offlinePause: .seconds(3600)), logger: Logger(label: "t")) { _, _ in }
+        let backend = DaemonBackend(version: "0.1.0", startedAt: Date(), sessions: manager, worker: worker, inspector: MemoryInspector(queue: MemoryDeliveryQueue()), connectivity: FixedConnectivity(online: true))
+        let status = try await backend.status()
+        #expect(status.definitionProblems == [StatusView.DefinitionProblem(stage: "1", lang: "ko", error: problem.error, since: "2027-01-15T08:00:00Z")])
+        let decoded = try JSONDecoder().decode(StatusView.self, from: try JSONEncoder().encode(status))
+        #expect(decoded.definitionProblems == status.definitionProblems)
+        let lines = Rendering.status(status)
+        #expect(lines.contains("definitions: the survey server sends questionnaires with errors for 1 stage; sessions start from the last good copy. Tell the survey's owner:"), "\(lines)")
+        #expect(lines.contains("  - stage 1 (ko) since 2027-01-15T08:00:00Z: questionnaire \"1\" has 1 definition error"), "\(lines)")
+    }
+}
+
+/// The fixture questionnaires, with definition problems to report.
+struct ReportingDefinitions: DefinitionSource {
+    let reported: [DefinitionProblem]
+
+    func definition(stage: String, language: String, knownAnswerNames: Set<String>) async throws -> LoadedDefinition {
+        try await FixtureDefinitions(offline: false).definition(stage: stage, language: language, knownAnswerNames: knownAnswerNames)
+    }
+
+    func cachedDefinition(hash: String, stage: String, knownAnswerNames: Set<String>) async throws -> LoadedDefinition? {
+        try await FixtureDefinitions(offline: false).cachedDefinition(hash: hash, stage: stage, knownAnswerNames: knownAnswerNames)
+    }
+
+    func problems() async -> [DefinitionProblem] { reported }
 }

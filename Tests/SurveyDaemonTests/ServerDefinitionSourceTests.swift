@@ -5,7 +5,7 @@ import Logging
 import MockServer
 import Networking
 import Storage
-import SurveyDaemon
+@testable import SurveyDaemon
 import SurveyTesting
 import Testing
 
@@ -63,9 +63,28 @@ import Testing
         }
     }
 
+    /// A server that accepts the request and never answers: the start uses the cached copy once
+    /// the deadline passes, while the fetch still waits; it ends when the server stops.
+    @Test func aHangingServerStartsFromTheCacheWhileTheFetchWaits() async throws {
+        try await withSource(fixtures: PackagePaths.mock, deadline: .milliseconds(200)) { source, cache, mock in
+            let online = try await source.definition(stage: "common", language: "en", knownAnswerNames: [])
+            await source.settleFetches()
+            var faults = Faults()
+            faults.hangShare = 1
+            mock.server.setFaults(faults)
+            let cached = try await source.definition(stage: "common", language: "en", knownAnswerNames: [])
+            #expect(cached.hash == online.hash)
+            #expect(await source.shared.fetches.inFlight == 1, "the fetch still waits for the server")
+            try await mock.stop()
+            await source.settleFetches()
+            #expect(await source.shared.fetches.inFlight == 0)
+            #expect(try cache.current(typeID: "common", language: "en")?.hash == online.hash)
+        }
+    }
+
     /// Runs `body` with a definition source on a real client and cache against a mock server
     /// serving `fixtures` (stopped afterwards, also when `body` already stopped it).
-    func withSource(fixtures: URL, _ body: (ServerDefinitionSource, DefinitionCache, InProcessMockServer) async throws -> Void) async throws {
+    func withSource(fixtures: URL, deadline: Duration = .seconds(3), _ body: (ServerDefinitionSource, DefinitionCache, InProcessMockServer) async throws -> Void) async throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         let logger = Logger(label: "definitions")
@@ -78,7 +97,7 @@ import Testing
                 connectivity: ConnectivityMonitor(probe: TCPConnectProbe(host: "127.0.0.1", port: mock.port), reuse: .zero),
                 logger: logger)
             let cache = try DefinitionCache(directory: dir.path + "/definitions")
-            try await body(ServerDefinitionSource(client: client, cache: cache, logger: logger), cache, mock)
+            try await body(ServerDefinitionSource(client: client, cache: cache, deadline: deadline, logger: logger), cache, mock)
         } catch {
             try? await http.shutdown()
             try? await mock.stop()

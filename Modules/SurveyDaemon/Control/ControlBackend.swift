@@ -13,7 +13,8 @@ public protocol ControlBackend: Sendable {
     func requeue(deadLetter id: String, _ request: RequeueRequest) async throws -> DeadLetterView
 }
 
-/// An error the control API reports to its client as `{"error": {"code", "message"}}`.
+/// An error the control API reports to its client as `{"error": {"code", "message"}}` (with
+/// `"session"` beside `"error"` when it carries one).
 public struct ControlError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The HTTP status of the reply.
     public var status: Int
@@ -21,11 +22,15 @@ public struct ControlError: Error, Sendable, Hashable, CustomStringConvertible {
     public var code: String
     /// What went wrong and what to do.
     public var message: String
+    /// The session the error is about, as it stands now, sent along when the client needs it
+    /// to go on (`question_changed`: the question now asked).
+    public var session: SessionView?
 
-    public init(status: Int, code: String, _ message: String) {
+    public init(status: Int, code: String, _ message: String, session: SessionView? = nil) {
         self.status = status
         self.code = code
         self.message = message
+        self.session = session
     }
 
     public var description: String { "\(code): \(message)" }

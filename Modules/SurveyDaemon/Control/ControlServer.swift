@@ -191,7 +191,7 @@ struct ControlErrorMiddleware: RouterMiddleware {
     }
 
     static func reply(_ error: ControlError) -> Response {
-        let body = (try? ControlServer.encoder.encode(ErrorReply(code: error.code, message: error.message))) ?? Data()
+        let body = (try? ControlServer.encoder.encode(ErrorReply(code: error.code, message: error.message, session: error.session))) ?? Data()
         return Response(
             status: HTTPResponse.Status(code: error.status),
             headers: [.contentType: "application/json"],

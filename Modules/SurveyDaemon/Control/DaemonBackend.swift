@@ -114,7 +114,10 @@ public struct DaemonBackend: ControlBackend {
             ),
             journalProblems: problems,
             sessions: await sessions.openSessions(),
-            followUps: await sessions.recentFollowUps(limit: StatusView.followUpLimit)
+            followUps: await sessions.recentFollowUps(limit: StatusView.followUpLimit),
+            definitionProblems: await sessions.definitions.problems().map {
+                StatusView.DefinitionProblem(stage: $0.stage, lang: $0.language, error: $0.error, since: $0.since.iso8601Seconds)
+            }
         )
     }
 

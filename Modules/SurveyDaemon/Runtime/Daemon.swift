@@ -30,6 +30,7 @@ public final class Daemon: Sendable {
     public let backend: DaemonBackend
     let sessionJournal: Journal
     let cache: DefinitionCache
+    let definitions: ServerDefinitionSource
     let httpClient: HTTPClient
     let control: ControlServer
     let logger: Logger
@@ -81,9 +82,11 @@ public final class Daemon: Sendable {
         let wake = WakeHook()
         let sessionProblems = sessionJournal.recoveryReport.map { "\($0.kind.rawValue) in \(state)/sessions/\($0.segment) at byte \($0.offset); kept at \($0.keptAt)" }
         queue = StoredSubmissionQueue(queue: submissionQueue, wake: wake, problems: { sessionProblems })
+        let definitions = ServerDefinitionSource(client: client, cache: cache, deadline: configuration.definitionFetchDeadline, logger: logger)
+        self.definitions = definitions
         let sessions = SessionManager(
             journal: StoredSessionJournal(journal: sessionJournal),
-            definitions: ServerDefinitionSource(client: client, cache: cache, logger: logger),
+            definitions: definitions,
             queue: queue,
             settings: .init(defaultLanguage: configuration.defaultLanguage, idleTimeout: configuration.idleSessionTimeout, deliveryWait: configuration.deliveryWait),
             logger: logger)
@@ -114,9 +117,11 @@ public final class Daemon: Sendable {
         let server = control
         let housekeeping = Housekeeping(sessions: sessions, queue: queue.queue, cache: cache, interval: min(.seconds(30), max(.seconds(1), configuration.idleSessionTimeout / 4)), logger: logger)
         let watcher = ConnectivityWatcher(monitor: monitor, worker: worker, queue: queue.queue, interval: .seconds(2))
-        // Services shut down in reverse order: the control server stops accepting first.
+        // Services shut down in reverse order: the control server stops accepting first, the
+        // questionnaire fetches still in flight are stopped last.
         var groupConfiguration = ServiceGroupConfiguration(
             services: [
+                .init(service: DefinitionFetchesService(source: definitions)),
                 .init(service: worker),
                 .init(service: housekeeping),
                 .init(service: watcher),

@@ -19,6 +19,31 @@ public protocol DefinitionSource: Sendable {
     func definition(stage: String, language: String, knownAnswerNames: Set<String>) async throws -> LoadedDefinition
     /// A cached questionnaire by content hash, to rebuild sessions on start; nil when not cached.
     func cachedDefinition(hash: String, stage: String, knownAnswerNames: Set<String>) async throws -> LoadedDefinition?
+    /// Stages whose newest questionnaire from the server has errors (sessions start from the
+    /// last good copy meanwhile), for `surveyctl status`.
+    func problems() async -> [DefinitionProblem]
+}
+
+extension DefinitionSource {
+    public func problems() async -> [DefinitionProblem] { [] }
+}
+
+/// The survey server sent a questionnaire with errors for a stage: it was not used, and the
+/// last good copy (if any) stays in use until the server sends a good one.
+public struct DefinitionProblem: Sendable, Hashable {
+    public var stage: String
+    public var language: String
+    /// What is wrong with the questionnaire, for the survey's owner.
+    public var error: String
+    /// When the server first sent this questionnaire.
+    public var since: Date
+
+    public init(stage: String, language: String, error: String, since: Date) {
+        self.stage = stage
+        self.language = language
+        self.error = error
+        self.since = since
+    }
 }
 
 /// The durable record of session events.

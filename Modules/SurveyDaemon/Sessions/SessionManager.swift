@@ -36,6 +36,9 @@ public actor SessionManager {
     var deliveryWaiters: [UUID: CheckedContinuation<DeliveryState?, Never>] = [:]
     /// Deliveries that finished before their session started waiting for them.
     var earlyOutcomes: [UUID: DeliveryState] = [:]
+    /// The answer each session accepted last, with its question: a repeat of it returns the
+    /// session as it stands instead of answering again. In memory only.
+    var lastAnswers: [UUID: AcceptedAnswer] = [:]
     /// Problems met while rebuilding sessions, for `surveyctl status`.
     public private(set) var restoreProblems: [String] = []
     /// The journaled events of every session in memory (and of sessions that could not be
@@ -75,39 +78,8 @@ public actor SessionManager {
         return session.view()
     }
 
-    public func answer(_ request: AnswerRequest) async throws(ControlError) -> AnswerReply {
-        let id = try resolve(request.session)
-        await lock(id)
-        defer { unlock(id) }
-        guard var session = sessions[id] else { throw noSuchSession(id.uuidString) }
-        if case .asking = session.state, isIdle(session) {
-            try await close(&session, .abandoned)
-            throw ControlError.conflict("session_closed", "session \(id.text(uppercase: false)) was idle too long and is closed as abandoned; start a new one with `surveyctl start`")
-        }
-        let time = now()
-        let decision = request.skip ? session.skip(at: time) : session.answer(request.values, at: time)
-        switch decision {
-        case .notAsking(let why):
-            throw ControlError.conflict("not_asking", "\(why); start a new session with `surveyctl start`")
-        case .rejected(_, let message):
-            session.touch(time)
-            sessions[id] = session
-            return AnswerReply(accepted: false, message: message, session: session.view())
-        case .accepted(let events):
-            try await persist(events)
-            for event in events { try apply(event, to: &session) }
-            sessions[id] = session
-            if case .awaitingDelivery(let key) = session.state {
-                try await completeStage(&session, key: key)
-            } else if case .closed(let outcome) = session.state {
-                logger.info("session closed", metadata: ["session": "\(id)", "outcome": "\(outcome.rawValue)"])
-            }
-            return AnswerReply(accepted: true, message: nil, session: (sessions[id] ?? session).view())
-        }
-    }
-
     public func view(id: String) throws(ControlError) -> SessionView {
-        guard let uuid = UUID(uuidString: id), let session = sessions[uuid] else { throw noSuchSession(id) }
+        guard let uuid = UUID(canonicalText: id), let session = sessions[uuid] else { throw noSuchSession(id) }
         return session.view()
     }
 
@@ -359,7 +331,8 @@ public actor SessionManager {
 
     func resolve(_ id: String?) throws(ControlError) -> UUID {
         if let id {
-            guard let uuid = UUID(uuidString: id), sessions[uuid] != nil else { throw noSuchSession(id) }
+            // The whole id, strictly: `UUID(uuidString:)` stops at a NUL and took `<id>\0junk` for `<id>`.
+            guard let uuid = UUID(canonicalText: id), sessions[uuid] != nil else { throw noSuchSession(id) }
             return uuid
         }
         let open = sessions.values.filter(\.isOpen)
@@ -373,7 +346,14 @@ public actor SessionManager {
     }
 
     func noSuchSession(_ id: String) -> ControlError {
-        ControlError.notFound("no_such_session", "no session \(id); `surveyctl status` lists the open sessions")
+        ControlError.notFound("no_such_session", "no session \(Self.shown(id)); `surveyctl status` lists the open sessions")
+    }
+
+    /// An id from a client as a message shows it: as it came when it is short and printable,
+    /// else quoted with its control characters escaped and cut at 80 characters.
+    static func shown(_ id: String) -> String {
+        if id.count <= 80, !id.isEmpty, id.unicodeScalars.allSatisfy({ $0.properties.generalCategory != .control && $0 != " " }) { return id }
+        return String(id.prefix(80)).debugDescription + (id.count > 80 ? "…" : "")
     }
 
     func loadDefinition(stage: String, language: String, earlierAnswers: Set<String>) async throws(ControlError) -> LoadedDefinition {

@@ -1,0 +1,240 @@
+import Entities
+import Foundation
+import Logging
+import Networking
+import NIOPosix
+import Storage
+import Synchronization
+
+/// Questionnaires from the survey server (after its connectivity check), kept in the Storage
+/// definition cache; the cache answers when the server cannot. The cache's file I/O (reads,
+/// fsync'd writes) runs on NIO's blocking thread pool, never on a Swift concurrency thread.
+///
+/// - Every request for a stage and language fetches it again, and concurrent requests share one
+///   fetch (``DefinitionFetches``).
+/// - With a cached copy, a request waits for the server at most ``deadline`` (counted from the
+///   start of the fetch) and then uses the copy; the fetch goes on and caches what it gets
+///   (stale-while-revalidate). Without one, it waits for the fetch, up to the client's read
+///   timeout.
+/// - A questionnaire with errors is never cached: requests go on with the last good copy, and
+///   ``problems()`` names the stage and the errors until the server sends a good one.
+///
+/// The server usually sends the same bytes again: the decoded questionnaire is kept by content
+/// hash (the cache itself writes nothing when the bytes are unchanged).
+public struct ServerDefinitionSource: DefinitionSource {
+    let client: SurveyClient
+    let cache: DefinitionCache
+    /// With a cached copy, how long after its fetch began a request stops waiting for the server.
+    let deadline: Duration
+    let now: @Sendable () -> Date
+    let logger: Logger
+    let memo = Memo()
+    let shared = Shared()
+
+    /// What a fetch came to.
+    enum FetchOutcome: Sendable {
+        /// Checked and cached.
+        case fetched(CachedDefinition)
+        /// The questionnaire has errors (described); it was not cached.
+        case invalid(String)
+        case failed(NetworkError)
+        /// Good, but it could not be cached (described), so sessions cannot be restored from it.
+        case notStored(String)
+    }
+
+    /// The state copies of the source share: fetches in flight, the last good copy of each stage
+    /// and language, and the problems met.
+    final class Shared: Sendable {
+        let fetches = DefinitionFetches<FetchOutcome>()
+        let lastGood = Mutex<[DefinitionKey: CachedDefinition]>([:])
+        let problems = Mutex<[DefinitionKey: (problem: DefinitionProblem, hash: String)]>([:])
+    }
+
+    /// Decoded definitions by (hash, stage, earlier answer names). Shared by copies of the source.
+    final class Memo: Sendable {
+        struct Key: Hashable {
+            var hash: String
+            var stage: String
+            var knownAnswerNames: Set<String>
+        }
+
+        /// Decoded definitions kept at most; the memo starts over when it would hold more.
+        static let capacity = 64
+        let decoded = Mutex<[Key: LoadedDefinition]>([:])
+
+        func decoded(_ key: Key) -> LoadedDefinition? { decoded.withLock { $0[key] } }
+
+        func remember(_ definition: LoadedDefinition, for key: Key) {
+            decoded.withLock {
+                if $0.count >= Self.capacity { $0.removeAll(keepingCapacity: true) }
+                $0[key] = definition
+            }
+        }
+    }
+
+    /// - Parameter deadline: with a cached copy, how long a request waits for the server
+    ///   (`definitionFetchDeadlineSeconds`).
+    public init(client: SurveyClient, cache: DefinitionCache, deadline: Duration = .seconds(3), now: @escaping @Sendable () -> Date = { Date() }, logger: Logger) {
+        self.client = client
+        self.cache = cache
+        self.deadline = deadline
+        self.now = now
+        self.logger = logger
+    }
+
+    public func definition(stage: String, language: String, knownAnswerNames: Set<String>) async throws -> LoadedDefinition {
+        let key = DefinitionKey(stage: stage, language: language)
+        let cached = await lastGood(key)
+        let wait = await shared.fetches.outcome(of: key, deadline: cached == nil ? nil : deadline) { [self] in
+            await fetch(key, knownAnswerNames: knownAnswerNames)
+        }
+        let outcome: FetchOutcome
+        switch wait {
+        case .outcome(.fetched(let fetched)):
+            return try decode(fetched, stage: stage, knownAnswerNames: knownAnswerNames)
+        case .outcome(let other):
+            outcome = other
+        case .gaveUp:
+            guard let cached else {
+                throw ControlError.unavailable("definition_unavailable", "surveyd is stopping; the questionnaire of stage \(stage) (\(language)) was not fetched")
+            }
+            logger.notice("the survey server is slow: using the cached questionnaire while the fetch goes on", metadata: ["stage": "\(stage)", "lang": "\(language)", "hash": "\(cached.hash)"])
+            return try decode(cached, stage: stage, knownAnswerNames: knownAnswerNames)
+        }
+        if case .failed(let error) = outcome, !(error.isTransient || error.code == .offline) {
+            if error.code == .rejectedRequest {
+                // A 404 (or a name that cannot be a stage): the stage does not exist; asking again will not help.
+                throw ControlError.notFound("no_such_stage", "the survey server has no questionnaire for stage \(stage) (\(language)): \(error.message); check the --type given to surveyctl start")
+            }
+            throw ControlError.unavailable("definition_unavailable", "the survey server refused the questionnaire of stage \(stage) (\(language)): \(error.message)")
+        }
+        guard let cached else { throw Self.unavailable(outcome, stage: stage, language: language, readTimeout: await client.configuration.readTimeout) }
+        logger.notice("using the cached questionnaire", metadata: ["stage": "\(stage)", "lang": "\(language)", "hash": "\(cached.hash)", "reason": "\(Self.reason(outcome))"])
+        return try decode(cached, stage: stage, knownAnswerNames: knownAnswerNames)
+    }
+
+    public func cachedDefinition(hash: String, stage: String, knownAnswerNames: Set<String>) async throws -> LoadedDefinition? {
+        if let known = memo.decoded(Memo.Key(hash: hash, stage: stage, knownAnswerNames: knownAnswerNames)) { return known }
+        guard let cached = try await NIOThreadPool.singleton.runIfActive({ [cache] in try cache.definition(hash: hash) }) else { return nil }
+        return try decode(cached, stage: stage, knownAnswerNames: knownAnswerNames)
+    }
+
+    public func problems() async -> [DefinitionProblem] {
+        shared.problems.withLock { $0.values.map(\.problem) }.sorted { ($0.stage, $0.language) < ($1.stage, $1.language) }
+    }
+
+    /// Stops the fetches in flight; later requests fetch inline (the daemon is shutting down).
+    func stopFetches() async {
+        await shared.fetches.stop()
+    }
+
+    /// Waits until no fetch is in flight (tests).
+    func settleFetches() async {
+        await shared.fetches.settle()
+    }
+
+    /// One fetch: the questionnaire from the server, checked, then cached (only once it decoded:
+    /// a broken definition never replaces a good one). Runs once for every request that shares it.
+    func fetch(_ key: DefinitionKey, knownAnswerNames: Set<String>) async -> FetchOutcome {
+        let body: Data
+        do {
+            body = try await client.fetchQuestionnaireResponse(typeID: key.stage, lang: key.language)
+        } catch {
+            return .failed(error)
+        }
+        let bytes = [UInt8](body)
+        let fetched = CachedDefinition(hash: DefinitionCache.hash(bytes), bytes: bytes)
+        do {
+            _ = try decodeChecked(fetched, stage: key.stage, knownAnswerNames: knownAnswerNames)
+        } catch {
+            let description = "\(error)"
+            let since = now()
+            shared.problems.withLock { problems in
+                guard problems[key]?.hash != fetched.hash else { return }
+                problems[key] = (DefinitionProblem(stage: key.stage, language: key.language, error: description, since: since), fetched.hash)
+            }
+            logger.error("the survey server sent a questionnaire with errors; the last good copy stays in use", metadata: ["stage": "\(key.stage)", "lang": "\(key.language)", "hash": "\(fetched.hash)", "error": "\(description)"])
+            return .invalid(description)
+        }
+        // A fetch cancelled at shutdown stores nothing.
+        guard !Task.isCancelled else { return .notStored("surveyd is stopping") }
+        do {
+            _ = try await NIOThreadPool.singleton.runIfActive { [cache] in try cache.store(typeID: key.stage, language: key.language, bytes: bytes) }
+        } catch {
+            logger.error("a fetched questionnaire cannot be cached", metadata: ["stage": "\(key.stage)", "lang": "\(key.language)", "error": "\(error)"])
+            return .notStored("\(error)")
+        }
+        shared.lastGood.withLock { $0[key] = fetched }
+        if shared.problems.withLock({ $0.removeValue(forKey: key) }) != nil {
+            logger.notice("the survey server sent a good questionnaire again", metadata: ["stage": "\(key.stage)", "lang": "\(key.language)", "hash": "\(fetched.hash)"])
+        }
+        return .fetched(fetched)
+    }
+
+    /// The newest good copy of (stage, language): remembered, else read from the cache; nil
+    /// when there is none (or the name cannot be cached: the fetch refuses it too).
+    func lastGood(_ key: DefinitionKey) async -> CachedDefinition? {
+        if let known = shared.lastGood.withLock({ $0[key] }) { return known }
+        let stored: CachedDefinition?
+        do {
+            stored = try await NIOThreadPool.singleton.runIfActive { [cache] in try cache.current(typeID: key.stage, language: key.language) }
+        } catch let error as StorageError where error.code == .notFound {
+            return nil
+        } catch {
+            logger.warning("the cached questionnaire cannot be read", metadata: ["stage": "\(key.stage)", "lang": "\(key.language)", "error": "\(error)"])
+            return nil
+        }
+        guard let stored else { return nil }
+        // A fetch may have cached a newer copy meanwhile: keep that one.
+        return shared.lastGood.withLock { lastGood in
+            if let newer = lastGood[key] { return newer }
+            lastGood[key] = stored
+            return stored
+        }
+    }
+
+    /// The error of a request with no cached copy whose fetch did not give a good questionnaire.
+    static func unavailable(_ outcome: FetchOutcome, stage: String, language: String, readTimeout: Duration) -> ControlError {
+        switch outcome {
+        case .invalid(let description):
+            return ControlError.unavailable("definition_invalid", "the questionnaire of stage \(stage) (\(language)) has errors: \(description); fix the survey definition on the server (no earlier good copy is cached)")
+        case .notStored(let description):
+            return ControlError.unavailable("definition_unavailable", "the questionnaire of stage \(stage) (\(language)) could not be cached (\(description)); check the state directory's free space and permissions, then start again")
+        case .failed(let error) where error.code == .timeout:
+            return ControlError.unavailable("definition_unavailable", "stage \(stage) (\(language)) is not cached and the survey server did not send it within its read timeout (\(readTimeout.components.seconds) s); check the server, then start again")
+        case .failed(let error):
+            return ControlError.unavailable("definition_unavailable", "stage \(stage) (\(language)) is not cached and the survey server cannot be reached (\(error.code.rawValue)); connect surveyd to the server once so that it can cache the questionnaire, then start again")
+        case .fetched:
+            return ControlError(status: 500, code: "internal", "a fetched questionnaire was taken for a failure")
+        }
+    }
+
+    static func reason(_ outcome: FetchOutcome) -> String {
+        switch outcome {
+        case .fetched: "fetched"
+        case .invalid: "invalid_definition"
+        case .notStored: "not_cached"
+        case .failed(let error): error.code.rawValue
+        }
+    }
+
+    /// The decoded questionnaire of `cached`, or `definition_invalid`.
+    func decode(_ cached: CachedDefinition, stage: String, knownAnswerNames: Set<String>) throws(ControlError) -> LoadedDefinition {
+        do {
+            return try decodeChecked(cached, stage: stage, knownAnswerNames: knownAnswerNames)
+        } catch {
+            throw ControlError.unavailable("definition_invalid", "the questionnaire of stage \(stage) has errors: \(error); fix the survey definition on the server")
+        }
+    }
+
+    /// The decoded questionnaire of `cached`, from the memo when these bytes were decoded before
+    /// for the same stage and earlier answers; throws the definition's errors.
+    func decodeChecked(_ cached: CachedDefinition, stage: String, knownAnswerNames: Set<String>) throws -> LoadedDefinition {
+        let key = Memo.Key(hash: cached.hash, stage: stage, knownAnswerNames: knownAnswerNames)
+        if let known = memo.decoded(key) { return known }
+        let questionnaire = try Questionnaire.decode(response: Data(cached.bytes), stage: stage, knownAnswerNames: knownAnswerNames)
+        let definition = LoadedDefinition(questionnaire: questionnaire, hash: cached.hash)
+        memo.remember(definition, for: key)
+        return definition
+    }
+}
