@@ -84,5 +84,5 @@ struct ManagerBackend: ControlBackend {
     func status() async throws -> StatusView { throw ControlError.unavailable("not_here", "status is not part of this test") }
     func flush(_ request: FlushRequest) async throws -> FlushReply { throw ControlError.unavailable("not_here", "flush is not part of this test") }
     func deadLetters() async throws -> [DeadLetterView] { [] }
-    func requeue(deadLetter id: String) async throws -> DeadLetterView { throw ControlError.notFound("no_such_dead_letter", "no dead letter \(id)") }
+    func requeue(deadLetter id: String, _ request: RequeueRequest) async throws -> DeadLetterView { throw ControlError.notFound("no_such_dead_letter", "no dead letter \(id)") }
 }
