@@ -177,6 +177,31 @@ public struct StatusView: Sendable, Hashable, Codable {
         }
     }
 
+    /// Whether a journal (`sessions` or `queue`) can write. While one cannot, answers or
+    /// finished stages are refused with `503` and `surveyctl status` exits 74.
+    public struct Journal: Sendable, Hashable, Codable {
+        /// `sessions` or `queue`.
+        public var name: String
+        /// `ok`, or `failed` while writes fail.
+        public var state: String
+        /// The failing system call (`write`, `fdatasync`, …) and its errno's name (`ENOSPC`,
+        /// `EIO`, …) and text, while failed.
+        public var call: String?
+        public var cause: String?
+        public var causeText: String?
+        /// Since when it has been failing.
+        public var since: String?
+
+        public init(name: String, state: String, call: String? = nil, cause: String? = nil, causeText: String? = nil, since: String? = nil) {
+            self.name = name
+            self.state = state
+            self.call = call
+            self.cause = cause
+            self.causeText = causeText
+            self.since = since
+        }
+    }
+
     public var version: String
     public var startedAt: String
     public var uptimeSeconds: Double
@@ -189,11 +214,16 @@ public struct StatusView: Sendable, Hashable, Codable {
     /// Closed sessions that ended `queued` and whose upload was delivered later with a follow-up
     /// stage (`followUp`), newest first, at most ``StatusView/followUpLimit``.
     public var followUps: [SessionView]
+    /// The journals and whether they can write.
+    public var journals: [Journal]
+
+    /// True while a journal cannot write.
+    public var journalFailed: Bool { journals.contains { $0.state != "ok" } }
 
     /// The most follow-ups status lists.
     public static let followUpLimit = 20
 
-    public init(version: String, startedAt: String, uptimeSeconds: Double, connectivity: Connectivity, queue: Queue, journalProblems: [String], sessions: [SessionView], followUps: [SessionView] = []) {
+    public init(version: String, startedAt: String, uptimeSeconds: Double, connectivity: Connectivity, queue: Queue, journalProblems: [String], sessions: [SessionView], followUps: [SessionView] = [], journals: [Journal] = []) {
         self.version = version
         self.startedAt = startedAt
         self.uptimeSeconds = uptimeSeconds
@@ -202,9 +232,10 @@ public struct StatusView: Sendable, Hashable, Codable {
         self.journalProblems = journalProblems
         self.sessions = sessions
         self.followUps = followUps
+        self.journals = journals
     }
 
-    /// A reply without `followUps` (an older daemon) reads as none.
+    /// A reply without `followUps` or `journals` (an older daemon) reads as none.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         version = try c.decode(String.self, forKey: .version)
@@ -215,6 +246,7 @@ public struct StatusView: Sendable, Hashable, Codable {
         journalProblems = try c.decode([String].self, forKey: .journalProblems)
         sessions = try c.decode([SessionView].self, forKey: .sessions)
         followUps = try c.decodeIfPresent([SessionView].self, forKey: .followUps) ?? []
+        journals = try c.decodeIfPresent([Journal].self, forKey: .journals) ?? []
     }
 }
 

@@ -16,6 +16,21 @@ extension Journal {
         return fd
     }
 
+    /// Writes all of `bytes` to `fd` through the file-operations seam, continuing after short
+    /// writes and EINTR; throws on an error or on a write that writes nothing.
+    func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws {
+        var written = 0
+        try bytes.withUnsafeBytes { raw in
+            while written < raw.count {
+                let n = options.fileOperations.write(fd, UnsafeRawBufferPointer(rebasing: raw[written...]))
+                if n < 0 && errno == EINTR { continue }
+                if n < 0 { throw SystemCallError(call: "write", errno: errno) }
+                if n == 0 { throw SystemCallError(call: "write", errno: EIO) }
+                written += n
+            }
+        }
+    }
+
     /// fsyncs a directory, so that the entries created or removed in it survive a power loss.
     static func fsyncDirectory(_ directory: String, operations: JournalFileOperations = JournalFileOperations()) throws {
         let fd = operations.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)

@@ -371,21 +371,6 @@ public final class Journal: Sendable {
         for (p, location) in zip(run, locations) { p.continuation.resume(returning: location) }
     }
 
-    /// Writes all of `bytes` to `fd` through the file-operations seam, continuing after short
-    /// writes and EINTR; throws on an error or on a write that writes nothing.
-    func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws {
-        var written = 0
-        try bytes.withUnsafeBytes { raw in
-            while written < raw.count {
-                let n = options.fileOperations.write(fd, UnsafeRawBufferPointer(rebasing: raw[written...]))
-                if n < 0 && errno == EINTR { continue }
-                if n < 0 { throw SystemCallError(call: "write", errno: errno) }
-                if n == 0 { throw SystemCallError(call: "write", errno: EIO) }
-                written += n
-            }
-        }
-    }
-
     /// Closes the active segment (everything in it is durable) and starts a new one.
     private func startSegment() throws {
         Glibc.close(segmentFD)

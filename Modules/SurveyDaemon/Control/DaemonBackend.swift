@@ -44,6 +44,13 @@ public protocol QueueInspector: Sendable {
     func requeue(deadLetter id: String) async throws -> DeadLetter?
     /// Problems found in the journal (recovered corruption, torn tails).
     func journalProblems() async -> [String]
+    /// Whether each journal can write now.
+    func journalHealth() async -> [StatusView.Journal]
+}
+
+extension QueueInspector {
+    /// No journals to report.
+    public func journalHealth() async -> [StatusView.Journal] { [] }
 }
 
 /// The connectivity verdict and when it last changed; `online` is nil before the first check.
@@ -107,7 +114,8 @@ public struct DaemonBackend: ControlBackend {
             ),
             journalProblems: problems,
             sessions: await sessions.openSessions(),
-            followUps: await sessions.recentFollowUps(limit: StatusView.followUpLimit)
+            followUps: await sessions.recentFollowUps(limit: StatusView.followUpLimit),
+            journals: await inspector.journalHealth()
         )
     }
 

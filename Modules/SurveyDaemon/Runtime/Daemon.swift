@@ -80,7 +80,7 @@ public final class Daemon: Sendable {
             transport: AsyncHTTPClientTransport(client: httpClient), connectivity: monitor, logger: logger)
         let wake = WakeHook()
         let sessionProblems = sessionJournal.recoveryReport.map { "\($0.kind.rawValue) in \(state)/sessions/\($0.segment) at byte \($0.offset); kept at \($0.keptAt)" }
-        queue = StoredSubmissionQueue(queue: submissionQueue, wake: wake, problems: { sessionProblems })
+        queue = StoredSubmissionQueue(queue: submissionQueue, wake: wake, problems: { sessionProblems }, otherJournals: [("sessions", sessionJournal)])
         let sessions = SessionManager(
             journal: StoredSessionJournal(journal: sessionJournal),
             definitions: ServerDefinitionSource(client: client, cache: cache, logger: logger),
