@@ -2,8 +2,9 @@
 // sequence number, payload) in segment files; one dedicated writer thread group-commits pending
 // appends into one write and one fdatasync, and each caller resumes only after the fdatasync that
 // covers its record returned (unless the journal is relaxed or the append asks for `deferSync`).
-// Opening recovers torn tails and reports mid-segment corruption.
-// The on-disk format is documented in doc/journal-format.md.
+// Opening recovers torn tails and reports mid-segment corruption (Journal+Files.swift); a failed
+// write or sync makes the journal refuse appends until it can write again, without a restart
+// (Journal+Failure.swift). The on-disk format is documented in doc/journal-format.md.
 
 #if canImport(Glibc)
 import Glibc
