@@ -77,13 +77,20 @@ struct Answer: AsyncParsableCommand {
 }
 
 struct Status: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Show the daemon's connectivity, queue, journal and sessions.")
+    static let configuration = CommandConfiguration(
+        abstract: "Show the daemon's connectivity, queue, journal and sessions.",
+        discussion: "Exits 74 while a journal cannot write (answers are refused meanwhile).")
 
     @OptionGroup var daemon: DaemonOptions
 
     func run() async throws {
         let status = try await request { () async throws(ControlClientError) in try await daemon.client.status() }
         daemon.output(status) { Rendering.status(status) }
+        // While a journal cannot write, answers are refused: scripts and monitors must see it.
+        if status.journalFailed {
+            printError("surveyctl status: a journal cannot write; answers are refused until it can (see `journal:` above)")
+            throw ExitCode(74)
+        }
     }
 }
 

@@ -216,6 +216,31 @@ public struct StatusView: Sendable, Hashable, Codable {
         }
     }
 
+    /// Whether a journal (`sessions` or `queue`) can write. While one cannot, answers or
+    /// finished stages are refused with `503` and `surveyctl status` exits 74.
+    public struct Journal: Sendable, Hashable, Codable {
+        /// `sessions` or `queue`.
+        public var name: String
+        /// `ok`, or `failed` while writes fail.
+        public var state: String
+        /// The failing system call (`write`, `fdatasync`, …) and its errno's name (`ENOSPC`,
+        /// `EIO`, …) and text, while failed.
+        public var call: String?
+        public var cause: String?
+        public var causeText: String?
+        /// Since when it has been failing.
+        public var since: String?
+
+        public init(name: String, state: String, call: String? = nil, cause: String? = nil, causeText: String? = nil, since: String? = nil) {
+            self.name = name
+            self.state = state
+            self.call = call
+            self.cause = cause
+            self.causeText = causeText
+            self.since = since
+        }
+    }
+
     public var version: String
     public var startedAt: String
     public var uptimeSeconds: Double
@@ -230,11 +255,16 @@ public struct StatusView: Sendable, Hashable, Codable {
     public var followUps: [SessionView]
     /// Stages whose newest questionnaire from the server has errors, by stage and language.
     public var definitionProblems: [DefinitionProblem]
+    /// The journals and whether they can write.
+    public var journals: [Journal]
+
+    /// True while a journal cannot write.
+    public var journalFailed: Bool { journals.contains { $0.state != "ok" } }
 
     /// The most follow-ups status lists.
     public static let followUpLimit = 20
 
-    public init(version: String, startedAt: String, uptimeSeconds: Double, connectivity: Connectivity, queue: Queue, journalProblems: [String], sessions: [SessionView], followUps: [SessionView] = [], definitionProblems: [DefinitionProblem] = []) {
+    public init(version: String, startedAt: String, uptimeSeconds: Double, connectivity: Connectivity, queue: Queue, journalProblems: [String], sessions: [SessionView], followUps: [SessionView] = [], definitionProblems: [DefinitionProblem] = [], journals: [Journal] = []) {
         self.version = version
         self.startedAt = startedAt
         self.uptimeSeconds = uptimeSeconds
@@ -244,9 +274,10 @@ public struct StatusView: Sendable, Hashable, Codable {
         self.sessions = sessions
         self.followUps = followUps
         self.definitionProblems = definitionProblems
+        self.journals = journals
     }
 
-    /// A reply without `followUps` or `definitionProblems` (an older daemon) reads as none.
+    /// A reply without `followUps`, `definitionProblems` or `journals` (an older daemon) reads as none.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         version = try c.decode(String.self, forKey: .version)
@@ -258,6 +289,7 @@ public struct StatusView: Sendable, Hashable, Codable {
         sessions = try c.decode([SessionView].self, forKey: .sessions)
         followUps = try c.decodeIfPresent([SessionView].self, forKey: .followUps) ?? []
         definitionProblems = try c.decodeIfPresent([DefinitionProblem].self, forKey: .definitionProblems) ?? []
+        journals = try c.decodeIfPresent([Journal].self, forKey: .journals) ?? []
     }
 }
 

@@ -52,12 +52,7 @@ public enum Rendering {
         if let last = s.queue.lastDeliveryAt { lines.append("  last delivery: \(last)") }
         if let next = s.queue.nextRetryAt { lines.append("  next retry: \(next)") }
         if s.queue.dead > 0 { lines.append("  dead letters need attention: `surveyctl dead` lists them, `surveyctl requeue ID` retries one") }
-        if s.journalProblems.isEmpty {
-            lines.append("journal: ok")
-        } else {
-            lines.append("journal: \(s.journalProblems.count) problem\(s.journalProblems.count == 1 ? "" : "s")")
-            lines += s.journalProblems.map { "  - \($0)" }
-        }
+        lines += journal(s)
         let open = s.sessions.filter { $0.state != "closed" }
         lines.append("sessions: \(open.count) open")
         lines += open.map { "  \($0.id)  stage \($0.stage) (\($0.lang))  \(progress($0))" }
@@ -70,6 +65,27 @@ public enum Rendering {
             lines.append("definitions: the survey server sends questionnaires with errors for \(s.definitionProblems.count) stage\(s.definitionProblems.count == 1 ? "" : "s"); sessions start from the last good copy. Tell the survey's owner:")
             lines += s.definitionProblems.map { "  - stage \($0.stage) (\($0.lang)) since \($0.since): \($0.error)" }
         }
+        return lines
+    }
+
+    /// `journal: ok`; or the journals that cannot write, then the problems found at start.
+    static func journal(_ s: StatusView) -> [String] {
+        let failed = s.journals.filter { $0.state != "ok" }
+        let problems = s.journalProblems.count
+        var lines: [String] = []
+        if !failed.isEmpty {
+            lines.append("journal: FAILED: answers are refused while it cannot write")
+            lines += failed.map { j in
+                "  - \(j.name): \(j.call ?? "write") failed with \(j.cause ?? "an error")\(j.causeText.map { " (\($0))" } ?? "")"
+                    + (j.since.map { " since \($0)" } ?? "") + "; surveyd retries by itself: free space in the state directory or check the disk"
+            }
+            if problems > 0 { lines.append("  and \(problems) problem\(problems == 1 ? "" : "s") found at start:") }
+        } else if problems > 0 {
+            lines.append("journal: \(problems) problem\(problems == 1 ? "" : "s")")
+        } else {
+            lines.append("journal: ok")
+        }
+        lines += s.journalProblems.map { "  - \($0)" }
         return lines
     }
 

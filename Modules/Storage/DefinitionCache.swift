@@ -35,14 +35,13 @@ public struct DefinitionCache: Sendable {
         let mutex = Mutex(())
     }
 
-    /// Opens (creating if needed) the cache in `directory` (0700).
+    /// Opens (creating if needed) the cache in `directory`: its directories are 0700 (each new
+    /// one made durable by an fsync of its parent) and its files 0600, whoever loosened them.
     public init(directory: String) throws {
         self.directory = directory
         for path in [directory, directory + "/by-hash", directory + "/current"] {
-            if mkdir(path, 0o700) != 0 && errno != EEXIST {
-                throw StorageError(code: .ioFailed, message: "Cannot create the definition cache directory \(path); check the parent exists and is writable.", cause: SystemCallError(call: "mkdir", errno: errno))
-            }
-            chmod(path, 0o700)
+            try PrivateDirectory.create(path)
+            if path != directory { Journal.tightenModes(path) }
         }
     }
 
@@ -130,11 +129,23 @@ public struct DefinitionCache: Sendable {
         return typeID + "." + language
     }
 
+    /// Reads a file of the cache, setting it to 0600 first.
     static func readFile(_ path: String) throws -> [UInt8] {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw StorageError(code: .notFound, message: "Cannot read \(path).")
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw StorageError(code: .notFound, message: "Cannot read \(path).", cause: SystemCallError(call: "open", errno: errno))
         }
-        return [UInt8](data)
+        defer { close(fd) }
+        fchmod(fd, 0o600)
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 { throw StorageError(code: .ioFailed, message: "Cannot read \(path); check the disk.", cause: SystemCallError(call: "read", errno: errno)) }
+            if n == 0 { return bytes }
+            bytes.append(contentsOf: chunk[..<n])
+        }
     }
 
     /// Writes a temporary file, fsyncs it, renames it over `path` and fsyncs the directory.

@@ -2,8 +2,9 @@
 // sequence number, payload) in segment files; one dedicated writer thread group-commits pending
 // appends into one write and one fdatasync, and each caller resumes only after the fdatasync that
 // covers its record returned (unless the journal is relaxed or the append asks for `deferSync`).
-// Opening recovers torn tails and reports mid-segment corruption.
-// The on-disk format is documented in doc/journal-format.md.
+// Opening recovers torn tails and reports mid-segment corruption (Journal+Files.swift); a failed
+// write or sync makes the journal refuse appends until it can write again, without a restart
+// (Journal+Failure.swift). The on-disk format is documented in doc/journal-format.md.
 
 #if canImport(Glibc)
 import Glibc
@@ -12,123 +13,6 @@ import Foundation
 import Logging
 import Synchronization
 
-/// One record read back from the journal.
-public struct JournalRecord: Sendable, Equatable {
-    public var sequence: UInt64
-    public var type: UInt8
-    public var payload: [UInt8]
-}
-
-/// Where a record lies: its sequence number, the segment file and the byte offset of its frame.
-/// `Journal.read(at:)` reads it back, so an owner can keep locations instead of payloads in memory.
-public struct JournalLocation: Sendable, Hashable {
-    public var sequence: UInt64
-    public var segment: String
-    public var offset: Int
-
-    public init(sequence: UInt64, segment: String, offset: Int) {
-        self.sequence = sequence
-        self.segment = segment
-        self.offset = offset
-    }
-}
-
-/// A segment file of the journal.
-public struct JournalSegment: Sendable, Hashable {
-    public var name: String
-    public var bytes: Int
-    /// True for the segment appends go to; it is never removed.
-    public var isActive: Bool
-}
-
-/// A problem met during recovery, for the daemon status to show.
-public struct RecoveryProblem: Sendable, Equatable {
-    public enum Kind: String, Sendable { case tornTail, corruptSegment }
-    public var kind: Kind
-    public var segment: String
-    public var offset: Int
-    /// Where the cut bytes or the corrupt segment copy were kept.
-    public var keptAt: String
-}
-
-/// Low-level file operations the journal writer uses; tests inject failures here.
-public struct JournalFileOperations: Sendable {
-    public var write: @Sendable (Int32, UnsafeRawBufferPointer) -> Int
-    public var fdatasync: @Sendable (Int32) -> Int32
-    public init(
-        write: @escaping @Sendable (Int32, UnsafeRawBufferPointer) -> Int = { fd, buf in Glibc.write(fd, buf.baseAddress, buf.count) },
-        fdatasync: @escaping @Sendable (Int32) -> Int32 = { Glibc.fdatasync($0) }
-    ) {
-        self.write = write
-        self.fdatasync = fdatasync
-    }
-}
-
-/// When an append is acknowledged.
-public enum JournalDurability: Sendable, Hashable {
-    /// An append returns only after the `fdatasync` covering it returned (the default).
-    case strict
-    /// An append returns once its bytes are written to the kernel; the writer issues `fdatasync`
-    /// at most `syncInterval` later. A crash of the process loses nothing, but a power loss or a
-    /// kernel crash can lose what was acknowledged in the last `syncInterval`.
-    case relaxed(syncInterval: Duration)
-}
-
-/// Journal settings.
-public struct JournalOptions: Sendable {
-    /// A segment is closed and a new one started once it reaches this size.
-    public var segmentSize: Int = 64 << 20
-    /// Largest payload; a frame claiming more is treated as corruption.
-    public var maxPayloadSize: Int = 16 << 20
-    /// When appends are acknowledged; `.strict` unless a caller opts out.
-    public var durability: JournalDurability = .strict
-    /// The most bytes the segment files may hold together; nil for no cap. An append that would
-    /// go over it fails with `StorageError` `.journalFull` and writes nothing; appends succeed
-    /// again once segments are removed. Appends made with `mayExceedCap` (the records that let
-    /// space be reclaimed: markers that settle records, a compaction's carried copies) go through.
-    /// With a cap, segments are started at a quarter of it when that is below `segmentSize`, so
-    /// that settled segments can be removed (the active one never is).
-    public var diskCap: Int?
-    /// In strict mode, the longest a record appended with `deferSync` waits for its fdatasync
-    /// (any other append's fdatasync covers it sooner). Relaxed mode uses its own interval.
-    public var deferredSyncInterval: Duration = .milliseconds(200)
-    public var fileOperations = JournalFileOperations()
-    public init() {}
-}
-
-/// Frame layout constants.
-enum Frame {
-    static let magic: UInt32 = 0x3153_5653  // "SVS1" little-endian
-    static let headerSize = 21  // magic 4, length 4, crc 4, type 1, sequence 8
-
-    static func encode(type: UInt8, sequence: UInt64, payload: [UInt8], into out: inout [UInt8]) {
-        func put32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { out.append(contentsOf: $0) } }
-        var body: [UInt8] = [type]
-        withUnsafeBytes(of: sequence.littleEndian) { body.append(contentsOf: $0) }
-        var crc = body.withUnsafeBytes { CRC32C.update(0, $0) }
-        crc = payload.withUnsafeBytes { CRC32C.update(crc, $0) }
-        put32(magic)
-        put32(UInt32(payload.count))
-        put32(crc)
-        out.append(contentsOf: body)
-        out.append(contentsOf: payload)
-    }
-
-    /// Parses one frame at `offset`; nil when it is incomplete or invalid. Never allocates more than the file holds.
-    static func decode(_ bytes: UnsafeRawBufferPointer, at offset: Int, maxPayload: Int) -> (JournalRecord, Int)? {
-        guard offset + headerSize <= bytes.count else { return nil }
-        func u32(_ o: Int) -> UInt32 { UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + o, as: UInt32.self)) }
-        guard u32(0) == magic else { return nil }
-        let length = Int(u32(4))
-        guard length <= maxPayload, offset + headerSize + length <= bytes.count else { return nil }
-        let body = UnsafeRawBufferPointer(rebasing: bytes[(offset + 12)..<(offset + headerSize + length)])
-        guard CRC32C.update(0, body) == u32(8) else { return nil }
-        let type = bytes[offset + 12]
-        let seq = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 13, as: UInt64.self))
-        let payload = Array(bytes[(offset + headerSize)..<(offset + headerSize + length)])
-        return (JournalRecord(sequence: seq, type: type, payload: payload), headerSize + length)
-    }
-}
 
 /// A crash-safe append-only journal in one directory. Safe to share between tasks.
 public final class Journal: Sendable {
@@ -139,7 +23,7 @@ public final class Journal: Sendable {
     /// The journal directory.
     public let directory: String
 
-    private struct Pending {
+    struct Pending {
         var type: UInt8
         var payload: [UInt8]
         var mayExceedCap: Bool
@@ -149,9 +33,11 @@ public final class Journal: Sendable {
         var continuation: CheckedContinuation<JournalLocation, any Error>
     }
 
-    private struct State {
+    struct State {
         var pending: [Pending] = []
-        var failure: StorageError?
+        /// Set while the journal cannot write durably (`Journal+Failure.swift`); appends fail
+        /// with `error` until a write succeeds again.
+        var failure: (info: JournalFailure, error: StorageError)?
         var closing = false
         /// The segment appends go to; written by the writer thread under the lock.
         var activeSegment = ""
@@ -159,28 +45,42 @@ public final class Journal: Sendable {
         var diskBytes = 0
     }
 
-    private let state: Mutex<State>
-    private let wakeup = DispatchSemaphore(value: 0)
+    let state: Mutex<State>
+    let wakeup = DispatchSemaphore(value: 0)
     private let writerDone = DispatchSemaphore(value: 0)
-    private let options: JournalOptions
+    let options: JournalOptions
     /// `options.segmentSize`, or a quarter of the disk cap when that is smaller: with a cap, the
     /// active segment (which is never removed) must leave room for the removable ones.
     private let segmentLimit: Int
     private let lockFD: Int32
-    private let logger: Logger
+    let logger: Logger
     // Writer-thread-only state, never touched by other threads after open.
-    private nonisolated(unsafe) var segmentFD: Int32
-    private nonisolated(unsafe) var segmentName: String
-    private nonisolated(unsafe) var segmentBytes: Int
-    private nonisolated(unsafe) var nextSequence: UInt64
+    nonisolated(unsafe) var segmentFD: Int32
+    nonisolated(unsafe) var segmentName: String
+    /// The end of the last record written to the active segment.
+    nonisolated(unsafe) var segmentBytes: Int
+    nonisolated(unsafe) var nextSequence: UInt64
+    /// The end of what the last successful fdatasync (or fsync) of the active segment covered.
+    nonisolated(unsafe) var syncedBytes: Int
+    /// The acknowledged records of the active segment after `syncedBytes`, as written: those
+    /// acknowledged before their fdatasync (relaxed mode, `deferSync`). After a failed sync they
+    /// are written again from here, so that none is lost while the process lives.
+    nonisolated(unsafe) var unsynced: [UInt8] = []
+    /// The offset and sequence number of the last acknowledged record of the active segment.
+    nonisolated(unsafe) var lastAcknowledged: (offset: Int, sequence: UInt64)?
     /// When the oldest written but not yet fdatasync'd bytes were written (relaxed mode, or
     /// `deferSync` records in strict mode); nil when everything written is durable.
-    private nonisolated(unsafe) var unsyncedSince: ContinuousClock.Instant?
+    nonisolated(unsafe) var unsyncedSince: ContinuousClock.Instant?
+    /// True while a failure may have left bytes after the acknowledged records, or a descriptor
+    /// that cannot be trusted: the active segment is restored before anything is written.
+    nonisolated(unsafe) var needsRestore = false
     /// Read-only descriptors of segments that `read(at:)` has read, by name. Reads hold the lock
     /// while they use a descriptor, so removing a segment never closes one under a reader.
-    private let readers = Mutex<[String: Int32]>([:])
+    let readers = Mutex<[String: Int32]>([:])
     /// Segments kept open for reading at most; beyond that, the others are closed.
     static let maxOpenReaders = 8
+    /// Acknowledged bytes that may wait for their fdatasync at most: beyond, the writer syncs.
+    static let maxUnsyncedBytes = 8 << 20
 
     /// Opens (creating if needed) the journal in `directory`, recovering what is there.
     /// Throws `StorageError` with code `.locked` when another opener holds the directory.
@@ -188,15 +88,14 @@ public final class Journal: Sendable {
     /// With `visit`, each recovered record is handed to it with its location, in file order
     /// (segment by segment), and `recovered` stays empty: an owner with many records keeps only
     /// what it needs in memory. Without it, `recovered` holds every record in sequence order.
+    ///
+    /// The directory is created 0700 (its parent fsync'd); every file in it is set to 0600.
     public init(directory: String, options: JournalOptions = JournalOptions(), logger: Logger, visit: ((JournalRecord, JournalLocation) throws -> Void)? = nil) throws {
         self.directory = directory
         self.options = options
         self.segmentLimit = options.diskCap.map { min(options.segmentSize, max(4096, $0 / 4)) } ?? options.segmentSize
         self.logger = logger
-        if mkdir(directory, 0o700) != 0 && errno != EEXIST {
-            throw StorageError(code: .ioFailed, message: "Cannot create journal directory \(directory); check the parent exists and is writable.", cause: SystemCallError(call: "mkdir", errno: errno))
-        }
-        chmod(directory, 0o700)
+        try PrivateDirectory.create(directory, operations: options.fileOperations)
         let lfd = try Journal.createFile(directory + "/lock", flags: O_RDWR | O_CREAT)
         if flock(lfd, LOCK_EX | LOCK_NB) != 0 {
             let e = errno
@@ -206,15 +105,19 @@ public final class Journal: Sendable {
         lockFD = lfd
         let recoveredBytes: Int
         do {
+            Journal.tightenModes(directory)
             var problems: [RecoveryProblem] = []
             try Journal.finishRemoval(directory: directory)
             let segs = try Journal.segmentNames(directory)
             var records: [JournalRecord] = []
             var highest: UInt64 = 0
+            var last: (offset: Int, sequence: UInt64)?
             var bytes = 0
             for name in segs {
+                last = nil
                 bytes += try Journal.recover(segment: name, directory: directory, maxPayload: options.maxPayloadSize, problems: &problems) { record, offset in
                     highest = max(highest, record.sequence)
+                    last = (offset, record.sequence)
                     if let visit {
                         try visit(record, JournalLocation(sequence: record.sequence, segment: name, offset: offset))
                     } else {
@@ -227,17 +130,26 @@ public final class Journal: Sendable {
             recovered = records
             recoveryReport = problems
             nextSequence = highest + 1
-            if let last = segs.last {
-                let fd = open(directory + "/" + last, O_WRONLY | O_APPEND | O_CLOEXEC)
-                guard fd >= 0 else { throw StorageError(code: .ioFailed, message: "Cannot open segment \(last) in \(directory).", cause: SystemCallError(call: "open", errno: errno)) }
+            if let name = segs.last {
+                let fd = Glibc.open(directory + "/" + name, O_WRONLY | O_APPEND | O_CLOEXEC)
+                guard fd >= 0 else { throw StorageError(code: .ioFailed, message: "Cannot open segment \(name) in \(directory).", cause: SystemCallError(call: "open", errno: errno)) }
+                fchmod(fd, 0o600)
+                // What a previous run wrote may not be durable yet: make it so before relying on it.
+                guard options.fileOperations.fsync(fd) == 0 else {
+                    let e = errno
+                    Glibc.close(fd)
+                    throw StorageError(code: .ioFailed, message: "Cannot fsync segment \(name) in \(directory); check the disk.", cause: SystemCallError(call: "fsync", errno: e))
+                }
                 segmentFD = fd
-                segmentName = last
+                segmentName = name
                 segmentBytes = Int(lseek(fd, 0, SEEK_END))
+                lastAcknowledged = last
             } else {
                 segmentName = Journal.segmentName(nextSequence)
-                segmentFD = try Journal.createSegment(directory: directory, firstSequence: nextSequence)
+                segmentFD = try Journal.createSegment(directory: directory, firstSequence: nextSequence, operations: options.fileOperations)
                 segmentBytes = 0
             }
+            syncedBytes = segmentBytes
         } catch {
             Glibc.close(lfd)
             throw error
@@ -277,8 +189,9 @@ public final class Journal: Sendable {
             throw StorageError(code: .recordTooLarge, message: "A record of \(payload.count) bytes exceeds the maximum of \(options.maxPayloadSize) bytes; split it.")
         }
         return try await withCheckedThrowingContinuation { cont in
+            // While the journal has failed, the append still goes to the writer: it is the next
+            // attempt to write, and fails at once if the journal cannot write yet.
             let err: StorageError? = state.withLock { s in
-                if let f = s.failure { return f }
                 if s.closing { return StorageError(code: .closed, message: "The journal in \(directory) is closed; reopen it.") }
                 s.pending.append(Pending(type: type, payload: payload, mayExceedCap: mayExceedCap, startsSegment: startsSegment, alwaysDurable: alwaysDurable, deferSync: deferSync, continuation: cont))
                 return nil
@@ -296,7 +209,7 @@ public final class Journal: Sendable {
         guard first else { return }
         wakeup.signal()
         writerDone.wait()
-        Glibc.close(segmentFD)
+        if segmentFD >= 0 { Glibc.close(segmentFD) }
         readers.withLock { readers in
             for fd in readers.values { Glibc.close(fd) }
             readers.removeAll()
@@ -307,8 +220,11 @@ public final class Journal: Sendable {
         Glibc.close(lockFD)
     }
 
-    /// The failure that closed the journal, if any.
-    public var failure: StorageError? { state.withLock { $0.failure } }
+    /// The error appends fail with while the journal cannot write durably; nil when it can.
+    public var failure: StorageError? { state.withLock { $0.failure?.error } }
+
+    /// Why and since when the journal refuses appends; nil while it accepts them.
+    public var currentFailure: JournalFailure? { state.withLock { $0.failure?.info } }
 
     /// Bytes the segment files hold together (what `JournalOptions.diskCap` limits).
     public var diskBytes: Int { state.withLock { $0.diskBytes } }
@@ -316,7 +232,11 @@ public final class Journal: Sendable {
     private func writerLoop() {
         var buffer: [UInt8] = []
         while true {
-            if let since = unsyncedSince {
+            let failed = state.withLock { $0.failure != nil }
+            var timedOut = false
+            if failed {
+                timedOut = wakeup.wait(timeout: .now() + Journal.dispatchInterval(options.retryInterval)) == .timedOut
+            } else if let since = unsyncedSince {
                 let left = lazySyncInterval - (ContinuousClock.now - since)
                 if left <= .zero || wakeup.wait(timeout: .now() + Journal.dispatchInterval(left)) == .timedOut {
                     syncWritten()
@@ -330,10 +250,12 @@ public final class Journal: Sendable {
                 s.pending = []
                 return (b, s.closing)
             }
+            // Failed: restore the active segment if needed; with no append to try, probe.
+            if failed && !closing { attemptRecovery(probe: timedOut && batch.isEmpty) }
             if !batch.isEmpty { commit(batch, buffer: &buffer) }
             if closing && state.withLock({ $0.pending.isEmpty }) { break }
         }
-        if unsyncedSince != nil { syncWritten() }
+        if unsyncedSince != nil && state.withLock({ $0.failure == nil }) { syncWritten() }
         writerDone.signal()
     }
 
@@ -344,18 +266,28 @@ public final class Journal: Sendable {
         return options.deferredSyncInterval
     }
 
-    /// Makes what was written so far durable (relaxed mode, deferred records); a failure closes
-    /// the journal.
+    /// Makes what was written so far durable (relaxed mode, deferred records); a failure makes
+    /// the journal fail until it can write again.
     private func syncWritten() {
         unsyncedSince = nil
-        guard state.withLock({ $0.failure == nil }) else { return }
-        if options.fileOperations.fdatasync(segmentFD) != 0 {
-            failClosed(SystemCallError(call: "fdatasync", errno: errno), batch: [])
+        guard !needsRestore, segmentFD >= 0 else { return }
+        do {
+            try sync()
+        } catch {
+            fail(error, batch: [])
         }
     }
 
+    /// fdatasync of the active segment; on success everything written is durable.
+    private func sync() throws {
+        if options.fileOperations.fdatasync(segmentFD) != 0 { throw SystemCallError(call: "fdatasync", errno: errno) }
+        syncedBytes = segmentBytes
+        unsynced.removeAll(keepingCapacity: true)
+        unsyncedSince = nil
+    }
+
     private func commit(_ batch: [Pending], buffer: inout [UInt8]) {
-        if let f = state.withLock({ $0.failure }) {
+        if needsRestore, let f = state.withLock({ $0.failure?.error }) {
             for p in batch { p.continuation.resume(throwing: f) }
             return
         }
@@ -385,9 +317,13 @@ public final class Journal: Sendable {
             var end = start + 1
             while end < batch.count && !batch[end].startsSegment { end += 1 }
             do {
-                try writeRun(batch[start..<end], newSegment: batch[start].startsSegment, buffer: &buffer)
+                // The first write after a failure waits for its fdatasync, whatever the mode:
+                // only a successful one shows that the journal writes durably again.
+                let recovering = state.withLock { $0.failure != nil }
+                try writeRun(batch[start..<end], newSegment: batch[start].startsSegment, forceSync: recovering, buffer: &buffer)
+                if recovering { writesAgain() }
             } catch {
-                failClosed(error, batch: Array(batch[start...]))
+                fail(error, batch: Array(batch[start...]))
                 return
             }
             start = end
@@ -396,18 +332,14 @@ public final class Journal: Sendable {
 
     /// Writes one run of records to the active segment (after starting a new one when it is full
     /// or `newSegment` asks for it), makes it durable as the mode says, and resumes the callers.
-    private func writeRun(_ run: ArraySlice<Pending>, newSegment: Bool, buffer: inout [UInt8]) throws {
+    /// When it throws, nothing of the run was acknowledged and its sequence numbers are free again.
+    private func writeRun(_ run: ArraySlice<Pending>, newSegment: Bool, forceSync: Bool, buffer: inout [UInt8]) throws {
+        let firstSequence = nextSequence
+        var done = false
+        defer { if !done { nextSequence = firstSequence } }
         if segmentBytes >= segmentLimit || (newSegment && segmentBytes > 0) {
-            if unsyncedSince != nil {
-                unsyncedSince = nil
-                if options.fileOperations.fdatasync(segmentFD) != 0 { throw SystemCallError(call: "fdatasync", errno: errno) }
-            }
-            Glibc.close(segmentFD)
-            segmentFD = -1
-            segmentFD = try Journal.createSegment(directory: directory, firstSequence: nextSequence)
-            segmentName = Journal.segmentName(nextSequence)
-            segmentBytes = 0
-            state.withLock { [segmentName] in $0.activeSegment = segmentName }
+            if unsyncedSince != nil || !unsynced.isEmpty { try sync() }
+            try startSegment()
         }
         buffer.removeAll(keepingCapacity: true)
         var locations: [JournalLocation] = []
@@ -417,272 +349,39 @@ public final class Journal: Sendable {
             Frame.encode(type: p.type, sequence: nextSequence, payload: p.payload, into: &buffer)
             nextSequence += 1
         }
-        var written = 0
-        try buffer.withUnsafeBytes { raw in
-            while written < raw.count {
-                let n = options.fileOperations.write(segmentFD, UnsafeRawBufferPointer(rebasing: raw[written...]))
-                if n < 0 { if errno == EINTR { continue }; throw SystemCallError(call: "write", errno: errno) }
-                written += n
-            }
-        }
+        try writeAll(segmentFD, buffer)
         segmentBytes += buffer.count
         state.withLock { [count = buffer.count] in $0.diskBytes += count }
+        let now = ContinuousClock.now
+        var wantsSync: Bool
         switch options.durability {
-        case .strict where run.allSatisfy({ $0.deferSync && !$0.alwaysDurable }):
-            if unsyncedSince == nil { unsyncedSince = ContinuousClock.now }
         case .strict:
-            unsyncedSince = nil
-            if options.fileOperations.fdatasync(segmentFD) != 0 { throw SystemCallError(call: "fdatasync", errno: errno) }
+            wantsSync = !run.allSatisfy { $0.deferSync && !$0.alwaysDurable }
         case .relaxed(let interval):
-            if unsyncedSince == nil { unsyncedSince = ContinuousClock.now }
-            if let since = unsyncedSince, ContinuousClock.now - since >= interval || run.contains(where: \.alwaysDurable) {
-                unsyncedSince = nil
-                if options.fileOperations.fdatasync(segmentFD) != 0 { throw SystemCallError(call: "fdatasync", errno: errno) }
-            }
+            wantsSync = run.contains(where: \.alwaysDurable) || now - (unsyncedSince ?? now) >= interval
         }
+        wantsSync = wantsSync || forceSync || unsynced.count + buffer.count > Journal.maxUnsyncedBytes
+        if wantsSync {
+            try sync()
+        } else {
+            unsynced.append(contentsOf: buffer)
+            if unsyncedSince == nil { unsyncedSince = now }
+        }
+        done = true
+        if let last = locations.last { lastAcknowledged = (last.offset, last.sequence) }
         for (p, location) in zip(run, locations) { p.continuation.resume(returning: location) }
     }
 
-    /// Stops accepting for good: `batch` and everything pending or later fail with `.failedClosed`.
-    private func failClosed(_ error: any Error, batch: [Pending]) {
-        let failure = StorageError(
-            code: .failedClosed,
-            message: "The journal in \(directory) failed to write durably and stopped accepting; nothing after the failure was acknowledged. Check the disk, then restart to recover.",
-            cause: Journal.sendableCause(error))
-        logger.error("journal failed closed", metadata: ["directory": "\(directory)", "cause": "\(error)"])
-        let rest = state.withLock { s -> [Pending] in
-            s.failure = failure
-            defer { s.pending = [] }
-            return s.pending
-        }
-        for p in batch + rest { p.continuation.resume(throwing: failure) }
-    }
-
-    // MARK: Files
-
-    static func createFile(_ path: String, flags: Int32) throws -> Int32 {
-        let fd = open(path, flags | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw StorageError(code: .ioFailed, message: "Cannot create \(path); check permissions and free space.", cause: SystemCallError(call: "open", errno: errno)) }
-        fchmod(fd, 0o600)
-        return fd
-    }
-
-    static func fsyncDirectory(_ directory: String) throws {
-        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw StorageError(code: .ioFailed, message: "Cannot open directory \(directory) to fsync it.", cause: SystemCallError(call: "open", errno: errno)) }
-        defer { Glibc.close(fd) }
-        if fsync(fd) != 0 { throw StorageError(code: .ioFailed, message: "fsync of directory \(directory) failed; check the disk.", cause: SystemCallError(call: "fsync", errno: errno)) }
-    }
-
-    static func segmentName(_ firstSequence: UInt64) -> String {
-        let hex = String(firstSequence, radix: 16)
-        return "segment-" + String(repeating: "0", count: 16 - hex.count) + hex + ".log"
-    }
-
-    static func createSegment(directory: String, firstSequence: UInt64) throws -> Int32 {
-        let fd = try createFile(directory + "/" + segmentName(firstSequence), flags: O_WRONLY | O_CREAT | O_APPEND)
-        try fsyncDirectory(directory)
-        return fd
-    }
-
-    static func sendableCause(_ error: any Error) -> (any Error & Sendable)? {
-        if let e = error as? SystemCallError { return e }
-        if let e = error as? StorageError { return e }
-        return nil
-    }
-
-    /// `duration` for a semaphore wait, at most a day (a longer sync interval then syncs early).
-    static func dispatchInterval(_ duration: Duration) -> DispatchTimeInterval {
-        guard duration > .zero else { return .nanoseconds(0) }
-        guard duration < .seconds(86_400) else { return .seconds(86_400) }
-        let (seconds, attoseconds) = duration.components
-        return .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
-    }
-
-    static func fileSize(_ path: String) -> Int {
-        var st = stat()
-        return stat(path, &st) == 0 ? Int(st.st_size) : 0
-    }
-
-    static func segmentNames(_ directory: String) throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: directory)
-            .filter { $0.hasPrefix("segment-") && $0.hasSuffix(".log") }
-            .sorted()
-    }
-
-    /// Reads one segment, cutting a torn tail or keeping a corrupt segment aside, and hands each
-    /// valid record to `found` with its offset. Returns the segment's size once recovered.
-    static func recover(segment name: String, directory: String, maxPayload: Int, problems: inout [RecoveryProblem], found: (JournalRecord, Int) throws -> Void) throws -> Int {
-        let path = directory + "/" + name
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw StorageError(code: .ioFailed, message: "Cannot read segment \(path); check permissions.")
-        }
-        let bytes = data
-        var goodEnd = 0
-        var resynced = false
-        try bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                if let r = Frame.decode(raw, at: offset, maxPayload: maxPayload) {
-                    try found(r.0, offset)
-                    offset += r.1
-                    goodEnd = offset
-                } else {
-                    // Resynchronise: look for the next valid frame after the bad one.
-                    var probe = offset + 1
-                    var found = false
-                    while probe + Frame.headerSize <= raw.count {
-                        if raw[probe] == 0x53, Frame.decode(raw, at: probe, maxPayload: maxPayload) != nil { found = true; break }
-                        probe += 1
-                    }
-                    if !found { break }
-                    resynced = true
-                    offset = probe
-                }
-            }
-        }
-        if resynced {
-            let kept = path + ".corrupt"
-            if !FileManager.default.fileExists(atPath: kept) {
-                let fd = try createFile(kept, flags: O_WRONLY | O_CREAT | O_TRUNC)
-                _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-                fsync(fd)
-                Glibc.close(fd)
-                try fsyncDirectory(directory)
-            }
-            problems.append(RecoveryProblem(kind: .corruptSegment, segment: name, offset: 0, keptAt: kept))
-        }
-        if goodEnd < bytes.count {
-            let kept = path + ".torn-\(goodEnd)"
-            let fd = try createFile(kept, flags: O_WRONLY | O_CREAT | O_TRUNC)
-            _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + goodEnd, $0.count - goodEnd) }
-            fsync(fd)
-            Glibc.close(fd)
-            let sfd = open(path, O_WRONLY | O_CLOEXEC)
-            guard sfd >= 0, ftruncate(sfd, off_t(goodEnd)) == 0, fsync(sfd) == 0 else {
-                throw StorageError(code: .ioFailed, message: "Cannot cut the torn tail of \(path); check permissions.", cause: SystemCallError(call: "ftruncate", errno: errno))
-            }
-            Glibc.close(sfd)
-            try fsyncDirectory(directory)
-            problems.append(RecoveryProblem(kind: .tornTail, segment: name, offset: goodEnd, keptAt: kept))
-        }
-        // A torn tail was cut back to goodEnd; otherwise the last good frame ends the file.
-        return goodEnd
-    }
-
-    // MARK: Reading back and removing settled segments
-
-    /// Reads the record at `location` back from its segment, checking its CRC.
-    /// Throws `StorageError` `.notFound` when the segment is gone or the frame there is not that record.
-    public func read(at location: JournalLocation) throws -> JournalRecord {
-        let path = directory + "/" + location.segment
-        return try readers.withLock { readers in
-            // After close, nothing may be opened again: close() has released the descriptors.
-            if state.withLock({ $0.closing }) {
-                throw StorageError(code: .closed, message: "The journal in \(directory) is closed; reopen it to read record \(location.sequence).")
-            }
-            let fd: Int32
-            if let open = readers[location.segment] {
-                fd = open
-            } else {
-                fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-                guard fd >= 0 else {
-                    throw StorageError(code: .notFound, message: "Journal record \(location.sequence) cannot be read: segment \(path) is missing.", cause: SystemCallError(call: "open", errno: errno))
-                }
-                if readers.count >= Journal.maxOpenReaders {
-                    for other in readers.values { Glibc.close(other) }
-                    readers.removeAll(keepingCapacity: true)
-                }
-                readers[location.segment] = fd
-            }
-            return try Journal.readFrame(fd: fd, path: path, at: location, maxPayload: options.maxPayloadSize)
-        }
-    }
-
-    /// Reads and checks the frame at `location` from `fd`: one `pread` for a record of up to
-    /// 4 KiB, a second for the rest of a larger one.
-    static func readFrame(fd: Int32, path: String, at location: JournalLocation, maxPayload: Int) throws -> JournalRecord {
-        func readFully(into bytes: inout [UInt8], from start: Int, count: Int, at offset: Int) -> Int {
-            var done = 0
-            while done < count {
-                let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + start + done, count - done, off_t(offset + done)) }
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 { break }
-                done += n
-            }
-            return done
-        }
-        let bad = StorageError(code: .notFound, message: "Journal record \(location.sequence) is not at offset \(location.offset) of \(path); the segment changed underneath the journal.")
-        var frame = [UInt8](repeating: 0, count: 4096)
-        let got = readFully(into: &frame, from: 0, count: frame.count, at: location.offset)
-        guard got >= Frame.headerSize else { throw bad }
-        let length = frame.withUnsafeBytes { Int(UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: 4, as: UInt32.self))) }
-        guard length <= maxPayload else { throw bad }
-        let size = Frame.headerSize + length
-        if size > got {
-            if size > frame.count { frame += [UInt8](repeating: 0, count: size - frame.count) }
-            guard readFully(into: &frame, from: got, count: size - got, at: location.offset + got) == size - got else { throw bad }
-        }
-        guard let (record, _) = frame.withUnsafeBytes({ Frame.decode(UnsafeRawBufferPointer(rebasing: $0[..<size]), at: 0, maxPayload: maxPayload) }),
-              record.sequence == location.sequence else { throw bad }
-        return record
-    }
-
-    /// The segment files, oldest first; the last one is the active segment.
-    public func segments() throws -> [JournalSegment] {
-        let active = state.withLock { $0.activeSegment }
-        return try Journal.segmentNames(directory).map { name in
-            JournalSegment(name: name, bytes: Journal.fileSize(directory + "/" + name), isActive: name == active)
-        }
-    }
-
-    /// Removes sealed segments whose records are all settled. The names are first written to a
-    /// removal checkpoint (temporary file, fsync, rename, directory fsync), then each file is
-    /// unlinked and the directory fsync'd; a restart in between finishes the removal on open
-    /// without reading those segments. The active segment is never removed.
-    public func removeSegments(_ names: [String]) throws {
-        let active = state.withLock { $0.activeSegment }
-        let doomed = names.filter { $0 != active && $0.hasPrefix("segment-") && !$0.contains("/") }
-        guard !doomed.isEmpty else { return }
-        let checkpoint = directory + "/" + Journal.removalCheckpoint
-        let temporary = checkpoint + ".tmp"
-        let fd = try Journal.createFile(temporary, flags: O_WRONLY | O_CREAT | O_TRUNC)
-        let text = Array(doomed.joined(separator: "\n").utf8)
-        let written = text.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        let synced = fsync(fd)
-        Glibc.close(fd)
-        guard written == text.count, synced == 0, rename(temporary, checkpoint) == 0 else {
-            throw StorageError(code: .ioFailed, message: "Cannot write the removal checkpoint in \(directory); check free space.", cause: SystemCallError(call: "write", errno: errno))
-        }
-        try Journal.fsyncDirectory(directory)
-        let freed = doomed.reduce(0) { $0 + Journal.fileSize(directory + "/" + $1) }
-        // Descriptors are closed after the unlink: a read in between uses the one it has, and
-        // none can be opened again on a removed file.
-        defer {
-            readers.withLock { readers in
-                for name in doomed {
-                    if let fd = readers.removeValue(forKey: name) { Glibc.close(fd) }
-                }
-            }
-        }
-        try Journal.finishRemoval(directory: directory)
-        state.withLock { $0.diskBytes = max(0, $0.diskBytes - freed) }
-    }
-
-    static let removalCheckpoint = "checkpoint"
-
-    /// Completes a removal recorded in the checkpoint: unlinks the segments it names, fsyncs the
-    /// directory, then deletes the checkpoint.
-    static func finishRemoval(directory: String) throws {
-        let checkpoint = directory + "/" + removalCheckpoint
-        guard let data = FileManager.default.contents(atPath: checkpoint) else { return }
-        for name in String(decoding: data, as: UTF8.self).split(separator: "\n") where name.hasPrefix("segment-") && !name.contains("/") {
-            if unlink(directory + "/" + name) != 0 && errno != ENOENT {
-                throw StorageError(code: .ioFailed, message: "Cannot remove settled segment \(name) in \(directory); check permissions.", cause: SystemCallError(call: "unlink", errno: errno))
-            }
-        }
-        try fsyncDirectory(directory)
-        unlink(checkpoint)
-        try fsyncDirectory(directory)
+    /// Closes the active segment (everything in it is durable) and starts a new one.
+    private func startSegment() throws {
+        Glibc.close(segmentFD)
+        segmentFD = -1
+        // If this throws, the restore that follows reopens the old segment (`segmentName`).
+        segmentFD = try Journal.createSegment(directory: directory, firstSequence: nextSequence, operations: options.fileOperations)
+        segmentName = Journal.segmentName(nextSequence)
+        segmentBytes = 0
+        syncedBytes = 0
+        lastAcknowledged = nil
+        state.withLock { [segmentName] in $0.activeSegment = segmentName }
     }
 }

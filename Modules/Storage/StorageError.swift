@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// An error from the Storage module: a stable `code`, a `message` saying what went wrong and what to do,
 /// and an optional underlying `cause`.
 public struct StorageError: Error, Sendable, CustomStringConvertible {
@@ -22,5 +26,17 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
 public struct SystemCallError: Error, Sendable, CustomStringConvertible {
     public var call: String
     public var errno: Int32
-    public var description: String { "\(call) failed with errno \(errno)" }
+    public var description: String { "\(call) failed with \(Self.name(of: errno)) (errno \(errno))" }
+
+    /// The symbolic name of an errno the journal can meet (`ENOSPC`, `EIO`, …), else `errno N`.
+    public static func name(of errno: Int32) -> String {
+        let names: [Int32: String] = [
+            EPERM: "EPERM", ENOENT: "ENOENT", EINTR: "EINTR", EIO: "EIO", EBADF: "EBADF", EAGAIN: "EAGAIN",
+            ENOMEM: "ENOMEM", EACCES: "EACCES", EBUSY: "EBUSY", EEXIST: "EEXIST", ENOTDIR: "ENOTDIR",
+            EISDIR: "EISDIR", EINVAL: "EINVAL", ENFILE: "ENFILE", EMFILE: "EMFILE", EFBIG: "EFBIG",
+            ENOSPC: "ENOSPC", EROFS: "EROFS", EDQUOT: "EDQUOT", ESTALE: "ESTALE", ENODEV: "ENODEV",
+            ENXIO: "ENXIO", EOPNOTSUPP: "EOPNOTSUPP",
+        ]
+        return names[errno] ?? "errno \(errno)"
+    }
 }

@@ -38,5 +38,6 @@ import Testing
         #expect(result.status == 0)
         #expect(result.stdout.contains("69 the daemon is"))
         #expect(result.stdout.contains("75 temporary failure"))
+        #expect(result.stdout.contains("74 a journal of the daemon cannot write"))
     }
 }

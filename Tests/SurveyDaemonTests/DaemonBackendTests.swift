@@ -150,12 +150,36 @@ struct FixedConnectivity: ConnectivityObserver {
         #expect(await manager.recentFollowUps(limit: 0).isEmpty)
     }
 
+    /// A journal that cannot write shows in status with its cause and since when, in place of
+    /// `journal: ok`; the JSON carries the same.
+    @Test func aFailedJournalShowsInStatus() throws {
+        let failed = StatusView.Journal(name: "sessions", state: "failed", call: "write", cause: "ENOSPC", causeText: "No space left on device", since: "2026-11-22T10:00:00Z")
+        var status = StatusView(
+            version: "0.2.0", startedAt: "t", uptimeSeconds: 1, connectivity: .init(state: "online", since: nil),
+            queue: .init(pending: 0, inFlight: 0, dead: 0, delivered: 0, oldestPendingAgeSeconds: nil, lastDeliveryAt: nil, nextRetryAt: nil),
+            journalProblems: ["corruptSegment in state/sessions/segment-1.log"], sessions: [],
+            journals: [failed, StatusView.Journal(name: "queue", state: "ok")])
+        #expect(status.journalFailed)
+        let lines = Rendering.status(status)
+        #expect(!lines.contains("journal: ok"))
+        #expect(lines.contains("journal: FAILED: answers are refused while it cannot write"), "\(lines)")
+        #expect(lines.contains { $0.contains("sessions: write failed with ENOSPC (No space left on device) since 2026-11-22T10:00:00Z") }, "\(lines)")
+        #expect(lines.contains("  - corruptSegment in state/sessions/segment-1.log"))
+        let decoded = try JSONDecoder().decode(StatusView.self, from: JSONEncoder().encode(status))
+        #expect(decoded.journals == status.journals)
+        status.journals = [StatusView.Journal(name: "sessions", state: "ok"), StatusView.Journal(name: "queue", state: "ok")]
+        status.journalProblems = []
+        #expect(!status.journalFailed)
+        #expect(Rendering.status(status).contains("journal: ok"))
+    }
+
     /// A status reply from a daemon without `followUps` still decodes, with none.
     @Test func statusWithoutFollowUpsDecodes() throws {
         let json = #"{"version":"0.2.0","startedAt":"t","uptimeSeconds":1,"connectivity":{"state":"online"},"queue":{"pending":0,"inFlight":0,"dead":0,"delivered":0},"journalProblems":[],"sessions":[]}"#
         let status = try JSONDecoder().decode(StatusView.self, from: Data(json.utf8))
         #expect(status.followUps.isEmpty)
         #expect(status.definitionProblems.isEmpty)
+        #expect(status.journals.isEmpty && !status.journalFailed)
         #expect(!Rendering.status(status).contains { $0.hasPrefix("follow-ups") })
         #expect(!Rendering.status(status).contains { $0.hasPrefix("definitions") })
     }

@@ -51,6 +51,13 @@ public protocol QueueInspector: Sendable {
     func requeue(deadLetter id: String, key: RequeueRequest.Key?) async throws -> DeadLetter?
     /// Problems found in the journal (recovered corruption, torn tails).
     func journalProblems() async -> [String]
+    /// Whether each journal can write now.
+    func journalHealth() async -> [StatusView.Journal]
+}
+
+extension QueueInspector {
+    /// No journals to report.
+    public func journalHealth() async -> [StatusView.Journal] { [] }
 }
 
 /// The connectivity verdict and when it last changed; `online` is nil before the first check.
@@ -117,7 +124,8 @@ public struct DaemonBackend: ControlBackend {
             followUps: await sessions.recentFollowUps(limit: StatusView.followUpLimit),
             definitionProblems: await sessions.definitions.problems().map {
                 StatusView.DefinitionProblem(stage: $0.stage, lang: $0.language, error: $0.error, since: $0.since.iso8601Seconds)
-            }
+            },
+            journals: await inspector.journalHealth()
         )
     }
 

@@ -81,7 +81,7 @@ public final class Daemon: Sendable {
             transport: AsyncHTTPClientTransport(client: httpClient), connectivity: monitor, logger: logger)
         let wake = WakeHook()
         let sessionProblems = sessionJournal.recoveryReport.map { "\($0.kind.rawValue) in \(state)/sessions/\($0.segment) at byte \($0.offset); kept at \($0.keptAt)" }
-        queue = StoredSubmissionQueue(queue: submissionQueue, wake: wake, problems: { sessionProblems })
+        queue = StoredSubmissionQueue(queue: submissionQueue, wake: wake, problems: { sessionProblems }, otherJournals: [("sessions", sessionJournal)])
         let definitions = ServerDefinitionSource(client: client, cache: cache, deadline: configuration.definitionFetchDeadline, logger: logger)
         self.definitions = definitions
         let sessions = SessionManager(
@@ -154,13 +154,14 @@ public final class Daemon: Sendable {
         logger.info("surveyd stopped; journals closed")
     }
 
+    /// Creates the state directory (0700, with missing parents; each new directory made durable
+    /// by an fsync of its parent) or sets an existing one to 0700.
     static func makeDirectory(_ path: String) throws {
         do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw DaemonStartError("cannot create the state directory \(path): \(error.localizedDescription); create it or give another --state-dir")
+            try PrivateDirectory.create(path, intermediates: true)
+        } catch let error as StorageError {
+            throw DaemonStartError("cannot create the state directory \(path): \(error.message); create it or give another --state-dir")
         }
-        chmod(path, 0o700)
     }
 
     static func group(_ name: String?) throws -> (name: String, gid: UInt32)? {

@@ -52,12 +52,16 @@ public struct StoredSubmissionQueue: SubmissionSink, DeliveryQueue, QueueInspect
     public let queue: SubmissionQueue
     let wake: WakeHook
     let problems: @Sendable () -> [String]
+    /// Journals to report besides the queue's own, by name.
+    let otherJournals: [(name: String, journal: Journal)]
 
     /// - Parameter problems: journal problems beyond the queue's own (the session journal's).
-    public init(queue: SubmissionQueue, wake: WakeHook, problems: @escaping @Sendable () -> [String] = { [] }) {
+    /// - Parameter otherJournals: journals whose health status shows before the queue's.
+    public init(queue: SubmissionQueue, wake: WakeHook, problems: @escaping @Sendable () -> [String] = { [] }, otherJournals: [(name: String, journal: Journal)] = []) {
         self.queue = queue
         self.wake = wake
         self.problems = problems
+        self.otherJournals = otherJournals
     }
 
     // MARK: SubmissionSink
@@ -129,6 +133,15 @@ public struct StoredSubmissionQueue: SubmissionSink, DeliveryQueue, QueueInspect
 
     public func journalProblems() async -> [String] {
         queue.problems + problems()
+    }
+
+    public func journalHealth() async -> [StatusView.Journal] {
+        (otherJournals + [("queue", queue.journal)]).map { Self.health(name: $0.name, of: $0.journal) }
+    }
+
+    static func health(name: String, of journal: Journal) -> StatusView.Journal {
+        guard let failure = journal.currentFailure else { return StatusView.Journal(name: name, state: "ok") }
+        return StatusView.Journal(name: name, state: "failed", call: failure.call, cause: failure.errnoName, causeText: failure.errnoText, since: failure.since.iso8601Seconds)
     }
 
     static func letter(_ dead: DeadSubmission) -> DeadLetter {

@@ -39,8 +39,8 @@ public actor SessionManager {
     /// The answer each session accepted last, with its question: a repeat of it returns the
     /// session as it stands instead of answering again. In memory only.
     var lastAnswers: [UUID: AcceptedAnswer] = [:]
-    /// Problems met while rebuilding sessions, for `surveyctl status`.
-    public private(set) var restoreProblems: [String] = []
+    /// Problems met while rebuilding sessions, for `surveyctl status` (`SessionManager+Restore.swift`).
+    public internal(set) var restoreProblems: [String] = []
     /// The journaled events of every session in memory (and of sessions that could not be
     /// restored), in order: what a journal compaction writes again.
     var history: [UUID: [SessionEvent]] = [:]
@@ -289,42 +289,6 @@ public actor SessionManager {
 
     func isIdle(_ session: Session) -> Bool {
         now().timeIntervalSince(session.lastActivity) > Double(settings.idleTimeout.components.seconds)
-    }
-
-    // MARK: Restore
-
-    /// Rebuilds sessions from the journal, then makes sure every completed stage is queued.
-    public func restore() async throws {
-        let events = try await journal.replay()
-        for event in events { history[event.session, default: []].append(event) }
-        var lost: Set<UUID> = []
-        for event in events where !lost.contains(event.session) {
-            do {
-                if case .stageStarted(let id, let stage, let language, let hash, let time) = event {
-                    let earlier = Set(sessions[id].map { Array($0.allAnswers.keys) } ?? [])
-                    guard let definition = try await definitions.cachedDefinition(hash: hash, stage: stage, knownAnswerNames: earlier) else {
-                        restoreProblems.append("session \(id): the questionnaire of stage \(stage) (\(hash)) is not cached; the session cannot be continued")
-                        lost.insert(id)
-                        sessions[id] = nil
-                        continue
-                    }
-                    if var session = sessions[id] {
-                        try session.startStage(event, questionnaire: definition.questionnaire)
-                        sessions[id] = session
-                    } else {
-                        sessions[id] = Session(id: id, stage: stage, language: language, definitionHash: hash, questionnaire: definition.questionnaire, startedAt: time)
-                    }
-                } else if var session = sessions[event.session] {
-                    try session.apply(event)
-                    sessions[event.session] = session
-                }
-            } catch {
-                restoreProblems.append("\(error)")
-                lost.insert(event.session)
-            }
-        }
-        await settleCompletedStages()
-        logger.info("sessions restored", metadata: ["open": "\(sessions.values.filter(\.isOpen).count)", "events": "\(events.count)", "problems": "\(restoreProblems.count)"])
     }
 
     // MARK: Helpers
