@@ -32,6 +32,8 @@ let package = Package(
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        // Only the JSON file provider is used (the default trait); flags come from swift-argument-parser.
+        .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0", traits: ["JSON"]),
     ],
     targets: [
         // MARK: Core modules
@@ -91,6 +93,7 @@ let package = Package(
             dependencies: [
                 "Entities", "Validation", "ControlAPI", "Storage", "Networking",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -127,7 +130,7 @@ let package = Package(
         .executableTarget(
             name: "surveyd",
             dependencies: [
-                "SurveyDaemon", "SurveyDemo",
+                "Entities", "SurveyDaemon", "SurveyDemo",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

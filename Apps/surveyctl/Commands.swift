@@ -1,5 +1,6 @@
 import ArgumentParser
 import ControlAPI
+import Entities
 import Foundation
 
 struct Start: AsyncParsableCommand {
@@ -8,13 +9,13 @@ struct Start: AsyncParsableCommand {
     @Option(name: .customLong("type"), help: "The first stage's type ID.")
     var typeId = "common"
 
-    @Option(help: "Language: ko or en (default: the daemon's).")
+    @Option(help: "Language: \(Language.choices) (default: the daemon's).")
     var lang: String?
 
     @OptionGroup var daemon: DaemonOptions
 
     func validate() throws {
-        if let lang, !["ko", "en"].contains(lang) { throw ValidationError("--lang must be ko or en, not \(lang)") }
+        if let lang, Language(rawValue: lang) == nil { throw ValidationError("--lang must be \(Language.choices), not \(lang)") }
     }
 
     func run() async throws {

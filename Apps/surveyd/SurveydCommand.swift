@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import ArgumentParser
+import Entities
 import Foundation
 import Logging
 import SurveyDaemon
@@ -24,20 +25,38 @@ struct SurveydCommand: AsyncParsableCommand {
     )
 
     @Option(help: "A JSON configuration file.") var config: String?
-    @Option(help: "Base URL of the survey server.") var serverURL: String?
-    @Option(help: "Default language of sessions: ko or en.") var lang: String?
-    @Option(help: "State directory (journal, queue, definition cache).") var stateDir: String?
-    @Option(help: "Control socket path.") var socket: String?
-    @Option(help: "Group allowed to use the control socket (mode 0660).") var socketGroup: String?
-    @Option(help: "strict (default) or relaxed.") var durability: DaemonConfiguration.Durability?
-    @Option(help: "Seconds before an idle session is closed as abandoned.") var idleTimeout: Double?
-    @Option(help: "Seconds a finished stage waits for its delivery before the outcome is queued.") var deliveryWait: Double?
-    @Option(help: "Uploads in flight at once (1-64).") var maxInFlight: Int?
-    @Option(help: "Seconds a session start waits for the survey server before it uses the cached questionnaire (0-30).") var definitionFetchDeadline: Double?
-    @Option(help: "A file holding the survey server's bearer token.") var tokenFile: String?
+    // The settings' flags: names and help come from their declarations (DaemonSetting.all).
+    @Option(name: .setting(\.serverURL), help: .setting(\.serverURL)) var serverURL: String?
+    @Option(name: .setting(\.defaultLanguage), help: .setting(\.defaultLanguage)) var lang: Language?
+    @Option(name: .setting(\.stateDirectory), help: .setting(\.stateDirectory)) var stateDir: String?
+    @Option(name: .setting(\.socketPath), help: .setting(\.socketPath)) var socket: String?
+    @Option(name: .setting(\.socketGroup), help: .setting(\.socketGroup)) var socketGroup: String?
+    @Option(name: .setting(\.durability), help: .setting(\.durability)) var durability: DaemonConfiguration.Durability?
+    @Option(name: .setting(\.idleSessionTimeoutSeconds), help: .setting(\.idleSessionTimeoutSeconds)) var idleTimeout: Double?
+    @Option(name: .setting(\.deliveryWaitSeconds), help: .setting(\.deliveryWaitSeconds)) var deliveryWait: Double?
+    @Option(name: .setting(\.maxInFlight), help: .setting(\.maxInFlight)) var maxInFlight: Int?
+    @Option(name: .setting(\.definitionFetchDeadlineSeconds), help: .setting(\.definitionFetchDeadlineSeconds)) var definitionFetchDeadline: Double?
+    @Option(name: .setting(\.tokenFile), help: .setting(\.tokenFile)) var tokenFile: String?
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: Logger.Level = .info
     @Flag(help: "Start the mock survey server on a loopback port and a daemon against it, with its state in a demo directory.") var demo = false
     @Option(help: "The mock fixtures folder used by --demo.") var fixtures = "mock"
+
+    /// The settings given as flags: the highest-priority source.
+    var flags: DaemonConfiguration.Overrides {
+        var flags = DaemonConfiguration.Overrides()
+        flags[\.serverURL] = serverURL
+        flags[\.defaultLanguage] = lang
+        flags[\.stateDirectory] = stateDir
+        flags[\.socketPath] = socket
+        flags[\.socketGroup] = socketGroup
+        flags[\.durability] = durability
+        flags[\.idleSessionTimeoutSeconds] = idleTimeout
+        flags[\.deliveryWaitSeconds] = deliveryWait
+        flags[\.maxInFlight] = maxInFlight
+        flags[\.definitionFetchDeadlineSeconds] = definitionFetchDeadline
+        flags[\.tokenFile] = tokenFile
+        return flags
+    }
 
     func run() async throws {
         umask(0o077)
@@ -47,25 +66,13 @@ struct SurveydCommand: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "surveyd")
-        var flags = DaemonConfiguration.Overrides()
-        flags.serverURL = serverURL
-        flags.defaultLanguage = lang
-        flags.stateDirectory = stateDir
-        flags.socketPath = socket
-        flags.socketGroup = socketGroup
-        flags.durability = durability
-        flags.idleSessionTimeoutSeconds = idleTimeout
-        flags.deliveryWaitSeconds = deliveryWait
-        flags.maxInFlight = maxInFlight
-        flags.definitionFetchDeadlineSeconds = definitionFetchDeadline
-        flags.tokenFile = tokenFile
         let environment = ProcessInfo.processInfo.environment
         do {
             if demo {
                 try await DemoMode.run(fixtures: fixtures, configurationFile: config, environment: environment, flags: flags, logger: logger)
                 return
             }
-            let resolved = try DaemonConfiguration.resolve(file: config, environment: environment, flags: flags, userID: getuid())
+            let resolved = try await DaemonConfiguration.resolve(file: config, environment: environment, flags: flags, userID: getuid())
             try await DaemonMain.run(configuration: resolved, logger: logger)
         } catch let error as ConfigurationError {
             FileHandle.standardError.write(Data("surveyd: \(error)\n".utf8))
@@ -78,4 +85,21 @@ struct SurveydCommand: AsyncParsableCommand {
 }
 
 extension DaemonConfiguration.Durability: ExpressibleByArgument {}
+extension Language: ExpressibleByArgument {}
 extension Logger.Level: @retroactive ExpressibleByArgument {}
+
+extension NameSpecification {
+    /// The flag a setting declares.
+    static func setting(_ path: PartialKeyPath<DaemonConfiguration>) -> NameSpecification {
+        guard let flag = DaemonSetting.of(path).flag else { preconditionFailure("\(path) declares no flag") }
+        return .customLong(flag)
+    }
+}
+
+extension ArgumentHelp {
+    /// A setting's help, from its declaration.
+    static func setting(_ path: PartialKeyPath<DaemonConfiguration>) -> ArgumentHelp {
+        let setting = DaemonSetting.of(path)
+        return ArgumentHelp(setting.help, valueName: setting.valueName)
+    }
+}

@@ -16,7 +16,7 @@ public enum DemoMode {
         guard FileManager.default.fileExists(atPath: fixtures + "/questions", isDirectory: &isDirectory), isDirectory.boolValue else {
             throw DaemonStartError("the mock fixtures \(fixtures)/questions are not there; run surveyd --demo from the repository root or give --fixtures PATH")
         }
-        let demoDirectory = flags.stateDirectory ?? (NSTemporaryDirectory().trimmingSuffix("/") + "/surveyd-demo-\(getuid())")
+        let demoDirectory = flags[\.stateDirectory] ?? (NSTemporaryDirectory().trimmingSuffix("/") + "/surveyd-demo-\(getuid())")
         do {
             try FileManager.default.createDirectory(atPath: demoDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
@@ -28,13 +28,14 @@ public enum DemoMode {
         let mock = try await InProcessMockServer.start(
             configuration: MockServerConfiguration(fixtures: URL(fileURLWithPath: fixtures), recordFile: URL(fileURLWithPath: record)),
             logger: mockLogger)
-        var overrides = flags
-        overrides.serverURL = "http://127.0.0.1:\(mock.port)"
-        overrides.stateDirectory = demoDirectory + "/state"
-        overrides.socketPath = flags.socketPath ?? demoDirectory + "/surveyd.sock"
+        // Above the flags: the demo's own server and state; its socket unless --socket names one.
+        var demo = DaemonConfiguration.Overrides(.demoMode)
+        demo[\.serverURL] = "http://127.0.0.1:\(mock.port)"
+        demo[\.stateDirectory] = demoDirectory + "/state"
+        if flags[\.socketPath] == nil { demo[\.socketPath] = demoDirectory + "/surveyd.sock" }
         let configuration: DaemonConfiguration
         do {
-            configuration = try DaemonConfiguration.resolve(file: configurationFile, environment: environment, flags: overrides, userID: getuid())
+            configuration = try await DaemonConfiguration.resolve(file: configurationFile, environment: environment, flags: flags, demo: demo, userID: getuid())
         } catch {
             try await mock.stop()
             throw error

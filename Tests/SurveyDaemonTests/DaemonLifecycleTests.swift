@@ -13,10 +13,10 @@ import Testing
         let dir = try TemporaryDirectory(prefix: "dl")
         defer { dir.remove() }
         var flags = DaemonConfiguration.Overrides()
-        flags.serverURL = "http://127.0.0.1:9"
-        flags.stateDirectory = dir.appending("state").path
-        flags.socketPath = dir.appending("d.sock").path
-        let configuration = try DaemonConfiguration.resolve(file: nil, environment: ["HOME": dir.path], flags: flags, userID: getuid())
+        flags[\.serverURL] = "http://127.0.0.1:9"
+        flags[\.stateDirectory] = dir.appending("state").path
+        flags[\.socketPath] = dir.appending("d.sock").path
+        let configuration = try await DaemonConfiguration.resolve(file: nil, environment: ["HOME": dir.path], flags: flags, userID: getuid())
         let daemon = try await Daemon(configuration: configuration, version: "test", logger: Logger(label: "t"))
         let (ready, readyContinuation) = AsyncStream<Void>.makeStream()
         let running = Task { try await daemon.run(signals: []) { readyContinuation.yield() } }
@@ -41,10 +41,10 @@ import Testing
         _ = try await journal.append(type: 1, payload: Array("not an event".utf8))
         journal.close()
         var flags = DaemonConfiguration.Overrides()
-        flags.serverURL = "http://127.0.0.1:9"
-        flags.stateDirectory = dir.appending("state").path
-        flags.socketPath = dir.appending("d.sock").path
-        let configuration = try DaemonConfiguration.resolve(file: nil, environment: ["HOME": dir.path], flags: flags, userID: getuid())
+        flags[\.serverURL] = "http://127.0.0.1:9"
+        flags[\.stateDirectory] = dir.appending("state").path
+        flags[\.socketPath] = dir.appending("d.sock").path
+        let configuration = try await DaemonConfiguration.resolve(file: nil, environment: ["HOME": dir.path], flags: flags, userID: getuid())
         await #expect(throws: StorageError.self) { _ = try await Daemon(configuration: configuration, version: "test", logger: Logger(label: "t")) }
         // The journals were closed: the state directory can be opened again.
         let reopened = try Journal(directory: dir.appending("state/sessions").path, logger: Logger(label: "t"))

@@ -88,7 +88,7 @@ public final class Daemon: Sendable {
             journal: StoredSessionJournal(journal: sessionJournal),
             definitions: definitions,
             queue: queue,
-            settings: .init(defaultLanguage: configuration.defaultLanguage, idleTimeout: configuration.idleSessionTimeout, deliveryWait: configuration.deliveryWait),
+            settings: .init(defaultLanguage: configuration.defaultLanguage.rawValue, idleTimeout: configuration.idleSessionTimeout, deliveryWait: configuration.deliveryWait),
             logger: logger)
         self.sessions = sessions
         let policy = RetryPolicy(base: configuration.backoffBase, cap: configuration.backoffCap)

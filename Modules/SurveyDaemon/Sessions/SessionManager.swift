@@ -64,8 +64,8 @@ public actor SessionManager {
     public func start(_ request: StartSessionRequest) async throws(ControlError) -> SessionView {
         let stage = request.typeId ?? "common"
         let language = request.lang ?? settings.defaultLanguage
-        guard DaemonConfiguration.languages.contains(language) else {
-            throw ControlError.badRequest("bad_language", "lang must be ko or en, not \"\(language)\"")
+        guard Language(rawValue: language) != nil else {
+            throw ControlError.badRequest("bad_language", "lang must be \(Language.choices), not \"\(language)\"")
         }
         let definition = try await loadDefinition(stage: stage, language: language, earlierAnswers: [])
         let id = UUID()

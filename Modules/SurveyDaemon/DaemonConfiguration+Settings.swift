@@ -1,0 +1,102 @@
+import Entities
+import Foundation
+
+/// Every setting of `surveyd`, declared once.
+///
+/// To add one: add a property to `DaemonConfiguration` (its initial value
+/// `DaemonSetting.defaultValue(of: \.property)` when it has a default), declare it here, and use
+/// it. `SURVEYD_UPDATE_DOC=1 swift test --filter SettingDeclarationTests` then writes its row
+/// into `doc/configuration.md`. A setting with a flag also gets an `@Option` and a line in
+/// `flags` in `SurveydCommand`; the option's name and help come from here.
+extension DaemonSetting {
+    static let week = DaemonConfiguration.maxSeconds
+
+    public static let all: [DaemonSetting] = [
+        DaemonSetting(
+            \.serverURL, key: "serverURL", variable: "SURVEYD_SERVER_URL", flag: "server-url",
+            kind: .text(valueName: "url", accepts: "an `http://` or `https://` URL with a host", check: checkServerURL),
+            none: "required, except with `--demo`; without it surveyd exits 1 at start",
+            doc: "the survey server"),
+        DaemonSetting(
+            \.defaultLanguage, key: "defaultLanguage", variable: "SURVEYD_LANG", flag: "lang",
+            kind: .choice(Language.names), default: .ko,
+            doc: "language of sessions that name none"),
+        DaemonSetting(
+            \.stateDirectory, key: "stateDirectory", variable: "SURVEYD_STATE_DIR", flag: "state-dir",
+            kind: .text(valueName: "dir", accepts: "a directory"),
+            computed: "`$STATE_DIRECTORY` (systemd), else `$XDG_STATE_HOME/surveyd`, else `~/.local/state/surveyd`, else `/tmp/surveyd-<uid>/state`",
+            doc: "journal, queue and definition cache"),
+        DaemonSetting(
+            \.socketPath, key: "socketPath", variable: "SURVEYD_SOCKET", flag: "socket",
+            kind: .text(valueName: "path", accepts: "a path under 108 bytes", check: checkSocketPath),
+            computed: "`$RUNTIME_DIRECTORY/surveyd.sock` (systemd), else `$XDG_RUNTIME_DIR/surveyd.sock`, else `/tmp/surveyd-<uid>/surveyd.sock`",
+            doc: "the control socket"),
+        DaemonSetting(
+            \.socketGroup, key: "socketGroup", variable: "SURVEYD_SOCKET_GROUP", flag: "socket-group",
+            kind: .text(valueName: "group", accepts: "a group name or number"),
+            none: "socket `0600`",
+            doc: "a group whose members may use the control socket (socket `0660`); the daemon's user must be a member"),
+        DaemonSetting(
+            \.backoffBaseSeconds, key: "backoffBaseSeconds", variable: "SURVEYD_BACKOFF_BASE",
+            kind: .seconds(.above(0, atMost: DaemonConfiguration.maxBackoffSeconds, "1 day")), default: 1,
+            doc: "first retry delay of a transient delivery failure; at most `backoffCapSeconds`"),
+        DaemonSetting(
+            \.backoffCapSeconds, key: "backoffCapSeconds", variable: "SURVEYD_BACKOFF_CAP",
+            kind: .seconds(.above(0, atMost: DaemonConfiguration.maxBackoffSeconds, "1 day")), default: 300,
+            doc: "longest retry delay (delays are drawn uniformly in `0…min(cap, base·2^attempt)`)"),
+        DaemonSetting(
+            \.durability, key: "durability", variable: "SURVEYD_DURABILITY", flag: "durability",
+            kind: .choice(DaemonConfiguration.Durability.names), default: .strict,
+            doc: "when an answer is acknowledged: after its fdatasync (`strict`) or once written, fdatasync'd within 200 ms (`relaxed`)"),
+        DaemonSetting(
+            \.queueDiskCapMegabytes, key: "queueDiskCapMegabytes", variable: "SURVEYD_QUEUE_DISK_CAP_MB",
+            kind: .wholeNumber(.from(1, to: Double(DaemonConfiguration.maxQueueDiskCapMegabytes), "megabytes"), valueName: "mib"),
+            none: "no cap",
+            doc: "the most the submission queue's segments may take on disk, in MiB"),
+        DaemonSetting(
+            \.idleSessionTimeoutSeconds, key: "idleSessionTimeoutSeconds", variable: "SURVEYD_IDLE_TIMEOUT", flag: "idle-timeout",
+            kind: .seconds(.above(0, atMost: week, "1 week")), default: 900,
+            doc: "sessions idle longer are closed as `abandoned` (their answers are not uploaded)"),
+        DaemonSetting(
+            \.deliveryWaitSeconds, key: "deliveryWaitSeconds", variable: "SURVEYD_DELIVERY_WAIT", flag: "delivery-wait",
+            kind: .seconds(.from(0, to: week, "1 week")), default: 2,
+            doc: "how long a finished stage waits for its delivery before the outcome is `queued`"),
+        DaemonSetting(
+            \.maxInFlight, key: "maxInFlight", variable: "SURVEYD_MAX_IN_FLIGHT", flag: "max-in-flight",
+            kind: .wholeNumber(.from(1, to: 64)), default: 4,
+            doc: "uploads in flight at once"),
+        DaemonSetting(
+            \.connectivityCacheSeconds, key: "connectivityCacheSeconds", variable: "SURVEYD_CONNECTIVITY_CACHE",
+            kind: .seconds(.from(0, to: week, "1 week")), default: 1,
+            doc: "how long a connectivity verdict is reused"),
+        DaemonSetting(
+            \.definitionFetchDeadlineSeconds, key: "definitionFetchDeadlineSeconds", variable: "SURVEYD_DEFINITION_FETCH_DEADLINE",
+            flag: "definition-fetch-deadline",
+            kind: .seconds(.from(0, to: DaemonConfiguration.maxDefinitionFetchDeadlineSeconds, "the survey server's read timeout")), default: 3,
+            doc: "with a cached questionnaire, how long a session start waits for the server's copy before it starts from the cache"),
+        DaemonSetting(
+            \.maxRequestBytes, key: "maxRequestBytes", variable: "SURVEYD_MAX_REQUEST_BYTES",
+            kind: .wholeNumber(.atLeast(1024), valueName: "bytes"), default: 64 * 1024,
+            doc: "largest control request body, in bytes"),
+        DaemonSetting(
+            \.tokenFile, key: "tokenFile", variable: "SURVEYD_TOKEN_FILE", flag: "token-file",
+            kind: .text(valueName: "file", accepts: "a file"),
+            none: "no `Authorization` header",
+            doc: "a file holding the survey server's bearer token"),
+    ]
+
+    static func checkServerURL(_ text: String) -> String? {
+        guard let url = URL(string: text), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else {
+            return "\"\(text)\" is not an http or https URL with a host, e.g. https://survey.example.org"
+        }
+        return nil
+    }
+
+    static func checkSocketPath(_ path: String) -> String? {
+        // sun_path holds 108 bytes including the terminating NUL.
+        guard path.utf8.count < 108 else {
+            return "\"\(path)\" is \(path.utf8.count) bytes; a Unix socket path must be under 108 bytes, choose a shorter one"
+        }
+        return nil
+    }
+}
