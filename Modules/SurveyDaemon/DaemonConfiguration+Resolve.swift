@@ -29,7 +29,9 @@ extension DaemonConfiguration {
 
     /// Resolves the configuration through swift-configuration. Highest priority first: demo mode's
     /// values (when given), flags, the environment, the JSON file (when given), the defaults.
-    /// The value that wins is checked against its setting's declaration.
+    /// Every value each source gives is checked against its setting's declaration, the ones a
+    /// higher source overrides too: a wrong value waiting in the file or the environment is found
+    /// now, not on the day the flag that hides it is dropped.
     ///
     /// - Throws: `ConfigurationError` naming where the wrong value came from (the file and key,
     ///   the variable, the flag) and the value.
@@ -47,6 +49,12 @@ extension DaemonConfiguration {
         sources.append(.environment(environment))
         if let file { sources.append(try .file(file)) }
         sources.append(.defaults(defaults))
+
+        // The file first, then the environment, flags and demo mode: each source on its own.
+        for source in sources.dropLast().reversed() {
+            let single = ConfigReader(providers: [source])
+            for setting in DaemonSetting.all { _ = try await setting.read(from: single) }
+        }
 
         let winners = WinningSources()
         let reader = ConfigReader(providers: sources, accessReporter: winners)

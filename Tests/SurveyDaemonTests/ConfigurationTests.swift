@@ -109,15 +109,19 @@ import Testing
         #expect(await message(env: ["RUNTIME_DIRECTORY": long])?.hasPrefix("surveyd configuration: default socketPath: \"\(long)/surveyd.sock\" is 124 bytes") == true)
     }
 
-    /// Only the value that wins is read: a higher source's good value hides a lower one's.
-    @Test func theWinningValueIsTheOneChecked() async throws {
+    /// A wrong value is an error even where a higher source overrides it: it would take effect
+    /// the day the override is dropped.
+    @Test func valuesAHigherSourceOverridesAreCheckedToo() async throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         let file = dir.appending("surveyd.json")
         try Data(#"{"maxInFlight":0}"#.utf8).write(to: file)
         var flags = DaemonConfiguration.Overrides()
         flags[\.maxInFlight] = 2
-        let c = try await DaemonConfiguration.resolve(file: file.path, environment: ["HOME": "/h", "SURVEYD_MAX_IN_FLIGHT": "many"], flags: flags, userID: 1)
+        #expect(await message(file: file.path, flags: flags) == "surveyd configuration: configuration file \(file.path), key maxInFlight: must be from 1 to 64, got 0")
+        #expect(await message(env: ["SURVEYD_MAX_IN_FLIGHT": "many"], flags: flags) == #"surveyd configuration: environment variable SURVEYD_MAX_IN_FLIGHT: "many" is not a number"#)
+        try Data(#"{"maxInFlight":3}"#.utf8).write(to: file)
+        let c = try await DaemonConfiguration.resolve(file: file.path, environment: ["HOME": "/h", "SURVEYD_MAX_IN_FLIGHT": "5"], flags: flags, userID: 1)
         #expect(c.maxInFlight == 2)
         var demo = DaemonConfiguration.Overrides(.demoMode)
         demo[\.socketPath] = "/demo/surveyd.sock"
