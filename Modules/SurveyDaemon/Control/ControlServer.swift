@@ -9,6 +9,7 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import NIOHTTP1
 import NIOPosix
 import Synchronization
 
@@ -147,7 +148,7 @@ public struct ControlServer: Sendable {
         do {
             buffer = try await request.collectBody(upTo: limit)
         } catch {
-            throw ControlError(status: 413, code: "body_too_large", "the request body is larger than \(limit) bytes; send a smaller body")
+            throw bodyError(error, limit: limit)
         }
         if buffer.readableBytes == 0 {
             if let empty { return empty }
@@ -158,6 +159,22 @@ public struct ControlServer: Sendable {
             return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
         } catch let error as DecodingError {
             throw ControlError.badRequest("body_invalid", "the JSON body is not valid: \(error.locatedDescription); see doc/control-api.md")
+        }
+    }
+}
+
+extension ControlServer {
+    /// Why a request body could not be read: too large (413), or cut short or malformed (400).
+    static func bodyError(_ error: any Error, limit: Int) -> ControlError {
+        switch error {
+        case is NIOTooManyBytesError:
+            return ControlError(status: 413, code: "body_too_large", "the request body is larger than \(limit) bytes; send a smaller body")
+        case HTTPParserError.invalidEOFState:
+            return .badRequest("body_incomplete", "the request body is incomplete: the connection was closed before the whole body (its Content-Length, or its last chunk) was received; send the whole body")
+        case let error as HTTPParserError:
+            return .badRequest("body_malformed", "the request body is malformed (\(error)); send a body of exactly Content-Length bytes or valid chunks")
+        default:
+            return .badRequest("body_incomplete", "the request body is incomplete: it could not be read (\(error)); send the whole body")
         }
     }
 }
