@@ -69,9 +69,10 @@ func withControlServer(maxRequestBytes: Int = 4096, socketGroup: (name: String, 
     let path = dir.appending("d.sock").path
     let backend = FakeBackend()
     let server = ControlServer(socketPath: path, socketGroup: socketGroup, maxRequestBytes: maxRequestBytes, backend: backend, logger: Logger(label: "test"))
-    try server.prepareSocketPath()
+    let claim = try server.prepareSocketPath()
+    defer { claim.release() }
     let (ready, readyContinuation) = AsyncStream<Void>.makeStream()
-    let app = server.application { readyContinuation.yield() }
+    let app = server.service(claim: claim) { readyContinuation.yield() }
     let group = ServiceGroup(services: [app], gracefulShutdownSignals: [], logger: Logger(label: "test"))
     let task = Task { try await group.run() }
     var iterator = ready.makeAsyncIterator()
@@ -157,9 +158,9 @@ func withControlServer(maxRequestBytes: Int = 4096, socketGroup: (name: String, 
     @Test func aLiveDaemonIsRefusedAndAStaleSocketReplaced() async throws {
         try await withControlServer { path, _ in
             let second = ControlServer(socketPath: path, socketGroup: nil, maxRequestBytes: 4096, backend: FakeBackend(), logger: Logger(label: "t"))
-            #expect(throws: ControlError.self) { try second.prepareSocketPath() }
+            #expect(throws: ControlError.self) { _ = try second.prepareSocketPath() }
             do throws(ControlError) {
-                try second.prepareSocketPath()
+                _ = try second.prepareSocketPath()
             } catch {
                 #expect(error.code == "already_running")
                 #expect(error.message.contains("another surveyd is already serving \(path)"))
@@ -180,11 +181,11 @@ func withControlServer(maxRequestBytes: Int = 4096, socketGroup: (name: String, 
         close(fd)
         #expect(FileManager.default.fileExists(atPath: path))
         let server = ControlServer(socketPath: path, socketGroup: nil, maxRequestBytes: 4096, backend: FakeBackend(), logger: Logger(label: "t"))
-        try server.prepareSocketPath()
+        _ = try server.prepareSocketPath()
         #expect(!FileManager.default.fileExists(atPath: path))
         // A path that is not a socket is never removed.
         try Data("keep".utf8).write(to: URL(fileURLWithPath: path))
-        #expect(throws: ControlError.self) { try server.prepareSocketPath() }
+        #expect(throws: ControlError.self) { _ = try server.prepareSocketPath() }
         #expect(FileManager.default.fileExists(atPath: path))
     }
 

@@ -11,6 +11,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import ServiceLifecycle
 import Synchronization
 
 /// The request context of the control API: it keeps the connection's channel so that the
@@ -43,31 +44,18 @@ public struct ControlServer: Sendable {
         self.logger = logger
     }
 
-    /// Builds the Hummingbird application; run it (it is a `Service`) inside the daemon's
-    /// `ServiceGroup`. Call ``prepareSocketPath()`` first.
-    /// - Parameter onReady: called once the socket is bound and its mode set.
-    public func application(onReady: @escaping @Sendable () async -> Void = {}) -> some ApplicationProtocol {
+    /// The server as a `Service` for the daemon's `ServiceGroup`: it binds the socket, serves
+    /// until a graceful shutdown, then removes the socket file when it is still the one it bound.
+    /// `claim` is the one ``prepareSocketPath()`` gave; release it when the daemon exits.
+    /// - Parameter onReady: called once the socket is bound, its mode set, and it accepts connections.
+    public func service(claim: ControlSocketClaim, onReady: @escaping @Sendable () async -> Void = {}) -> some Service {
         let router = Router(context: ControlRequestContext.self)
         router.add(middleware: ControlErrorMiddleware())
         router.add(middleware: PeerCheckMiddleware(policy: PeerPolicy(ownerUID: geteuid(), groupID: socketGroup?.gid)))
         addRoutes(to: router)
-        let path = socketPath
-        let group = socketGroup
-        let logger = logger
-        return Application(
-            router: router,
-            configuration: .init(address: .unixDomainSocket(path: path), serverName: "surveyd"),
-            onServerRunning: { _ in
-                do {
-                    try ControlSocket.setMode(path: path, group: group?.gid)
-                } catch {
-                    logger.error("cannot set the control socket's mode", metadata: ["path": "\(path)", "error": "\(error)"])
-                }
-                await onReady()
-            },
-            eventLoopGroupProvider: .shared(Self.controlLoops),
-            logger: logger
-        )
+        return ControlListener(
+            claim: claim, socketGroup: socketGroup?.gid, responder: router.buildResponder(),
+            eventLoopGroup: Self.controlLoops, logger: logger, onReady: onReady)
     }
 
     /// The control API's own event loop, for the life of the process: one thread serves every
@@ -77,9 +65,10 @@ public struct ControlServer: Sendable {
     /// (`doc/benchmarks.md`, stop 10). Like NIO's singletons, its thread ends with the process.
     static let controlLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 
-    /// Makes the socket's directory (0700 when created) and refuses to start when another
-    /// daemon answers on the socket; removes a stale socket file.
-    public func prepareSocketPath() throws(ControlError) {
+    /// Makes the socket's directory (0700 when created), takes the socket's lock and refuses to
+    /// start when another daemon holds it or answers on the socket; removes a stale socket file.
+    /// Keep the claim until the daemon exits, then release it.
+    public func prepareSocketPath() throws(ControlError) -> ControlSocketClaim {
         try ControlSocket.prepare(path: socketPath)
     }
 
