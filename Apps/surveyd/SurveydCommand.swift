@@ -33,6 +33,9 @@ struct SurveydCommand: AsyncParsableCommand {
     @Option(help: "Seconds a finished stage waits for its delivery before the outcome is queued.") var deliveryWait: Double?
     @Option(help: "Uploads in flight at once (1-64).") var maxInFlight: Int?
     @Option(help: "A file holding the survey server's bearer token.") var tokenFile: String?
+    @Option(help: "Seconds a control request's head may take from its first byte, and its body from its head.") var controlReadTimeout: Double?
+    @Option(help: "Seconds a control connection may stay open with no request after its last response.") var controlIdleTimeout: Double?
+    @Option(help: "The most control connections open at once (1-65536).") var maxControlConnections: Int?
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: Logger.Level = .info
     @Flag(help: "Start the mock survey server on a loopback port and a daemon against it, with its state in a demo directory.") var demo = false
     @Option(help: "The mock fixtures folder used by --demo.") var fixtures = "mock"
@@ -56,6 +59,9 @@ struct SurveydCommand: AsyncParsableCommand {
         flags.deliveryWaitSeconds = deliveryWait
         flags.maxInFlight = maxInFlight
         flags.tokenFile = tokenFile
+        flags.controlReadTimeoutSeconds = controlReadTimeout
+        flags.controlIdleTimeoutSeconds = controlIdleTimeout
+        flags.maxControlConnections = maxControlConnections
         let environment = ProcessInfo.processInfo.environment
         do {
             if demo {

@@ -39,6 +39,13 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var connectivityCacheSeconds: Double = 1
     /// Largest control request body accepted, in bytes.
     public var maxRequestBytes: Int = 64 * 1024
+    /// How long a control request's head may take from its first byte, and its body from the end
+    /// of its head, in seconds.
+    public var controlReadTimeoutSeconds: Double = 10
+    /// How long a control connection may stay open with no request after its last response, in seconds.
+    public var controlIdleTimeoutSeconds: Double = 60
+    /// The most control connections open at once.
+    public var maxControlConnections: Int = 256
     /// A file holding the survey server's bearer token; read at start and again once after a 401.
     public var tokenFile: String?
 
@@ -67,6 +74,12 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public static let maxBackoffSeconds: Double = 24 * 3600
     /// The largest queue disk cap, in megabytes: 1 TiB.
     public static let maxQueueDiskCapMegabytes = 1 << 20
+    /// The longest control read timeout: one hour.
+    public static let maxControlReadTimeoutSeconds: Double = 3600
+    /// The longest control idle timeout: one day.
+    public static let maxControlIdleTimeoutSeconds: Double = 24 * 3600
+    /// The most control connections that may be allowed.
+    public static let maxControlConnectionsLimit = 65536
 
     /// `idleSessionTimeoutSeconds` as a duration (valid after `check()`).
     public var idleSessionTimeout: Duration { Self.duration(seconds: idleSessionTimeoutSeconds) }
@@ -78,6 +91,13 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var backoffBase: Duration { Self.duration(seconds: backoffBaseSeconds) }
     /// `backoffCapSeconds` as a duration (valid after `check()`).
     public var backoffCap: Duration { Self.duration(seconds: backoffCapSeconds) }
+    /// The control connections' timeouts and cap (valid after `check()`).
+    public var controlLimits: ControlConnectionLimits {
+        ControlConnectionLimits(
+            readTimeout: Self.duration(seconds: controlReadTimeoutSeconds),
+            idleTimeout: Self.duration(seconds: controlIdleTimeoutSeconds),
+            maxConnections: maxControlConnections)
+    }
 
     /// Whole milliseconds; a value `check()` would refuse (not finite, negative or over
     /// `maxSeconds`) is clamped to 0 ... `maxSeconds` instead of trapping.
@@ -103,6 +123,9 @@ public struct DaemonConfiguration: Sendable, Hashable {
         public var maxRequestBytes: Int?
         public var tokenFile: String?
         public var queueDiskCapMegabytes: Int?
+        public var controlReadTimeoutSeconds: Double?
+        public var controlIdleTimeoutSeconds: Double?
+        public var maxControlConnections: Int?
 
         public init() {}
     }
@@ -158,6 +181,9 @@ public struct DaemonConfiguration: Sendable, Hashable {
         if let v = overrides.maxRequestBytes { maxRequestBytes = v }
         if let v = overrides.tokenFile { tokenFile = v }
         if let v = overrides.queueDiskCapMegabytes { queueDiskCapMegabytes = v }
+        if let v = overrides.controlReadTimeoutSeconds { controlReadTimeoutSeconds = v }
+        if let v = overrides.controlIdleTimeoutSeconds { controlIdleTimeoutSeconds = v }
+        if let v = overrides.maxControlConnections { maxControlConnections = v }
     }
 
     /// The languages the contract knows.
@@ -173,6 +199,8 @@ public struct DaemonConfiguration: Sendable, Hashable {
         ("SURVEYD_MAX_IN_FLIGHT", "maxInFlight"), ("SURVEYD_CONNECTIVITY_CACHE", "connectivityCacheSeconds"),
         ("SURVEYD_MAX_REQUEST_BYTES", "maxRequestBytes"), ("SURVEYD_TOKEN_FILE", "tokenFile"),
         ("SURVEYD_QUEUE_DISK_CAP_MB", "queueDiskCapMegabytes"),
+        ("SURVEYD_CONTROL_READ_TIMEOUT", "controlReadTimeoutSeconds"), ("SURVEYD_CONTROL_IDLE_TIMEOUT", "controlIdleTimeoutSeconds"),
+        ("SURVEYD_MAX_CONTROL_CONNECTIONS", "maxControlConnections"),
     ]
 
     static func fromEnvironment(_ environment: [String: String]) throws(ConfigurationError) -> Overrides {
@@ -219,6 +247,9 @@ public struct DaemonConfiguration: Sendable, Hashable {
         o.maxRequestBytes = try wholeNumber("SURVEYD_MAX_REQUEST_BYTES")
         o.tokenFile = environment["SURVEYD_TOKEN_FILE"]
         o.queueDiskCapMegabytes = try wholeNumber("SURVEYD_QUEUE_DISK_CAP_MB")
+        o.controlReadTimeoutSeconds = try number("SURVEYD_CONTROL_READ_TIMEOUT")
+        o.controlIdleTimeoutSeconds = try number("SURVEYD_CONTROL_IDLE_TIMEOUT")
+        o.maxControlConnections = try wholeNumber("SURVEYD_MAX_CONTROL_CONNECTIONS")
         return o
     }
 
@@ -268,6 +299,15 @@ public struct DaemonConfiguration: Sendable, Hashable {
         }
         guard maxRequestBytes >= 1024 else {
             throw ConfigurationError(source: "maxRequestBytes", "must be at least 1024, got \(maxRequestBytes)")
+        }
+        guard controlReadTimeoutSeconds > 0, controlReadTimeoutSeconds <= Self.maxControlReadTimeoutSeconds else {
+            throw ConfigurationError(source: "controlReadTimeoutSeconds", "must be above 0 and at most \(Int(Self.maxControlReadTimeoutSeconds)) (1 hour), got \(controlReadTimeoutSeconds)")
+        }
+        guard controlIdleTimeoutSeconds > 0, controlIdleTimeoutSeconds <= Self.maxControlIdleTimeoutSeconds else {
+            throw ConfigurationError(source: "controlIdleTimeoutSeconds", "must be above 0 and at most \(Int(Self.maxControlIdleTimeoutSeconds)) (1 day), got \(controlIdleTimeoutSeconds)")
+        }
+        guard (1...Self.maxControlConnectionsLimit).contains(maxControlConnections) else {
+            throw ConfigurationError(source: "maxControlConnections", "must be from 1 to \(Self.maxControlConnectionsLimit), got \(maxControlConnections)")
         }
         if let cap = queueDiskCapMegabytes, !(1...Self.maxQueueDiskCapMegabytes).contains(cap) {
             throw ConfigurationError(source: "queueDiskCapMegabytes", "must be from 1 to \(Self.maxQueueDiskCapMegabytes) (megabytes), got \(cap); leave it out for no cap")

@@ -63,12 +63,11 @@ actor FakeBackend: ControlBackend {
 }
 
 /// Runs a control server on a fresh socket for the duration of `body`.
-func withControlServer(maxRequestBytes: Int = 4096, socketGroup: (name: String, gid: UInt32)? = nil, _ body: (String, FakeBackend) async throws -> Void) async throws {
+func withControlServer(maxRequestBytes: Int = 4096, socketGroup: (name: String, gid: UInt32)? = nil, limits: ControlConnectionLimits = .init(), backend: any ControlBackend = FakeBackend(), _ body: (String, FakeBackend) async throws -> Void) async throws {
     let dir = try TemporaryDirectory(prefix: "cs")
     defer { dir.remove() }
     let path = dir.appending("d.sock").path
-    let backend = FakeBackend()
-    let server = ControlServer(socketPath: path, socketGroup: socketGroup, maxRequestBytes: maxRequestBytes, backend: backend, logger: Logger(label: "test"))
+    let server = ControlServer(socketPath: path, socketGroup: socketGroup, maxRequestBytes: maxRequestBytes, limits: limits, backend: backend, logger: Logger(label: "test"))
     let claim = try server.prepareSocketPath()
     defer { claim.release() }
     let (ready, readyContinuation) = AsyncStream<Void>.makeStream()
@@ -78,7 +77,7 @@ func withControlServer(maxRequestBytes: Int = 4096, socketGroup: (name: String, 
     var iterator = ready.makeAsyncIterator()
     await iterator.next()
     do {
-        try await body(path, backend)
+        try await body(path, backend as? FakeBackend ?? FakeBackend())
     } catch {
         await group.triggerGracefulShutdown()
         try? await task.value

@@ -12,13 +12,14 @@ import ServiceLifecycle
 /// descriptor to NIO, rather than letting the HTTP server bind the path: a server that binds a
 /// path removes whatever socket file is there when it binds and again when it closes, which
 /// would remove another daemon's socket. Here the file is removed at shutdown only while it is
-/// still the one bound. Each connection is Hummingbird's HTTP/1.1 channel
-/// (``ControlChildChannel``); requests go to the router's responder.
+/// still the one bound. Each connection is Hummingbird's HTTP/1.1 channel with this daemon's
+/// time limits (``ControlChildChannel``); requests go to the router's responder.
 struct ControlListener<Responder: HTTPResponder>: Service where Responder.Context == ControlRequestContext {
     let claim: ControlSocketClaim
     /// The socket's group (mode 0660), or nil (mode 0600).
     let socketGroup: UInt32?
     let responder: Responder
+    let limits: ControlConnectionLimits
     let eventLoopGroup: any EventLoopGroup
     let logger: Logger
     let onReady: @Sendable () async -> Void
@@ -28,8 +29,8 @@ struct ControlListener<Responder: HTTPResponder>: Service where Responder.Contex
 
     func run() async throws {
         let logger = logger
-        let connections = ControlConnections()
-        let childChannel = ControlChildChannel(responder: Self.respond(with: responder, logger: logger), connections: connections)
+        let connections = ControlConnections(limit: limits.maxConnections, logger: logger)
+        let childChannel = ControlChildChannel(responder: Self.respond(with: responder, logger: logger), limits: limits, connections: connections)
         defer { claim.removeSocketFile() }
         let socket = try claim.bind()
         do {

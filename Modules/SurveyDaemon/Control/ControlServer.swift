@@ -33,13 +33,16 @@ public struct ControlServer: Sendable {
     /// 0600 without a group, 0660 with one.
     public var socketGroup: (name: String, gid: UInt32)?
     public var maxRequestBytes: Int
+    /// Read and idle timeouts of a connection, and the cap on open connections.
+    public var limits: ControlConnectionLimits
     public var backend: any ControlBackend
     public var logger: Logger
 
-    public init(socketPath: String, socketGroup: (name: String, gid: UInt32)?, maxRequestBytes: Int, backend: any ControlBackend, logger: Logger) {
+    public init(socketPath: String, socketGroup: (name: String, gid: UInt32)?, maxRequestBytes: Int, limits: ControlConnectionLimits = .init(), backend: any ControlBackend, logger: Logger) {
         self.socketPath = socketPath
         self.socketGroup = socketGroup
         self.maxRequestBytes = maxRequestBytes
+        self.limits = limits
         self.backend = backend
         self.logger = logger
     }
@@ -54,7 +57,7 @@ public struct ControlServer: Sendable {
         router.add(middleware: PeerCheckMiddleware(policy: PeerPolicy(ownerUID: geteuid(), groupID: socketGroup?.gid)))
         addRoutes(to: router)
         return ControlListener(
-            claim: claim, socketGroup: socketGroup?.gid, responder: router.buildResponder(),
+            claim: claim, socketGroup: socketGroup?.gid, responder: router.buildResponder(), limits: limits,
             eventLoopGroup: Self.controlLoops, logger: logger, onReady: onReady)
     }
 
@@ -153,7 +156,8 @@ public struct ControlServer: Sendable {
 }
 
 extension ControlServer {
-    /// Why a request body could not be read: too large (413), or cut short or malformed (400).
+    /// Why a request body could not be read: too large (413), cut short or malformed (400), or not
+    /// received within the read timeout (408).
     static func bodyError(_ error: any Error, limit: Int) -> ControlError {
         switch error {
         case is NIOTooManyBytesError:
@@ -162,6 +166,8 @@ extension ControlServer {
             return .badRequest("body_incomplete", "the request body is incomplete: the connection was closed before the whole body (its Content-Length, or its last chunk) was received; send the whole body")
         case let error as HTTPParserError:
             return .badRequest("body_malformed", "the request body is malformed (\(error)); send a body of exactly Content-Length bytes or valid chunks")
+        case let error as ControlReadTimeout:
+            return ControlError(status: 408, code: "request_timeout", "the request body was not received within \(error.timeout); send the whole request at once")
         default:
             return .badRequest("body_incomplete", "the request body is incomplete: it could not be read (\(error)); send the whole body")
         }
@@ -192,12 +198,16 @@ struct ControlErrorMiddleware: RouterMiddleware {
     }
 
     static func reply(_ error: ControlError) -> Response {
-        let body = (try? ControlServer.encoder.encode(ErrorReply(code: error.code, message: error.message))) ?? Data()
-        return Response(
+        Response(
             status: HTTPResponse.Status(code: error.status),
             headers: [.contentType: "application/json"],
-            body: .init(byteBuffer: ByteBuffer(bytes: body))
+            body: .init(byteBuffer: body(error))
         )
+    }
+
+    /// `{"error": {"code": …, "message": …}}`.
+    static func body(_ error: ControlError) -> ByteBuffer {
+        ByteBuffer(bytes: (try? ControlServer.encoder.encode(ErrorReply(code: error.code, message: error.message))) ?? Data())
     }
 }
 

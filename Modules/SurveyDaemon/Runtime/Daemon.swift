@@ -100,7 +100,7 @@ public final class Daemon: Sendable {
         let worker = self.worker
         wake.set { await worker.wake() }
         backend = DaemonBackend(version: version, startedAt: Date(), sessions: sessions, worker: worker, inspector: queue, connectivity: MonitorConnectivity(monitor: monitor))
-        control = ControlServer(socketPath: configuration.socketPath, socketGroup: socketGroup, maxRequestBytes: configuration.maxRequestBytes, backend: backend, logger: logger)
+        control = ControlServer(socketPath: configuration.socketPath, socketGroup: socketGroup, maxRequestBytes: configuration.maxRequestBytes, limits: configuration.controlLimits, backend: backend, logger: logger)
         do {
             try await sessions.restore()
         } catch {
