@@ -37,6 +37,9 @@ struct SurveydCommand: AsyncParsableCommand {
     @Option(name: .setting(\.maxInFlight), help: .setting(\.maxInFlight)) var maxInFlight: Int?
     @Option(name: .setting(\.definitionFetchDeadlineSeconds), help: .setting(\.definitionFetchDeadlineSeconds)) var definitionFetchDeadline: Double?
     @Option(name: .setting(\.tokenFile), help: .setting(\.tokenFile)) var tokenFile: String?
+    @Option(name: .setting(\.controlReadTimeoutSeconds), help: .setting(\.controlReadTimeoutSeconds)) var controlReadTimeout: Double?
+    @Option(name: .setting(\.controlIdleTimeoutSeconds), help: .setting(\.controlIdleTimeoutSeconds)) var controlIdleTimeout: Double?
+    @Option(name: .setting(\.maxControlConnections), help: .setting(\.maxControlConnections)) var maxControlConnections: Int?
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: Logger.Level = .info
     @Flag(help: "Start the mock survey server on a loopback port and a daemon against it, with its state in a demo directory.") var demo = false
     @Option(help: "The mock fixtures folder used by --demo.") var fixtures = "mock"
@@ -54,6 +57,9 @@ struct SurveydCommand: AsyncParsableCommand {
         flags[\.deliveryWaitSeconds] = deliveryWait
         flags[\.maxInFlight] = maxInFlight
         flags[\.definitionFetchDeadlineSeconds] = definitionFetchDeadline
+        flags[\.controlReadTimeoutSeconds] = controlReadTimeout
+        flags[\.controlIdleTimeoutSeconds] = controlIdleTimeout
+        flags[\.maxControlConnections] = maxControlConnections
         flags[\.tokenFile] = tokenFile
         return flags
     }

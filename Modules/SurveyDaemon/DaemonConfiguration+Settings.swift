@@ -75,6 +75,18 @@ extension DaemonSetting {
             kind: .seconds(.from(0, to: DaemonConfiguration.maxDefinitionFetchDeadlineSeconds, "the survey server's read timeout")), default: 3,
             doc: "with a cached questionnaire, how long a session start waits for the server's copy before it starts from the cache"),
         DaemonSetting(
+            \.controlReadTimeoutSeconds, key: "controlReadTimeoutSeconds", variable: "SURVEYD_CONTROL_READ_TIMEOUT", flag: "control-read-timeout",
+            kind: .seconds(.above(0, atMost: DaemonConfiguration.maxControlReadTimeoutSeconds, "1 hour")), default: 10,
+            doc: "how long a control request's head may take from its first byte, and its body from the end of its head"),
+        DaemonSetting(
+            \.controlIdleTimeoutSeconds, key: "controlIdleTimeoutSeconds", variable: "SURVEYD_CONTROL_IDLE_TIMEOUT", flag: "control-idle-timeout",
+            kind: .seconds(.above(0, atMost: DaemonConfiguration.maxControlIdleTimeoutSeconds, "1 day")), default: 60,
+            doc: "how long a control connection may wait for its next request after a reply"),
+        DaemonSetting(
+            \.maxControlConnections, key: "maxControlConnections", variable: "SURVEYD_MAX_CONTROL_CONNECTIONS", flag: "max-control-connections",
+            kind: .wholeNumber(.from(1, to: Double(DaemonConfiguration.maxControlConnectionsLimit))), default: 256,
+            doc: "the most control connections open at once; beyond it, the oldest one without a request in progress is closed"),
+        DaemonSetting(
             \.maxRequestBytes, key: "maxRequestBytes", variable: "SURVEYD_MAX_REQUEST_BYTES",
             kind: .wholeNumber(.atLeast(1024), valueName: "bytes"), default: 64 * 1024,
             doc: "largest control request body, in bytes"),

@@ -43,6 +43,13 @@ public struct DaemonConfiguration: Sendable, Hashable {
     /// server's copy before it uses the cached one (the fetch goes on and refreshes the cache),
     /// in seconds. Without a cached copy, the fetch's read timeout (30 s) applies.
     public var definitionFetchDeadlineSeconds: Double = DaemonSetting.defaultValue(of: \.definitionFetchDeadlineSeconds)
+    /// How long a control request's head may take from its first byte, and its body from the end
+    /// of its head, in seconds.
+    public var controlReadTimeoutSeconds: Double = DaemonSetting.defaultValue(of: \.controlReadTimeoutSeconds)
+    /// How long a control connection may stay open with no request after its last response, in seconds.
+    public var controlIdleTimeoutSeconds: Double = DaemonSetting.defaultValue(of: \.controlIdleTimeoutSeconds)
+    /// The most control connections open at once.
+    public var maxControlConnections: Int = DaemonSetting.defaultValue(of: \.maxControlConnections)
     /// Largest control request body accepted, in bytes.
     public var maxRequestBytes: Int = DaemonSetting.defaultValue(of: \.maxRequestBytes)
     /// A file holding the survey server's bearer token; read at start and again once after a 401.
@@ -85,6 +92,19 @@ public struct DaemonConfiguration: Sendable, Hashable {
     /// The longest `definitionFetchDeadlineSeconds`: the survey client's read timeout, beyond which
     /// the fetch has failed anyway.
     public static let maxDefinitionFetchDeadlineSeconds: Double = 30
+    /// The longest control read timeout: one hour.
+    public static let maxControlReadTimeoutSeconds: Double = 3600
+    /// The longest control idle timeout: one day.
+    public static let maxControlIdleTimeoutSeconds: Double = 24 * 3600
+    /// The most control connections that may be allowed.
+    public static let maxControlConnectionsLimit = 65536
+    /// The control connections' timeouts and cap.
+    public var controlLimits: ControlConnectionLimits {
+        ControlConnectionLimits(
+            readTimeout: Self.duration(seconds: controlReadTimeoutSeconds),
+            idleTimeout: Self.duration(seconds: controlIdleTimeoutSeconds),
+            maxConnections: maxControlConnections)
+    }
     /// `backoffBaseSeconds` as a duration.
     public var backoffBase: Duration { Self.duration(seconds: backoffBaseSeconds) }
     /// `backoffCapSeconds` as a duration.

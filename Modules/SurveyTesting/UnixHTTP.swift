@@ -33,15 +33,22 @@ public enum UnixHTTP {
     }
 
     /// Sends raw bytes and returns whatever comes back before the server closes or the deadline.
-    public static func exchange(socket path: String, send: Data, deadline: TimeInterval = 10) async throws -> Data {
+    /// - Parameter halfClose: shut the sending side down after the bytes (`shutdown(SHUT_WR)`),
+    ///   as a client does that has nothing more to send.
+    public static func exchange(socket path: String, send: Data, halfClose: Bool = false, deadline: TimeInterval = 10) async throws -> Data {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
-                continuation.resume(with: Result { try blockingExchange(path: path, send: send, deadline: deadline) })
+                continuation.resume(with: Result { try blockingExchange(path: path, send: send, halfClose: halfClose, deadline: deadline) })
             }
         }
     }
 
-    static func blockingExchange(path: String, send: Data, deadline: TimeInterval) throws -> Data {
+    /// Sends raw bytes and parses the HTTP reply.
+    public static func request(socket path: String, raw: Data, halfClose: Bool = false, deadline: TimeInterval = 10) async throws -> Reply {
+        try parse(try await exchange(socket: path, send: raw, halfClose: halfClose, deadline: deadline))
+    }
+
+    static func blockingExchange(path: String, send: Data, halfClose: Bool, deadline: TimeInterval) throws -> Data {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket() failed") }
         defer { close(fd) }
@@ -71,6 +78,7 @@ public enum UnixHTTP {
                 sent += n
             }
         }
+        if halfClose { shutdown(fd, Int32(SHUT_WR)) }
         var received = Data()
         var chunk = [UInt8](repeating: 0, count: 65536)
         let end = Date().addingTimeInterval(deadline)
@@ -82,7 +90,8 @@ public enum UnixHTTP {
         return received
     }
 
-    static func parse(_ bytes: Data) throws -> Reply {
+    /// Parses an HTTP reply (a chunked body is put together).
+    public static func parse(_ bytes: Data) throws -> Reply {
         guard let split = bytes.range(of: Data("\r\n\r\n".utf8)) else {
             throw Failure(description: "no HTTP reply: \(String(decoding: bytes, as: UTF8.self))")
         }

@@ -69,21 +69,21 @@ actor FakeBackend: ControlBackend {
 }
 
 /// Runs a control server on a fresh socket for the duration of `body`.
-func withControlServer(maxRequestBytes: Int = 4096, socketGroup: (name: String, gid: UInt32)? = nil, _ body: (String, FakeBackend) async throws -> Void) async throws {
+func withControlServer(maxRequestBytes: Int = 4096, socketGroup: (name: String, gid: UInt32)? = nil, limits: ControlConnectionLimits = .init(), backend: any ControlBackend = FakeBackend(), _ body: (String, FakeBackend) async throws -> Void) async throws {
     let dir = try TemporaryDirectory(prefix: "cs")
     defer { dir.remove() }
     let path = dir.appending("d.sock").path
-    let backend = FakeBackend()
-    let server = ControlServer(socketPath: path, socketGroup: socketGroup, maxRequestBytes: maxRequestBytes, backend: backend, logger: Logger(label: "test"))
-    try server.prepareSocketPath()
+    let server = ControlServer(socketPath: path, socketGroup: socketGroup, maxRequestBytes: maxRequestBytes, limits: limits, backend: backend, logger: Logger(label: "test"))
+    let claim = try server.prepareSocketPath()
+    defer { claim.release() }
     let (ready, readyContinuation) = AsyncStream<Void>.makeStream()
-    let app = server.application { readyContinuation.yield() }
+    let app = server.service(claim: claim) { readyContinuation.yield() }
     let group = ServiceGroup(services: [app], gracefulShutdownSignals: [], logger: Logger(label: "test"))
     let task = Task { try await group.run() }
     var iterator = ready.makeAsyncIterator()
     await iterator.next()
     do {
-        try await body(path, backend)
+        try await body(path, backend as? FakeBackend ?? FakeBackend())
     } catch {
         await group.triggerGracefulShutdown()
         try? await task.value
@@ -206,9 +206,9 @@ func withControlServer(maxRequestBytes: Int = 4096, socketGroup: (name: String, 
     @Test func aLiveDaemonIsRefusedAndAStaleSocketReplaced() async throws {
         try await withControlServer { path, _ in
             let second = ControlServer(socketPath: path, socketGroup: nil, maxRequestBytes: 4096, backend: FakeBackend(), logger: Logger(label: "t"))
-            #expect(throws: ControlError.self) { try second.prepareSocketPath() }
+            #expect(throws: ControlError.self) { _ = try second.prepareSocketPath() }
             do throws(ControlError) {
-                try second.prepareSocketPath()
+                _ = try second.prepareSocketPath()
             } catch {
                 #expect(error.code == "already_running")
                 #expect(error.message.contains("another surveyd is already serving \(path)"))
@@ -229,11 +229,11 @@ func withControlServer(maxRequestBytes: Int = 4096, socketGroup: (name: String, 
         close(fd)
         #expect(FileManager.default.fileExists(atPath: path))
         let server = ControlServer(socketPath: path, socketGroup: nil, maxRequestBytes: 4096, backend: FakeBackend(), logger: Logger(label: "t"))
-        try server.prepareSocketPath()
+        _ = try server.prepareSocketPath()
         #expect(!FileManager.default.fileExists(atPath: path))
         // A path that is not a socket is never removed.
         try Data("keep".utf8).write(to: URL(fileURLWithPath: path))
-        #expect(throws: ControlError.self) { try server.prepareSocketPath() }
+        #expect(throws: ControlError.self) { _ = try server.prepareSocketPath() }
         #expect(FileManager.default.fileExists(atPath: path))
     }
 

@@ -45,17 +45,7 @@ extension SessionManagerTests {
     @Test func aPathWithAnEncodedNulAfterTheIdIsNoSession() async throws {
         let m = manager()
         let started = try await m.start(StartSessionRequest())
-        let dir = try TemporaryDirectory(prefix: "cs")
-        defer { dir.remove() }
-        let path = dir.appending("d.sock").path
-        let server = ControlServer(socketPath: path, socketGroup: nil, maxRequestBytes: 4096, backend: ManagerBackend(manager: m), logger: Logger(label: "test"))
-        try server.prepareSocketPath()
-        let (ready, readyContinuation) = AsyncStream<Void>.makeStream()
-        let group = ServiceGroup(services: [server.application { readyContinuation.yield() }], gracefulShutdownSignals: [], logger: Logger(label: "test"))
-        let task = Task { try await group.run() }
-        var iterator = ready.makeAsyncIterator()
-        await iterator.next()
-        defer { task.cancel() }
+        try await withControlServer(backend: ManagerBackend(manager: m)) { path, _ in
         let found = try await UnixHTTP.request(socket: path, method: "GET", target: "/v1/sessions/\(started.id)")
         #expect(found.status == 200)
         for target in ["/v1/sessions/\(started.id)%00anything", "/v1/sessions/\(started.id)%00", "/v1/sessions/%7B\(started.id)%7D"] {
@@ -68,8 +58,7 @@ extension SessionManagerTests {
         #expect(answered.status == 404)
         #expect(try JSONDecoder().decode(ErrorReply.self, from: answered.body).error.code == "no_such_session")
         #expect(try await m.view(id: started.id).current == 1, "nothing was answered")
-        await group.triggerGracefulShutdown()
-        try await task.value
+        }
     }
 }
 

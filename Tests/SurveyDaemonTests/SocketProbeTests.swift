@@ -69,7 +69,7 @@ import Testing
         #expect(UnixSocketProbe.probe(path: path, timeout: .milliseconds(100)) == .unknown(errno: EAGAIN))
         let server = ControlServer(socketPath: path, socketGroup: nil, maxRequestBytes: 4096, backend: FakeBackend(), logger: Logger(label: "t"))
         do throws(ControlError) {
-            try server.prepareSocketPath()
+            _ = try server.prepareSocketPath()
             Issue.record("started beside a live daemon")
         } catch {
             #expect(error.code == "socket_unusable")
@@ -87,7 +87,7 @@ import Testing
         let path = dir.appending("d.sock").path
         close(try boundSocket(at: path, listenBacklog: nil))
         do throws(ControlError) {
-            try ControlSocket.prepare(path: path, probe: { _ in .unknown(errno: code) })
+            _ = try ControlSocket.prepare(path: path, probe: { _ in .unknown(errno: code) })
             Issue.record("prepared a socket it could not probe")
         } catch {
             #expect(error.code == "socket_unusable")
@@ -96,7 +96,7 @@ import Testing
         }
         #expect(FileManager.default.fileExists(atPath: path))
         // The same file, really probed, is refused: stale, so it is removed.
-        try ControlSocket.prepare(path: path)
+        _ = try ControlSocket.prepare(path: path)
         #expect(!FileManager.default.fileExists(atPath: path))
     }
 }

@@ -9,7 +9,9 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import NIOHTTP1
 import NIOPosix
+import ServiceLifecycle
 import Synchronization
 
 /// The request context of the control API: it keeps the connection's channel so that the
@@ -31,42 +33,32 @@ public struct ControlServer: Sendable {
     /// 0600 without a group, 0660 with one.
     public var socketGroup: (name: String, gid: UInt32)?
     public var maxRequestBytes: Int
+    /// Read and idle timeouts of a connection, and the cap on open connections.
+    public var limits: ControlConnectionLimits
     public var backend: any ControlBackend
     public var logger: Logger
 
-    public init(socketPath: String, socketGroup: (name: String, gid: UInt32)?, maxRequestBytes: Int, backend: any ControlBackend, logger: Logger) {
+    public init(socketPath: String, socketGroup: (name: String, gid: UInt32)?, maxRequestBytes: Int, limits: ControlConnectionLimits = .init(), backend: any ControlBackend, logger: Logger) {
         self.socketPath = socketPath
         self.socketGroup = socketGroup
         self.maxRequestBytes = maxRequestBytes
+        self.limits = limits
         self.backend = backend
         self.logger = logger
     }
 
-    /// Builds the Hummingbird application; run it (it is a `Service`) inside the daemon's
-    /// `ServiceGroup`. Call ``prepareSocketPath()`` first.
-    /// - Parameter onReady: called once the socket is bound and its mode set.
-    public func application(onReady: @escaping @Sendable () async -> Void = {}) -> some ApplicationProtocol {
+    /// The server as a `Service` for the daemon's `ServiceGroup`: it binds the socket, serves
+    /// until a graceful shutdown, then removes the socket file when it is still the one it bound.
+    /// `claim` is the one ``prepareSocketPath()`` gave; release it when the daemon exits.
+    /// - Parameter onReady: called once the socket is bound, its mode set, and it accepts connections.
+    public func service(claim: ControlSocketClaim, onReady: @escaping @Sendable () async -> Void = {}) -> some Service {
         let router = Router(context: ControlRequestContext.self)
         router.add(middleware: ControlErrorMiddleware())
         router.add(middleware: PeerCheckMiddleware(policy: PeerPolicy(ownerUID: geteuid(), groupID: socketGroup?.gid)))
         addRoutes(to: router)
-        let path = socketPath
-        let group = socketGroup
-        let logger = logger
-        return Application(
-            router: router,
-            configuration: .init(address: .unixDomainSocket(path: path), serverName: "surveyd"),
-            onServerRunning: { _ in
-                do {
-                    try ControlSocket.setMode(path: path, group: group?.gid)
-                } catch {
-                    logger.error("cannot set the control socket's mode", metadata: ["path": "\(path)", "error": "\(error)"])
-                }
-                await onReady()
-            },
-            eventLoopGroupProvider: .shared(Self.controlLoops),
-            logger: logger
-        )
+        return ControlListener(
+            claim: claim, socketGroup: socketGroup?.gid, responder: router.buildResponder(), limits: limits,
+            eventLoopGroup: Self.controlLoops, logger: logger, onReady: onReady)
     }
 
     /// The control API's own event loop, for the life of the process: one thread serves every
@@ -76,9 +68,10 @@ public struct ControlServer: Sendable {
     /// (`doc/benchmarks.md`, stop 10). Like NIO's singletons, its thread ends with the process.
     static let controlLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 
-    /// Makes the socket's directory (0700 when created) and refuses to start when another
-    /// daemon answers on the socket; removes a stale socket file.
-    public func prepareSocketPath() throws(ControlError) {
+    /// Makes the socket's directory (0700 when created), takes the socket's lock and refuses to
+    /// start when another daemon holds it or answers on the socket; removes a stale socket file.
+    /// Keep the claim until the daemon exits, then release it.
+    public func prepareSocketPath() throws(ControlError) -> ControlSocketClaim {
         try ControlSocket.prepare(path: socketPath)
     }
 
@@ -152,7 +145,7 @@ public struct ControlServer: Sendable {
         do {
             buffer = try await request.collectBody(upTo: limit)
         } catch {
-            throw ControlError(status: 413, code: "body_too_large", "the request body is larger than \(limit) bytes; send a smaller body")
+            throw bodyError(error, limit: limit)
         }
         if buffer.readableBytes == 0 {
             if let empty { return empty }
@@ -163,6 +156,25 @@ public struct ControlServer: Sendable {
             return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
         } catch let error as DecodingError {
             throw ControlError.badRequest("body_invalid", "the JSON body is not valid: \(error.locatedDescription); see doc/control-api.md")
+        }
+    }
+}
+
+extension ControlServer {
+    /// Why a request body could not be read: too large (413), cut short or malformed (400), or not
+    /// received within the read timeout (408).
+    static func bodyError(_ error: any Error, limit: Int) -> ControlError {
+        switch error {
+        case is NIOTooManyBytesError:
+            return ControlError(status: 413, code: "body_too_large", "the request body is larger than \(limit) bytes; send a smaller body")
+        case HTTPParserError.invalidEOFState:
+            return .badRequest("body_incomplete", "the request body is incomplete: the connection was closed before the whole body (its Content-Length, or its last chunk) was received; send the whole body")
+        case let error as HTTPParserError:
+            return .badRequest("body_malformed", "the request body is malformed (\(error)); send a body of exactly Content-Length bytes or valid chunks")
+        case let error as ControlReadTimeout:
+            return ControlError(status: 408, code: "request_timeout", "the request body was not received within \(error.timeout); send the whole request at once")
+        default:
+            return .badRequest("body_incomplete", "the request body is incomplete: it could not be read (\(error)); send the whole body")
         }
     }
 }
@@ -191,12 +203,17 @@ struct ControlErrorMiddleware: RouterMiddleware {
     }
 
     static func reply(_ error: ControlError) -> Response {
-        let body = (try? ControlServer.encoder.encode(ErrorReply(code: error.code, message: error.message, session: error.session))) ?? Data()
-        return Response(
+        Response(
             status: HTTPResponse.Status(code: error.status),
             headers: [.contentType: "application/json"],
-            body: .init(byteBuffer: ByteBuffer(bytes: body))
+            body: .init(byteBuffer: body(error))
         )
+    }
+
+    /// `{"error": {"code": …, "message": …}}`, with the session as it stands when the error
+    /// carries one.
+    static func body(_ error: ControlError) -> ByteBuffer {
+        ByteBuffer(bytes: (try? ControlServer.encoder.encode(ErrorReply(code: error.code, message: error.message, session: error.session))) ?? Data())
     }
 }
 

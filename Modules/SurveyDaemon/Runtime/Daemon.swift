@@ -33,6 +33,8 @@ public final class Daemon: Sendable {
     let definitions: ServerDefinitionSource
     let httpClient: HTTPClient
     let control: ControlServer
+    /// The control socket's lock, held from before the socket is checked until the daemon stops.
+    let socketClaim: ControlSocketClaim
     let logger: Logger
 
     /// Opens the state and builds every part; nothing runs until ``run(signals:onReady:)``.
@@ -43,8 +45,9 @@ public final class Daemon: Sendable {
             throw DaemonStartError("no survey server URL is configured; give --server-url, SURVEYD_SERVER_URL or serverURL in the --config file (or run surveyd --demo)")
         }
         let socketGroup = try Self.group(configuration.socketGroup)
+        // Released by its deinit when the start fails below.
         do throws(ControlError) {
-            try ControlSocket.prepare(path: configuration.socketPath)
+            socketClaim = try ControlSocket.prepare(path: configuration.socketPath)
         } catch {
             throw DaemonStartError(error.message)
         }
@@ -100,7 +103,7 @@ public final class Daemon: Sendable {
         let worker = self.worker
         wake.set { await worker.wake() }
         backend = DaemonBackend(version: version, startedAt: Date(), sessions: sessions, worker: worker, inspector: queue, connectivity: MonitorConnectivity(monitor: monitor))
-        control = ControlServer(socketPath: configuration.socketPath, socketGroup: socketGroup, maxRequestBytes: configuration.maxRequestBytes, backend: backend, logger: logger)
+        control = ControlServer(socketPath: configuration.socketPath, socketGroup: socketGroup, maxRequestBytes: configuration.maxRequestBytes, limits: configuration.controlLimits, backend: backend, logger: logger)
         do {
             try await sessions.restore()
         } catch {
@@ -125,7 +128,7 @@ public final class Daemon: Sendable {
                 .init(service: worker),
                 .init(service: housekeeping),
                 .init(service: watcher),
-                .init(service: server.application(onReady: onReady)),
+                .init(service: server.service(claim: socketClaim, onReady: onReady)),
             ],
             gracefulShutdownSignals: signals,
             logger: logger)
@@ -142,8 +145,10 @@ public final class Daemon: Sendable {
     }
 
     /// Closes the journals (after what was pending is durable) and shuts the HTTP client down
-    /// without blocking a thread of the concurrency pool.
+    /// without blocking a thread of the concurrency pool; removes the control socket (when it is
+    /// still the one this daemon bound) and releases its lock.
     func close() async {
+        socketClaim.release()
         sessionJournal.close()
         queue.queue.close()
         do {

@@ -14,6 +14,9 @@ public enum SurveyDaemonVersion {
 /// What `surveyd` runs: the daemon until SIGTERM or SIGINT; a second signal forces the exit.
 public enum DaemonMain {
     public static func run(configuration: DaemonConfiguration, logger: Logger, onReady: @escaping @Sendable () async -> Void = {}) async throws {
+        if let files = OpenFileLimit.raiseToHardLimit(), files < UInt64(configuration.maxControlConnections) + 64 {
+            logger.warning("the open file limit is low for maxControlConnections: connections beyond it are refused", metadata: ["limit": "\(files)", "maxControlConnections": "\(configuration.maxControlConnections)"])
+        }
         let daemon = try await Daemon(configuration: configuration, version: SurveyDaemonVersion.current, logger: logger)
         let escalation = SecondSignal(logger: logger)
         defer { escalation.cancel() }
