@@ -302,7 +302,7 @@ public actor SessionManager {
             do {
                 if case .stageStarted(let id, let stage, let language, let hash, let time) = event {
                     let earlier = Set(sessions[id].map { Array($0.allAnswers.keys) } ?? [])
-                    guard let definition = try await definitions.cachedDefinition(hash: hash, stage: stage, knownAnswerNames: earlier) else {
+                    guard let definition = try await cachedDefinition(hash: hash, stage: stage, earlierAnswers: earlier) else {
                         restoreProblems.append("session \(id): the questionnaire of stage \(stage) (\(hash)) is not cached; the session cannot be continued")
                         lost.insert(id)
                         sessions[id] = nil
@@ -354,16 +354,6 @@ public actor SessionManager {
     static func shown(_ id: String) -> String {
         if id.count <= 80, !id.isEmpty, id.unicodeScalars.allSatisfy({ $0.properties.generalCategory != .control && $0 != " " }) { return id }
         return String(id.prefix(80)).debugDescription + (id.count > 80 ? "…" : "")
-    }
-
-    func loadDefinition(stage: String, language: String, earlierAnswers: Set<String>) async throws(ControlError) -> LoadedDefinition {
-        do {
-            return try await definitions.definition(stage: stage, language: language, knownAnswerNames: earlierAnswers)
-        } catch let error as ControlError {
-            throw error
-        } catch {
-            throw ControlError.unavailable("definition_unavailable", "the questionnaire of stage \(stage) (\(language)) cannot be loaded: \(error)")
-        }
     }
 
     func persist(_ events: [SessionEvent]) async throws(ControlError) {
