@@ -29,15 +29,33 @@ struct WireQuestionnaire: Decodable, Sendable {
 }
 
 extension Questionnaire {
-    /// Decodes and checks a `GET /api/question/{typeID}` response (the `{status, data}` envelope).
+    /// Decodes and checks a `GET /api/question/{typeID}` response (the `{status, data}` envelope),
+    /// references to earlier stages' answers included.
     ///
     /// - Parameters:
     ///   - response: the response body.
     ///   - stage: the type ID it was fetched for, used in error locations.
     ///   - knownAnswerNames: names of answers from earlier stages that `sameAS "$name"` and
     ///     screening rules may refer to, besides this stage's own forms.
-    /// - Throws: `DefinitionErrors` listing every problem found, each with its location.
+    /// - Throws: `DefinitionErrors` listing every problem found, each with its location, in the
+    ///   order of the definition.
     public static func decode(response: Data, stage: String, knownAnswerNames: Set<String> = []) throws(DefinitionErrors) -> Questionnaire {
+        try decode(response: response, stage: stage, references: knownAnswerNames)
+    }
+
+    /// Decodes and checks a `GET /api/question/{typeID}` response, leaving out the answers of
+    /// earlier stages its rules name: they are listed in ``externalReferences``, for
+    /// ``checkReferences(against:)`` when the stage starts. What this returns or throws depends
+    /// on the bytes alone, so it can be kept by content hash.
+    ///
+    /// - Throws: `DefinitionErrors` listing every other problem found, each with its location.
+    public static func decodeDeferringReferences(response: Data, stage: String) throws(DefinitionErrors) -> Questionnaire {
+        try decode(response: response, stage: stage, references: nil)
+    }
+
+    /// - Parameter knownAnswerNames: the names references to earlier stages may use; nil
+    ///   leaves the references unchecked.
+    private static func decode(response: Data, stage: String, references knownAnswerNames: Set<String>?) throws(DefinitionErrors) -> Questionnaire {
         let wire: WireQuestionnaire
         do {
             wire = try Envelope<WireQuestionnaire>.payload(from: response, what: "questionnaire response")
@@ -46,10 +64,11 @@ extension Questionnaire {
                 DefinitionError(.malformed, at: DefinitionLocation(stage: stage), error.detail)
             ])
         }
-        var checker = DefinitionChecker(stage: stage, knownAnswerNames: knownAnswerNames)
+        var checker = DefinitionChecker(stage: stage)
         let questionnaire = checker.check(wire)
-        if !checker.errors.isEmpty {
-            throw DefinitionErrors(stage: stage, errors: checker.errors)
+        let errors = checker.errors(knownAnswerNames: knownAnswerNames)
+        if !errors.isEmpty {
+            throw DefinitionErrors(stage: stage, errors: errors)
         }
         return questionnaire
     }
@@ -61,16 +80,42 @@ extension Questionnaire {
     }
 }
 
-/// Turns a wire questionnaire into the checked model, collecting every error on the way.
+/// Turns a wire questionnaire into the checked model, collecting every error on the way, and
+/// every answer of an earlier stage its rules name (checked by the caller, against the names it
+/// knows, if at all).
 struct DefinitionChecker {
+    /// A problem, or a reference to an earlier stage's answer: an error where that answer is
+    /// unknown.
+    enum Finding {
+        case error(DefinitionError)
+        case reference(AnswerReference)
+    }
+
     let stage: String
-    let knownAnswerNames: Set<String>
-    private(set) var errors: [DefinitionError] = []
+    /// In the order of the definition.
+    private(set) var findings: [Finding] = []
     private var formNames: Set<String> = []
 
-    init(stage: String, knownAnswerNames: Set<String>) {
+    init(stage: String) {
         self.stage = stage
-        self.knownAnswerNames = knownAnswerNames
+    }
+
+    /// The errors found, each reference to an answer not in `knownAnswerNames` among them in its
+    /// place; nil leaves references out.
+    func errors(knownAnswerNames: Set<String>?) -> [DefinitionError] {
+        findings.compactMap { finding in
+            switch finding {
+            case .error(let error):
+                return error
+            case .reference(let reference):
+                guard let knownAnswerNames, !knownAnswerNames.contains(reference.name) else { return nil }
+                return reference.unresolved
+            }
+        }
+    }
+
+    var references: [AnswerReference] {
+        findings.compactMap { if case .reference(let reference) = $0 { reference } else { nil } }
     }
 
     mutating func check(_ wire: WireQuestionnaire) -> Questionnaire {
@@ -100,18 +145,18 @@ struct DefinitionChecker {
         var screening: [ScreeningRule] = []
         for (index, wireRule) in (wire.escapeValidate ?? []).enumerated() {
             let location = DefinitionLocation(stage: stage, formName: wireRule.name, screeningIndex: index)
-            if !allNames.contains(wireRule.name) && !knownAnswerNames.contains(wireRule.name) {
-                fail(.unknownReference, location, "the screening rule names the answer \"\(wireRule.name)\", but no form has that name")
+            if !allNames.contains(wireRule.name) {
+                findings.append(.reference(AnswerReference(name: wireRule.name, rule: .screening, location: location)))
             }
             if let check = checkRule(type: wireRule.type, target: wireRule.target, location, names: allNames) {
                 screening.append(ScreeningRule(answer: wireRule.name, check: check))
             }
         }
-        return Questionnaire(stage: stage, forms: forms, screening: screening)
+        return Questionnaire(stage: stage, forms: forms, screening: screening, externalReferences: references)
     }
 
     private mutating func fail(_ code: DefinitionError.Code, _ location: DefinitionLocation, _ message: String) {
-        errors.append(DefinitionError(code, at: location, message))
+        findings.append(.error(DefinitionError(code, at: location, message)))
     }
 
     // MARK: Forms
@@ -252,9 +297,8 @@ struct DefinitionChecker {
             switch target {
             case .string(let text) where text.hasPrefix("$"):
                 let name = String(text.dropFirst())
-                if !names.contains(name) && !knownAnswerNames.contains(name) {
-                    fail(.unknownReference, location, "the sameAS rule refers to \"$\(name)\", but no form has the name \"\(name)\"")
-                    return nil
+                if !names.contains(name) {
+                    findings.append(.reference(AnswerReference(name: name, rule: .sameAs, location: location)))
                 }
                 return .sameAs(.answer(named: name))
             case .string, .number, .bool, .array: return .sameAs(.literal(target))

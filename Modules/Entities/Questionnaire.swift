@@ -3,9 +3,11 @@ import Foundation
 /// One stage's questionnaire, as served by `GET /api/question/{typeID}`, checked.
 ///
 /// A `Questionnaire` value always satisfies the definition rules of the contract: form names
-/// are unique, choice forms carry options, rule targets fit their rule, patterns compile, and
-/// every `$name` reference names a known form. Build one with
-/// ``Questionnaire/decode(response:stage:knownAnswerNames:)``.
+/// are unique, choice forms carry options, rule targets fit their rule and patterns compile.
+/// A `$name` naming none of its forms is an answer of an earlier stage, listed in
+/// ``externalReferences``: ``Questionnaire/decode(response:stage:knownAnswerNames:)`` checks
+/// them against the names it is given, ``Questionnaire/decodeDeferringReferences(response:stage:)``
+/// leaves them to ``checkReferences(against:)`` when the stage starts.
 public struct Questionnaire: Sendable, Hashable {
     /// The stage's type ID (`common`, `1`, ...), used in error locations.
     public var stage: String
@@ -13,11 +15,14 @@ public struct Questionnaire: Sendable, Hashable {
     public var forms: [Form]
     /// Screening rules (`escapeValidate`): a failing one ends the session as `no_target`.
     public var screening: [ScreeningRule]
+    /// The answers of earlier stages that the rules name, in the order of the definition.
+    public var externalReferences: [AnswerReference]
 
-    public init(stage: String, forms: [Form], screening: [ScreeningRule]) {
+    public init(stage: String, forms: [Form], screening: [ScreeningRule], externalReferences: [AnswerReference] = []) {
         self.stage = stage
         self.forms = forms
         self.screening = screening
+        self.externalReferences = externalReferences
     }
 
     /// The form named `name`, if any.

@@ -134,6 +134,52 @@ import Testing
         #expect(q.forms[0].rules[0].check == .sameAs(.answer(named: "email")))
     }
 
+    @Test func referencesToEarlierStagesAreRecordedAndCheckedWhenTheStageStarts() throws {
+        let body = #"""
+        {"status":200,"data":{"forms":[{"name":"again","question":"?","required":true,"type":"text","placeholder":"","validate":[
+          {"type":"sameAS","target":"$b","validateText":"local"},
+          {"type":"sameAS","target":"$email","validateText":"earlier"}
+        ]},{"name":"b","question":"?","type":"text"}],"escapeValidate":[{"name":"age","type":"minMax","target":[19,"-"]},{"name":"b","type":"not","target":""}]}}
+        """#
+        let q = try Questionnaire.decodeDeferringReferences(response: Data(body.utf8), stage: "1")
+        #expect(q.forms[0].rules.map(\.check) == [.sameAs(.answer(named: "b")), .sameAs(.answer(named: "email"))])
+        #expect(q.externalReferences == [
+            AnswerReference(name: "email", rule: .sameAs, location: DefinitionLocation(stage: "1", formIndex: 0, formName: "again", ruleIndex: 1)),
+            AnswerReference(name: "age", rule: .screening, location: DefinitionLocation(stage: "1", formName: "age", screeningIndex: 0)),
+        ])
+        #expect(throws: Never.self) { try q.checkReferences(against: ["email", "age", "name"]) }
+        do throws(DefinitionErrors) {
+            try q.checkReferences(against: ["age"])
+            Issue.record("a missing answer passed")
+        } catch {
+            #expect(error.errors.map(\.description) == [#"stage "1", forms[0] "again", validate[1]: the sameAS rule refers to "$email", but no form has the name "email""#])
+        }
+        // The same errors as decoding with the names known, at the same places.
+        for known: Set<String> in [[], ["email"], ["age"]] {
+            do throws(DefinitionErrors) {
+                _ = try Questionnaire.decode(response: Data(body.utf8), stage: "1", knownAnswerNames: known)
+                Issue.record("decoded with \(known)")
+            } catch {
+                #expect(error.errors == q.unresolvedReferences(answerNames: known))
+            }
+        }
+        #expect(try Questionnaire.decode(response: Data(body.utf8), stage: "1", knownAnswerNames: ["email", "age"]) == q)
+    }
+
+    @Test func decodingDeferringReferencesStillReportsEverythingElse() throws {
+        let many = try Fixtures.data("broken/many-errors.json")
+        do throws(DefinitionErrors) {
+            _ = try Questionnaire.decodeDeferringReferences(response: many, stage: "many")
+            Issue.record("decoded")
+        } catch {
+            #expect(error.errors.map(\.code) == [.unknownFormType, .missingOptions, .unknownRuleType, .duplicateFormName, .badTarget])
+        }
+        let q = try Questionnaire.decodeDeferringReferences(response: try Fixtures.data("broken/unknown-reference.json"), stage: "unknown-reference")
+        #expect(q.externalReferences.map(\.name) == ["mail", "age"])
+        #expect(q.unresolvedReferences(answerNames: []).map(\.code) == [.unknownReference, .unknownReference])
+        #expect(try Questionnaire.decodeDeferringReferences(response: try Fixtures.data("questions/common.en.json"), stage: "common").externalReferences.isEmpty)
+    }
+
     @Test func referencePayloadShapesDecode() throws {
         // The shapes of the captured reference payloads (see doc/architecture.md), written inline:
         // a radioWithInput form with an `extra` option and a minMaxLength [1, "-"] rule.

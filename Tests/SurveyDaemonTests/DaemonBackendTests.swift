@@ -208,12 +208,12 @@ struct FixedConnectivity: ConnectivityObserver {
 struct ReportingDefinitions: DefinitionSource {
     let reported: [DefinitionProblem]
 
-    func definition(stage: String, language: String, knownAnswerNames: Set<String>) async throws -> LoadedDefinition {
-        try await FixtureDefinitions(offline: false).definition(stage: stage, language: language, knownAnswerNames: knownAnswerNames)
+    func definition(stage: String, language: String) async throws -> LoadedDefinition {
+        try await FixtureDefinitions(offline: false).definition(stage: stage, language: language)
     }
 
-    func cachedDefinition(hash: String, stage: String, knownAnswerNames: Set<String>) async throws -> LoadedDefinition? {
-        try await FixtureDefinitions(offline: false).cachedDefinition(hash: hash, stage: stage, knownAnswerNames: knownAnswerNames)
+    func cachedDefinition(hash: String, stage: String) async throws -> LoadedDefinition? {
+        try await FixtureDefinitions(offline: false).cachedDefinition(hash: hash, stage: stage)
     }
 
     func problems() async -> [DefinitionProblem] { reported }

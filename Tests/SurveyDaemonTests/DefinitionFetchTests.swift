@@ -103,7 +103,7 @@ struct AlwaysReachable: ConnectivityProbe {
     @Test func withACachedCopyAHangingServerDoesNotHoldUpStartsAndOneFetchIsShared() async throws {
         let server = ScriptedServer { [common] _ in ScriptedServer.ok(common) }
         let source = source(server)
-        let first = try await source.definition(stage: "common", language: "en", knownAnswerNames: [])
+        let first = try await source.definition(stage: "common", language: "en")
         await source.settleFetches()
         let gate = Gate()
         server.answer { _ in await gate.wait() }
@@ -112,7 +112,7 @@ struct AlwaysReachable: ConnectivityProbe {
 
         let hashes = try await withThrowingTaskGroup(of: String.self) { group in
             for _ in 0 ..< 5 {
-                group.addTask { try await source.definition(stage: "common", language: "en", knownAnswerNames: []).hash }
+                group.addTask { try await source.definition(stage: "common", language: "en").hash }
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }
@@ -120,7 +120,7 @@ struct AlwaysReachable: ConnectivityProbe {
         #expect(hashes == Array(repeating: first.hash, count: 5), "from the cached copy")
         #expect(server.requests == 2, "the five starts shared one fetch")
         // Once the fetch has run past the deadline, a start does not wait at all, nor fetch again.
-        #expect(try await source.definition(stage: "common", language: "en", knownAnswerNames: []).hash == first.hash)
+        #expect(try await source.definition(stage: "common", language: "en").hash == first.hash)
         #expect(server.requests == 2)
 
         // The fetch goes on in the background and refreshes the cache when the server answers.
@@ -128,7 +128,7 @@ struct AlwaysReachable: ConnectivityProbe {
         await source.settleFetches()
         let changed = DefinitionCache.hash([UInt8](commonChanged))
         #expect(try cache.current(typeID: "common", language: "en")?.hash == changed)
-        let next = try await source.definition(stage: "common", language: "en", knownAnswerNames: [])
+        let next = try await source.definition(stage: "common", language: "en")
         #expect(next.hash == changed && next.questionnaire.forms.first?.question == "Your full name, please.")
         dir.remove()
     }
@@ -140,11 +140,11 @@ struct AlwaysReachable: ConnectivityProbe {
         }
         // A deadline far below the server's delay: without a cached copy it does not apply.
         let source = source(server, deadline: .milliseconds(1))
-        #expect(try await source.definition(stage: "common", language: "en", knownAnswerNames: []).questionnaire.forms.count == 5)
+        #expect(try await source.definition(stage: "common", language: "en").questionnaire.forms.count == 5)
 
         server.answer { _ throws(NetworkError) in throw NetworkError(.timeout, "No answer within 30 seconds") }
         do {
-            _ = try await source.definition(stage: "2", language: "en", knownAnswerNames: [])
+            _ = try await source.definition(stage: "2", language: "en")
             Issue.record("a stage never cached started while the server timed out")
         } catch let error as ControlError {
             #expect(error.status == 503 && error.code == "definition_unavailable")
@@ -157,12 +157,12 @@ struct AlwaysReachable: ConnectivityProbe {
         let broken = try Fixtures.data("broken/duplicate-names.json")
         let server = ScriptedServer { [common] _ in ScriptedServer.ok(common) }
         let source = source(server)
-        let good = try await source.definition(stage: "common", language: "en", knownAnswerNames: [])
+        let good = try await source.definition(stage: "common", language: "en")
         #expect(await source.problems().isEmpty)
 
         server.answer { _ in ScriptedServer.ok(broken) }
         let reported = clock.now()
-        let kept = try await source.definition(stage: "common", language: "en", knownAnswerNames: [])
+        let kept = try await source.definition(stage: "common", language: "en")
         #expect(kept.hash == good.hash, "sessions keep starting from the last good copy")
         #expect(try cache.current(typeID: "common", language: "en")?.hash == good.hash, "the cache still names it")
         let problems = await source.problems()
@@ -171,11 +171,11 @@ struct AlwaysReachable: ConnectivityProbe {
         #expect(problems.first?.since == reported)
         // Sent again, the same questionnaire is the same problem, since it was first seen.
         clock.advance(60)
-        #expect(try await source.definition(stage: "common", language: "en", knownAnswerNames: []).hash == good.hash)
+        #expect(try await source.definition(stage: "common", language: "en").hash == good.hash)
         #expect(await source.problems().map(\.since) == [reported])
         // Without a good copy, nothing can start, and the problem is listed too.
         do {
-            _ = try await source.definition(stage: "1", language: "ko", knownAnswerNames: [])
+            _ = try await source.definition(stage: "1", language: "ko")
             Issue.record("a questionnaire with errors was used")
         } catch let error as ControlError {
             #expect(error.status == 503 && error.code == "definition_invalid")
@@ -185,7 +185,7 @@ struct AlwaysReachable: ConnectivityProbe {
 
         // A good questionnaire from the server ends the problem.
         server.answer { [commonChanged] _ in ScriptedServer.ok(commonChanged) }
-        let fixed = try await source.definition(stage: "common", language: "en", knownAnswerNames: [])
+        let fixed = try await source.definition(stage: "common", language: "en")
         #expect(fixed.hash == DefinitionCache.hash([UInt8](commonChanged)))
         #expect(await source.problems().map(\.stage) == ["1"])
         dir.remove()
@@ -196,13 +196,13 @@ struct AlwaysReachable: ConnectivityProbe {
     @Test func theShutdownStopsTheFetchesInFlight() async throws {
         let server = ScriptedServer { [common] _ in ScriptedServer.ok(common) }
         let source = source(server)
-        let first = try await source.definition(stage: "common", language: "en", knownAnswerNames: [])
+        let first = try await source.definition(stage: "common", language: "en")
         await source.settleFetches()
         let gate = Gate()
         server.answer { _ in await gate.wait() }
         let watchdog = watchdog(gate)
         defer { watchdog.cancel() }
-        #expect(try await source.definition(stage: "common", language: "en", knownAnswerNames: []).hash == first.hash)
+        #expect(try await source.definition(stage: "common", language: "en").hash == first.hash)
         #expect(await source.shared.fetches.inFlight == 1)
 
         let group = ServiceGroup(services: [DefinitionFetchesService(source: source)], gracefulShutdownSignals: [], logger: Logger(label: "test"))
@@ -217,7 +217,7 @@ struct AlwaysReachable: ConnectivityProbe {
         #expect(try cache.current(typeID: "common", language: "en")?.hash == first.hash)
         server.answer { [commonChanged] _ in ScriptedServer.ok(commonChanged) }
         // After the stop, a request fetches inline: it waits for the server and caches what came.
-        let inline = try await source.definition(stage: "common", language: "en", knownAnswerNames: [])
+        let inline = try await source.definition(stage: "common", language: "en")
         #expect(inline.hash == DefinitionCache.hash([UInt8](commonChanged)))
         dir.remove()
     }

@@ -14,11 +14,11 @@ import Testing
 @Suite struct ServerDefinitionSourceTests {
     @Test func theCacheAnswersWhileTheServerIsDownAndAnUnknownStageIsA404() async throws {
         try await withSource(fixtures: PackagePaths.mock) { source, cache, mock in
-            let online = try await source.definition(stage: "common", language: "en", knownAnswerNames: [])
+            let online = try await source.definition(stage: "common", language: "en")
             #expect(online.questionnaire.forms.first?.name == "name")
             #expect(try cache.current(typeID: "common", language: "en")?.hash == online.hash)
             do {
-                _ = try await source.definition(stage: "nope", language: "en", knownAnswerNames: [])
+                _ = try await source.definition(stage: "nope", language: "en")
                 Issue.record("an unknown stage was loaded")
             } catch let error as ControlError {
                 #expect(error.status == 404 && error.code == "no_such_stage")
@@ -26,11 +26,11 @@ import Testing
             }
 
             try await mock.stop()
-            let offline = try await source.definition(stage: "common", language: "en", knownAnswerNames: [])
+            let offline = try await source.definition(stage: "common", language: "en")
             #expect(offline.hash == online.hash, "the cached questionnaire, with the hash sessions record")
-            #expect(try await source.cachedDefinition(hash: online.hash, stage: "common", knownAnswerNames: [])?.hash == online.hash)
+            #expect(try await source.cachedDefinition(hash: online.hash, stage: "common")?.hash == online.hash)
             do {
-                _ = try await source.definition(stage: "2", language: "ko", knownAnswerNames: [])
+                _ = try await source.definition(stage: "2", language: "ko")
                 Issue.record("a stage never fetched was loaded while offline")
             } catch let error as ControlError {
                 #expect(error.status == 503 && error.code == "definition_unavailable")
@@ -47,19 +47,19 @@ import Testing
         let fixtures = URL(fileURLWithPath: dir.path + "/mock")
         try FileManager.default.copyItem(at: PackagePaths.mock, to: fixtures)
         try await withSource(fixtures: fixtures) { source, cache, _ in
-            let first = try await source.definition(stage: "common", language: "en", knownAnswerNames: [])
-            let again = try await source.definition(stage: "common", language: "en", knownAnswerNames: [])
+            let first = try await source.definition(stage: "common", language: "en")
+            let again = try await source.definition(stage: "common", language: "en")
             #expect(again == first)
             let file = fixtures.appendingPathComponent("questions/common.en.json")
             let text = try String(contentsOf: file, encoding: .utf8)
             try text.replacingOccurrences(of: "Please enter your name.", with: "Your full name, please.").write(to: file, atomically: true, encoding: .utf8)
 
-            let changed = try await source.definition(stage: "common", language: "en", knownAnswerNames: [])
+            let changed = try await source.definition(stage: "common", language: "en")
             #expect(changed.hash != first.hash)
             #expect(changed.questionnaire.forms.first?.question == "Your full name, please.")
             #expect(try cache.current(typeID: "common", language: "en")?.hash == changed.hash)
             // The first version stays readable by hash, for sessions that began with it.
-            #expect(try await source.cachedDefinition(hash: first.hash, stage: "common", knownAnswerNames: [])?.questionnaire.forms.first?.question == "Please enter your name.")
+            #expect(try await source.cachedDefinition(hash: first.hash, stage: "common")?.questionnaire.forms.first?.question == "Please enter your name.")
         }
     }
 
@@ -67,12 +67,12 @@ import Testing
     /// the deadline passes, while the fetch still waits; it ends when the server stops.
     @Test func aHangingServerStartsFromTheCacheWhileTheFetchWaits() async throws {
         try await withSource(fixtures: PackagePaths.mock, deadline: .milliseconds(200)) { source, cache, mock in
-            let online = try await source.definition(stage: "common", language: "en", knownAnswerNames: [])
+            let online = try await source.definition(stage: "common", language: "en")
             await source.settleFetches()
             var faults = Faults()
             faults.hangShare = 1
             mock.server.setFaults(faults)
-            let cached = try await source.definition(stage: "common", language: "en", knownAnswerNames: [])
+            let cached = try await source.definition(stage: "common", language: "en")
             #expect(cached.hash == online.hash)
             #expect(await source.shared.fetches.inFlight == 1, "the fetch still waits for the server")
             try await mock.stop()

@@ -32,18 +32,18 @@ final class MemoryJournal: SessionJournal {
 struct FixtureDefinitions: DefinitionSource {
     let offline: Bool
 
-    func definition(stage: String, language: String, knownAnswerNames: Set<String>) async throws -> LoadedDefinition {
+    func definition(stage: String, language: String) async throws -> LoadedDefinition {
         if offline { throw ControlError.unavailable("definition_unavailable", "offline and no cached questionnaire") }
-        return try load(stage: stage, language: language, knownAnswerNames: knownAnswerNames)
+        return try load(stage: stage, language: language)
     }
 
-    func cachedDefinition(hash: String, stage: String, knownAnswerNames: Set<String>) async throws -> LoadedDefinition? {
+    func cachedDefinition(hash: String, stage: String) async throws -> LoadedDefinition? {
         let language = String(hash.split(separator: ".").last ?? "")
-        return try load(stage: stage, language: language, knownAnswerNames: knownAnswerNames)
+        return try load(stage: stage, language: language)
     }
 
-    func load(stage: String, language: String, knownAnswerNames: Set<String>) throws -> LoadedDefinition {
-        let q = try Questionnaire.decode(response: try Fixtures.data("questions/\(stage).\(language).json"), stage: stage, knownAnswerNames: knownAnswerNames)
+    func load(stage: String, language: String) throws -> LoadedDefinition {
+        let q = try Questionnaire.decodeDeferringReferences(response: try Fixtures.data("questions/\(stage).\(language).json"), stage: stage)
         return LoadedDefinition(questionnaire: q, hash: "\(stage).\(language)")
     }
 }

@@ -20,7 +20,9 @@ import Synchronization
 ///   ``problems()`` names the stage and the errors until the server sends a good one.
 ///
 /// The server usually sends the same bytes again: the decoded questionnaire is kept by content
-/// hash (the cache itself writes nothing when the bytes are unchanged).
+/// hash (the cache itself writes nothing when the bytes are unchanged). Decoding checks what the
+/// questionnaire holds; the answers of earlier stages it names are the session's to check
+/// (`Questionnaire.externalReferences`), so one decoded copy serves every session.
 public struct ServerDefinitionSource: DefinitionSource {
     let client: SurveyClient
     let cache: DefinitionCache
@@ -50,12 +52,11 @@ public struct ServerDefinitionSource: DefinitionSource {
         let problems = Mutex<[DefinitionKey: (problem: DefinitionProblem, hash: String)]>([:])
     }
 
-    /// Decoded definitions by (hash, stage, earlier answer names). Shared by copies of the source.
+    /// Decoded definitions by (hash, stage). Shared by copies of the source.
     final class Memo: Sendable {
         struct Key: Hashable {
             var hash: String
             var stage: String
-            var knownAnswerNames: Set<String>
         }
 
         /// Decoded definitions kept at most; the memo starts over when it would hold more.
@@ -82,16 +83,16 @@ public struct ServerDefinitionSource: DefinitionSource {
         self.logger = logger
     }
 
-    public func definition(stage: String, language: String, knownAnswerNames: Set<String>) async throws -> LoadedDefinition {
+    public func definition(stage: String, language: String) async throws -> LoadedDefinition {
         let key = DefinitionKey(stage: stage, language: language)
         let cached = await lastGood(key)
         let wait = await shared.fetches.outcome(of: key, deadline: cached == nil ? nil : deadline) { [self] in
-            await fetch(key, knownAnswerNames: knownAnswerNames)
+            await fetch(key)
         }
         let outcome: FetchOutcome
         switch wait {
         case .outcome(.fetched(let fetched)):
-            return try decode(fetched, stage: stage, knownAnswerNames: knownAnswerNames)
+            return try decode(fetched, stage: stage)
         case .outcome(let other):
             outcome = other
         case .gaveUp:
@@ -99,7 +100,7 @@ public struct ServerDefinitionSource: DefinitionSource {
                 throw ControlError.unavailable("definition_unavailable", "surveyd is stopping; the questionnaire of stage \(stage) (\(language)) was not fetched")
             }
             logger.notice("the survey server is slow: using the cached questionnaire while the fetch goes on", metadata: ["stage": "\(stage)", "lang": "\(language)", "hash": "\(cached.hash)"])
-            return try decode(cached, stage: stage, knownAnswerNames: knownAnswerNames)
+            return try decode(cached, stage: stage)
         }
         if case .failed(let error) = outcome, !(error.isTransient || error.code == .offline) {
             if error.code == .rejectedRequest {
@@ -110,13 +111,13 @@ public struct ServerDefinitionSource: DefinitionSource {
         }
         guard let cached else { throw Self.unavailable(outcome, stage: stage, language: language, readTimeout: await client.configuration.readTimeout) }
         logger.notice("using the cached questionnaire", metadata: ["stage": "\(stage)", "lang": "\(language)", "hash": "\(cached.hash)", "reason": "\(Self.reason(outcome))"])
-        return try decode(cached, stage: stage, knownAnswerNames: knownAnswerNames)
+        return try decode(cached, stage: stage)
     }
 
-    public func cachedDefinition(hash: String, stage: String, knownAnswerNames: Set<String>) async throws -> LoadedDefinition? {
-        if let known = memo.decoded(Memo.Key(hash: hash, stage: stage, knownAnswerNames: knownAnswerNames)) { return known }
+    public func cachedDefinition(hash: String, stage: String) async throws -> LoadedDefinition? {
+        if let known = memo.decoded(Memo.Key(hash: hash, stage: stage)) { return known }
         guard let cached = try await NIOThreadPool.singleton.runIfActive({ [cache] in try cache.definition(hash: hash) }) else { return nil }
-        return try decode(cached, stage: stage, knownAnswerNames: knownAnswerNames)
+        return try decode(cached, stage: stage)
     }
 
     public func problems() async -> [DefinitionProblem] {
@@ -135,7 +136,7 @@ public struct ServerDefinitionSource: DefinitionSource {
 
     /// One fetch: the questionnaire from the server, checked, then cached (only once it decoded:
     /// a broken definition never replaces a good one). Runs once for every request that shares it.
-    func fetch(_ key: DefinitionKey, knownAnswerNames: Set<String>) async -> FetchOutcome {
+    func fetch(_ key: DefinitionKey) async -> FetchOutcome {
         let body: Data
         do {
             body = try await client.fetchQuestionnaireResponse(typeID: key.stage, lang: key.language)
@@ -145,7 +146,7 @@ public struct ServerDefinitionSource: DefinitionSource {
         let bytes = [UInt8](body)
         let fetched = CachedDefinition(hash: DefinitionCache.hash(bytes), bytes: bytes)
         do {
-            _ = try decodeChecked(fetched, stage: key.stage, knownAnswerNames: knownAnswerNames)
+            _ = try decodeChecked(fetched, stage: key.stage)
         } catch {
             let description = "\(error)"
             let since = now()
@@ -219,20 +220,21 @@ public struct ServerDefinitionSource: DefinitionSource {
     }
 
     /// The decoded questionnaire of `cached`, or `definition_invalid`.
-    func decode(_ cached: CachedDefinition, stage: String, knownAnswerNames: Set<String>) throws(ControlError) -> LoadedDefinition {
+    func decode(_ cached: CachedDefinition, stage: String) throws(ControlError) -> LoadedDefinition {
         do {
-            return try decodeChecked(cached, stage: stage, knownAnswerNames: knownAnswerNames)
+            return try decodeChecked(cached, stage: stage)
         } catch {
-            throw ControlError.unavailable("definition_invalid", "the questionnaire of stage \(stage) has errors: \(error); fix the survey definition on the server")
+            throw ControlError.definitionInvalid(stage: stage, error)
         }
     }
 
     /// The decoded questionnaire of `cached`, from the memo when these bytes were decoded before
-    /// for the same stage and earlier answers; throws the definition's errors.
-    func decodeChecked(_ cached: CachedDefinition, stage: String, knownAnswerNames: Set<String>) throws -> LoadedDefinition {
-        let key = Memo.Key(hash: cached.hash, stage: stage, knownAnswerNames: knownAnswerNames)
+    /// for the same stage; throws the definition's errors. References to earlier stages'
+    /// answers are left to the caller.
+    func decodeChecked(_ cached: CachedDefinition, stage: String) throws(DefinitionErrors) -> LoadedDefinition {
+        let key = Memo.Key(hash: cached.hash, stage: stage)
         if let known = memo.decoded(key) { return known }
-        let questionnaire = try Questionnaire.decode(response: Data(cached.bytes), stage: stage, knownAnswerNames: knownAnswerNames)
+        let questionnaire = try Questionnaire.decodeDeferringReferences(response: Data(cached.bytes), stage: stage)
         let definition = LoadedDefinition(questionnaire: questionnaire, hash: cached.hash)
         memo.remember(definition, for: key)
         return definition

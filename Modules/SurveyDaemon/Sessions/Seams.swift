@@ -13,12 +13,17 @@ public struct LoadedDefinition: Sendable, Hashable {
 }
 
 /// Where sessions get their questionnaires.
+///
+/// A questionnaire is decoded and checked once per content hash, whoever asks: the answers of
+/// earlier stages its rules name are not checked here but listed in
+/// `Questionnaire.externalReferences`, and the session manager checks them against the
+/// session's answers when the stage starts.
 public protocol DefinitionSource: Sendable {
     /// The questionnaire of a stage: from the server when it is reachable (refreshing the
     /// cache), else from the cache. Throws a `ControlError` saying what to do when neither works.
-    func definition(stage: String, language: String, knownAnswerNames: Set<String>) async throws -> LoadedDefinition
+    func definition(stage: String, language: String) async throws -> LoadedDefinition
     /// A cached questionnaire by content hash, to rebuild sessions on start; nil when not cached.
-    func cachedDefinition(hash: String, stage: String, knownAnswerNames: Set<String>) async throws -> LoadedDefinition?
+    func cachedDefinition(hash: String, stage: String) async throws -> LoadedDefinition?
     /// Stages whose newest questionnaire from the server has errors (sessions start from the
     /// last good copy meanwhile), for `surveyctl status`.
     func problems() async -> [DefinitionProblem]

@@ -20,7 +20,7 @@ extension SessionManager {
             do {
                 if case .stageStarted(let id, let stage, let language, let hash, let time) = event {
                     let earlier = Set(sessions[id].map { Array($0.allAnswers.keys) } ?? [])
-                    guard let definition = try await definitions.cachedDefinition(hash: hash, stage: stage, knownAnswerNames: earlier) else {
+                    guard let definition = try await cachedDefinition(hash: hash, stage: stage, earlierAnswers: earlier) else {
                         restoreProblems.append("session \(id): the questionnaire of stage \(stage) (\(hash)) is not cached; the session cannot be continued")
                         lost.insert(id)
                         sessions[id] = nil

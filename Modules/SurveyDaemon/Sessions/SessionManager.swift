@@ -320,16 +320,6 @@ public actor SessionManager {
         return String(id.prefix(80)).debugDescription + (id.count > 80 ? "…" : "")
     }
 
-    func loadDefinition(stage: String, language: String, earlierAnswers: Set<String>) async throws(ControlError) -> LoadedDefinition {
-        do {
-            return try await definitions.definition(stage: stage, language: language, knownAnswerNames: earlierAnswers)
-        } catch let error as ControlError {
-            throw error
-        } catch {
-            throw ControlError.unavailable("definition_unavailable", "the questionnaire of stage \(stage) (\(language)) cannot be loaded: \(error)")
-        }
-    }
-
     func persist(_ events: [SessionEvent]) async throws(ControlError) {
         while compacting { await withCheckedContinuation { waitingAppends.append($0) } }
         // A compaction may have retired the session while this request waited: nothing more is
