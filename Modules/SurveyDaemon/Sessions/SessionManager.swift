@@ -269,7 +269,7 @@ public actor SessionManager {
             for waiter in waiters { waiter.resume() }
         }
         if appending > 0 { await withCheckedContinuation { waitingCompaction = $0 } }
-        let cutoff = now().addingTimeInterval(-Double(retention.components.seconds))
+        let cutoff = now().addingTimeInterval(-retention.timeInterval)
         var retired: Set<UUID> = []
         for (id, session) in sessions where busy[id] == nil {
             guard case .closed(let outcome) = session.state, session.lastActivity < cutoff else { continue }
@@ -289,7 +289,7 @@ public actor SessionManager {
     }
 
     func isIdle(_ session: Session) -> Bool {
-        now().timeIntervalSince(session.lastActivity) > Double(settings.idleTimeout.components.seconds)
+        now().timeIntervalSince(session.lastActivity) > settings.idleTimeout.timeInterval
     }
 
     // MARK: Restore
