@@ -44,7 +44,7 @@ let package = Package(
         /// The append-only journal, the submission queue on it, the definition cache.
         .target(
             name: "Storage",
-            dependencies: ["SystemMemory", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["SystemMemory", .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio")],
             path: "Modules/Storage",
             swiftSettings: swiftSettings
         ),
@@ -193,7 +193,7 @@ let package = Package(
         ),
 
         // MARK: Tests, one target per module plus end-to-end
-        .testTarget(name: "StorageTests", dependencies: ["Storage", "SurveyTesting", "JournalCrashHelper", .product(name: "Logging", package: "swift-log")], path: "Tests/StorageTests", swiftSettings: swiftSettings),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "SurveyTesting", "JournalCrashHelper", .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio")], path: "Tests/StorageTests", swiftSettings: swiftSettings),
         .testTarget(name: "EntitiesTests", dependencies: ["Entities", "SurveyTesting"], path: "Tests/EntitiesTests", swiftSettings: swiftSettings),
         .testTarget(name: "ValidationTests", dependencies: ["Validation", "SurveyTesting"], path: "Tests/ValidationTests", swiftSettings: swiftSettings),
         .testTarget(
@@ -201,13 +201,14 @@ let package = Package(
             dependencies: [
                 "SurveyDaemon", "Storage", "Networking", "MockServer", "SurveyTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Tests/SurveyDaemonTests",
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "NetworkingTests", dependencies: ["Networking", "MockServer", "SurveyTesting"], path: "Tests/NetworkingTests", swiftSettings: swiftSettings),
+        .testTarget(name: "NetworkingTests", dependencies: ["Networking", "MockServer", "SurveyTesting", .product(name: "NIOCore", package: "swift-nio")], path: "Tests/NetworkingTests", swiftSettings: swiftSettings),
         .testTarget(name: "MockServerTests", dependencies: ["MockServer", "SurveyTesting", .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOCore", package: "swift-nio")], path: "Tests/MockServerTests", swiftSettings: swiftSettings),
         .testTarget(name: "EndToEndTests", dependencies: ["SurveyTesting"], path: "Tests/EndToEndTests", swiftSettings: swiftSettings),
     ]

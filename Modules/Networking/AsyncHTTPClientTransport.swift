@@ -41,7 +41,7 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         var outgoing = HTTPClientRequest(url: request.url)
         outgoing.method = .init(rawValue: request.method)
         for (name, value) in request.headers { outgoing.headers.add(name: name, value: value) }
-        if let body = request.body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
+        if let body = request.body { outgoing.body = .bytes(body) }
         let amount = TimeAmount(saturating: timeout)
         do {
             let response = try await client.execute(outgoing, timeout: amount)

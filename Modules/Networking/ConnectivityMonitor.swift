@@ -12,6 +12,11 @@ public struct ConnectivityStatus: Sendable, Hashable {
     public var state: State
     /// When `state` last changed (nil while unknown).
     public var since: Date?
+
+    public init(state: State, since: Date?) {
+        self.state = state
+        self.since = since
+    }
 }
 
 /// Runs a probe before calls and reuses its verdict for `reuse` (default 1 s).

@@ -1,13 +1,15 @@
 import Foundation
+import NIOCore
 
 /// One HTTP request, as the client hands it to a transport.
 public struct TransportRequest: Sendable, Hashable {
     public var method: String
     public var url: String
     public var headers: [String: String]
-    public var body: Data?
+    /// Sent as it is: AsyncHTTPClient writes a `ByteBuffer` without copying it.
+    public var body: ByteBuffer?
 
-    public init(method: String, url: String, headers: [String: String] = [:], body: Data? = nil) {
+    public init(method: String, url: String, headers: [String: String] = [:], body: ByteBuffer? = nil) {
         self.method = method
         self.url = url
         self.headers = headers

@@ -7,6 +7,7 @@
 import Entities
 import Foundation
 import Logging
+import NIOCore
 
 /// How the client reaches the server.
 public struct SurveyClientConfiguration: Sendable {
@@ -93,12 +94,13 @@ public actor SurveyClient {
     /// `POST /api/answers/{typeID}?lang=` with `Idempotency-Key: idempotencyKey`.
     /// `isSuccess: false` is thrown as a permanent `.rejectedAnswers` error.
     public func uploadAnswers(typeID: String, lang: String, answers: AnswersUpload, idempotencyKey: String) async throws(NetworkError) -> AnswersResult {
-        try await uploadAnswers(typeID: typeID, lang: lang, body: answers.encoded(), idempotencyKey: idempotencyKey)
+        try await uploadAnswers(typeID: typeID, lang: lang, body: ByteBuffer(bytes: answers.encoded()), idempotencyKey: idempotencyKey)
     }
 
     /// The same with an upload body encoded already (`AnswersUpload.encoded()`), sent byte for
-    /// byte: a queued submission goes out exactly as it was stored, on every attempt.
-    public func uploadAnswers(typeID: String, lang: String, body: Data, idempotencyKey: String) async throws(NetworkError) -> AnswersResult {
+    /// byte: a queued submission goes out exactly as it was stored, on every attempt, in the
+    /// buffer the queue read it into.
+    public func uploadAnswers(typeID: String, lang: String, body: ByteBuffer, idempotencyKey: String) async throws(NetworkError) -> AnswersResult {
         try Self.checkTypeID(typeID)
         let response = try await call(method: "POST", path: "api/answers/\(typeID)", lang: lang, headers: ["Content-Type": "application/json", "Idempotency-Key": idempotencyKey], body: body)
         let result: AnswersResult
@@ -114,7 +116,7 @@ public actor SurveyClient {
     }
 
     /// Checks connectivity, sends, re-reads the token once on 401 and classifies the status.
-    private func call(method: String, path: String, lang: String, headers: [String: String], body: Data?) async throws(NetworkError) -> TransportResponse {
+    private func call(method: String, path: String, lang: String, headers: [String: String], body: ByteBuffer?) async throws(NetworkError) -> TransportResponse {
         let url = try makeURL(path: path, lang: lang)
         guard await connectivity.isReachable() else {
             throw NetworkError(.offline, "The survey server at \(configuration.baseURL.absoluteString) cannot be reached (connectivity check); nothing was sent. The call will be made when it is back; check the network if this lasts.")
@@ -131,7 +133,7 @@ public actor SurveyClient {
         return response
     }
 
-    private func send(method: String, url: String, headers: [String: String], body: Data?, reloadToken: Bool) async throws(NetworkError) -> TransportResponse {
+    private func send(method: String, url: String, headers: [String: String], body: ByteBuffer?, reloadToken: Bool) async throws(NetworkError) -> TransportResponse {
         var headers = headers
         headers["User-Agent"] = configuration.userAgent
         headers["Accept"] = "application/json"

@@ -8,98 +8,8 @@
 
 import Foundation
 import Logging
+import NIOCore
 import SystemMemory
-
-/// What a queued submission is, without its body.
-public struct SubmissionMetadata: Sendable, Hashable {
-    /// The idempotency key it was queued with; it identifies the submission and never changes
-    /// (a requeue may send it under another key: `QueuedSubmission.requeueKey`).
-    public var key: UUID
-    public var stage: String
-    public var language: String
-    public var definitionHash: String
-    public var queuedAt: Date
-    /// The respondent session the submission came from. Stored with the body on disk, not kept in
-    /// memory: listings (`pending`, `dead`, `enqueue`'s result) carry nil; `details(ordinal:)`
-    /// reads it back.
-    public var session: UUID?
-
-    public init(key: UUID, stage: String, language: String, definitionHash: String, queuedAt: Date, session: UUID? = nil) {
-        self.key = key
-        self.stage = stage
-        self.language = language
-        self.definitionHash = definitionHash
-        self.queuedAt = queuedAt
-        self.session = session
-    }
-}
-
-/// A submission in the queue: its position (`ordinal`, FIFO order) and metadata.
-public struct QueuedSubmission: Sendable, Hashable {
-    public var ordinal: UInt64
-    public var metadata: SubmissionMetadata
-    /// The idempotency key a requeue gave it in place of `metadata.key`; nil while it is sent
-    /// with its own key.
-    public var requeueKey: UUID? = nil
-
-    /// The idempotency key it is sent with.
-    public var idempotencyKey: UUID { requeueKey ?? metadata.key }
-}
-
-/// What is known of a dead letter's last attempt.
-public enum DeadOutcome: String, Sendable, Hashable {
-    /// The server answered and refused it (`isSuccess: false`, a 4xx): it holds no accepted
-    /// submission under the key, so the submission may be sent again under a new key.
-    case rejected
-    /// Whether the server holds it under its key cannot be told (an unreadable reply, for
-    /// example): sending it again must keep the key. Dead letters written before outcomes were
-    /// recorded read as unknown.
-    case unknown
-}
-
-/// A dead letter: a submission refused for good, with the reason.
-public struct DeadSubmission: Sendable, Hashable {
-    public var submission: QueuedSubmission
-    public var reason: String
-    public var outcome: DeadOutcome = .unknown
-}
-
-/// Which idempotency key a requeued dead letter is sent with.
-public enum RequeueKey: Sendable, Hashable {
-    /// A new key for a `rejected` letter, the key it was sent with for an `unknown` one.
-    case byOutcome
-    /// The key it was last sent with (a new key only when the server surely holds nothing under it).
-    case keep
-    /// A new key, whatever the outcome (the server might then count it twice if it did accept it).
-    case new
-}
-
-/// Where a submission stands.
-public enum SubmissionState: Sendable, Hashable {
-    case pending
-    /// Delivered, with the server's response as the caller recorded it.
-    case delivered(response: String?)
-    case dead(reason: String)
-}
-
-/// Counts for the daemon's status.
-public struct SubmissionQueueCounts: Sendable, Hashable {
-    public var pending: Int
-    public var dead: Int
-    /// Delivered since the queue was opened.
-    public var delivered: Int
-    public var oldestPendingAt: Date?
-}
-
-/// Queue settings.
-public struct SubmissionQueueOptions: Sendable {
-    public var journal = JournalOptions()
-    /// How many delivered keys (with their responses) are remembered for `state(of:)`.
-    public var rememberedDeliveries = 4096
-    /// A sealed segment is carried forward and removed once at most this share of its records is live.
-    public var carryShare = 0.125
-    public init() {}
-}
 
 /// The durable submission queue. Safe to share between tasks.
 public actor SubmissionQueue {
@@ -132,33 +42,33 @@ public actor SubmissionQueue {
     }
 
     public nonisolated let journal: Journal
-    private var slots: [Slot] = []
-    private var head = 0
-    private var removedCount = 0
-    private var pendingCount = 0
+    var slots: [Slot] = []
+    var head = 0
+    var removedCount = 0
+    var pendingCount = 0
     /// The dead letters' reasons and outcomes, by ordinal.
-    private var deadLetters: [UInt64: DeadNote] = [:]
+    var deadLetters: [UInt64: DeadNote] = [:]
     /// The idempotency keys requeues gave, by ordinal (few: rejected letters sent again).
-    private var requeueKeys: [UInt64: UUID] = [:]
+    var requeueKeys: [UInt64: UUID] = [:]
     /// Ordinals whose requeue is being written (a second requeue of one of them finds nothing).
-    private var requeueing: Set<UInt64> = []
-    private var keyPrefixes = Set<UInt32>()
-    private var delivered: [UUID: String?] = [:]
-    private var deliveredOrder: [UUID] = []
-    private var deliveredSinceOpen = 0
-    private var metas: [Meta] = []
-    private var metaIndex: [Meta: UInt32] = [:]
-    private var segmentNames: [String] = []
-    private var segmentIndex: [String: UInt32] = [:]
-    private var segmentRecords: [Int] = []
-    private var nextOrdinal: UInt64 = 1
-    private let options: SubmissionQueueOptions
-    private let logger: Logger
+    var requeueing: Set<UInt64> = []
+    var keyPrefixes = Set<UInt32>()
+    var delivered: [UUID: String?] = [:]
+    var deliveredOrder: [UUID] = []
+    var deliveredSinceOpen = 0
+    var metas: [Meta] = []
+    var metaIndex: [Meta: UInt32] = [:]
+    var segmentNames: [String] = []
+    var segmentIndex: [String: UInt32] = [:]
+    var segmentRecords: [Int] = []
+    var nextOrdinal: UInt64 = 1
+    let options: SubmissionQueueOptions
+    let logger: Logger
     // Mutations share the queue; compaction takes it alone.
-    private var mutations = 0
-    private var compacting = false
-    private var waitingMutations: [CheckedContinuation<Void, Never>] = []
-    private var waitingCompaction: CheckedContinuation<Void, Never>?
+    var mutations = 0
+    var compacting = false
+    var waitingMutations: [CheckedContinuation<Void, Never>] = []
+    var waitingCompaction: CheckedContinuation<Void, Never>?
 
     /// Opens (creating if needed) the queue in `directory` and rebuilds it from its journal.
     public init(directory: String, options: SubmissionQueueOptions = SubmissionQueueOptions(), logger: Logger) throws {
@@ -207,7 +117,7 @@ public actor SubmissionQueue {
         defer { endMutation() }
         if let existing = find(key: metadata.key) { return submission(existing) }
         if delivered[metadata.key] != nil {
-            return QueuedSubmission(ordinal: 0, metadata: metadata)
+            return QueuedSubmission(id: SubmissionID(0), metadata: metadata)
         }
         let ordinal = nextOrdinal
         nextOrdinal += 1
@@ -230,7 +140,8 @@ public actor SubmissionQueue {
     /// `deferredSyncInterval` (sooner with any durable append). A power cut in that window
     /// leaves the submission pending, and it is sent again with the same idempotency key, which
     /// the server answers without counting it twice. A crash of the process loses nothing.
-    public func markDelivered(ordinal: UInt64, response: String?) async throws {
+    public func markDelivered(_ id: SubmissionID, response: String?) async throws {
+        let ordinal = id.ordinal
         await beginMutation()
         defer { endMutation() }
         guard let before = position(of: ordinal) else { throw unknown(ordinal) }
@@ -249,7 +160,8 @@ public actor SubmissionQueue {
     }
 
     /// Moves a submission to the dead letters, with the reason and what is known of the outcome.
-    public func markDead(ordinal: UInt64, reason: String, outcome: DeadOutcome = .unknown) async throws {
+    public func markDead(_ id: SubmissionID, reason: String, outcome: DeadOutcome = .unknown) async throws {
+        let ordinal = id.ordinal
         await beginMutation()
         defer { endMutation() }
         guard let before = position(of: ordinal) else { throw unknown(ordinal) }
@@ -263,7 +175,8 @@ public actor SubmissionQueue {
     /// Puts a dead letter back in the queue, in its place in the order, sent with the key `key`
     /// chooses (a new key is journaled with the requeue, so a restart keeps it); nil when there
     /// is no such dead letter.
-    public func requeue(ordinal: UInt64, key: RequeueKey = .byOutcome) async throws -> QueuedSubmission? {
+    public func requeue(_ id: SubmissionID, key: RequeueKey = .byOutcome) async throws -> QueuedSubmission? {
+        let ordinal = id.ordinal
         await beginMutation()
         defer { endMutation() }
         guard let before = position(of: ordinal), slots[before].state == .dead, !requeueing.contains(ordinal) else { return nil }
@@ -286,12 +199,12 @@ public actor SubmissionQueue {
 
     // MARK: Reading
 
-    /// Pending submissions, oldest first, leaving out the ordinals in `excluding`.
-    public func pending(limit: Int, excluding: Set<UInt64> = []) -> [QueuedSubmission] {
+    /// Pending submissions, oldest first, leaving out the ids in `excluding`.
+    public func pending(limit: Int, excluding: Set<SubmissionID> = []) -> [QueuedSubmission] {
         var result: [QueuedSubmission] = []
         var index = head
         while index < slots.count && result.count < limit {
-            if slots[index].state == .pending && !excluding.contains(slots[index].ordinal) { result.append(submission(index)) }
+            if slots[index].state == .pending && !excluding.contains(SubmissionID(slots[index].ordinal)) { result.append(submission(index)) }
             index += 1
         }
         return result
@@ -305,22 +218,29 @@ public actor SubmissionQueue {
         }
     }
 
-    /// The body of a queued submission, read back from disk.
-    public func body(ordinal: UInt64) throws -> [UInt8] {
-        guard let index = position(of: ordinal) else { throw unknown(ordinal) }
+    /// The dead letter with this id; nil when it is not a dead letter.
+    public func deadLetter(_ id: SubmissionID) -> DeadSubmission? {
+        guard let note = deadLetters[id.ordinal], let index = position(of: id.ordinal) else { return nil }
+        return DeadSubmission(submission: submission(index), reason: note.reason, outcome: note.outcome)
+    }
+
+    /// The body of a queued submission, read back from disk into the buffer it is sent from.
+    public func body(of id: SubmissionID) throws -> ByteBuffer {
+        guard let index = position(of: id.ordinal) else { throw unknown(id.ordinal) }
         let (record, decoded) = try storedRecord(slots[index])
-        return Array(record.payload[decoded.bodyStart...])
+        return ByteBuffer(bytes: record.payload[decoded.bodyStart...])
     }
 
     /// Everything stored about a pending or dead submission, `session` included, read back from disk.
-    public func details(ordinal: UInt64) throws -> SubmissionMetadata {
+    public func details(of id: SubmissionID) throws -> SubmissionMetadata {
+        let ordinal = id.ordinal
         guard let index = position(of: ordinal) else { throw unknown(ordinal) }
         var metadata = submission(index).metadata
         metadata.session = try storedRecord(slots[index]).1.session
         return metadata
     }
 
-    private func storedRecord(_ slot: Slot) throws -> (JournalRecord, Codec.Enqueued) {
+    func storedRecord(_ slot: Slot) throws -> (JournalRecord, Codec.Enqueued) {
         let record = try journal.read(at: JournalLocation(sequence: slot.sequence, segment: segmentNames[Int(slot.segment)], offset: Int(slot.offset)))
         guard let decoded = Codec.decodeEnqueued(record.payload, type: record.type) else {
             throw StorageError(code: .undecodableRecord, message: "Queue record \(record.sequence) in \(journal.directory) does not decode; the queue file is damaged.")
@@ -355,57 +275,12 @@ public actor SubmissionQueue {
         return SubmissionQueueCounts(pending: pendingCount, dead: deadLetters.count, delivered: deliveredSinceOpen, oldestPendingAt: oldest)
     }
 
-    // MARK: Compaction
-
-    /// What one compaction did.
-    public struct CompactionReport: Sendable, Hashable {
-        public var removedSegments: [String]
-        public var carriedRecords: Int
-    }
-
-    /// Removes sealed segments, oldest first, while at most `carryShare` of each one's records are
-    /// still live; their live submissions are first written again (same ordinal, key and state)
-    /// into the active segment. Changes wait while it runs.
-    public func compact() async throws -> CompactionReport {
-        await beginCompaction()
-        defer { endCompaction() }
-        let sealed = try journal.segments().filter { !$0.isActive }
-        guard !sealed.isEmpty else { return CompactionReport(removedSegments: [], carriedRecords: 0) }
-        var live: [UInt32: [Int]] = [:]
-        for index in head..<slots.count where slots[index].state != .removed {
-            live[slots[index].segment, default: []].append(index)
-        }
-        var doomed: [String] = []
-        var carry: [Int] = []
-        for segment in sealed {
-            let id = segmentIndex[segment.name]
-            let holders = id.flatMap { live[$0] } ?? []
-            let records = id.map { segmentRecords[Int($0)] } ?? 0
-            if !holders.isEmpty && Double(holders.count) > Double(records) * options.carryShare { break }
-            doomed.append(segment.name)
-            carry += holders
-        }
-        guard !doomed.isEmpty else { return CompactionReport(removedSegments: [], carriedRecords: 0) }
-        for index in carry.sorted() {
-            let (record, decoded) = try storedRecord(slots[index])
-            let slot = slots[index]
-            let note = slot.state == .dead ? deadLetters[slot.ordinal] ?? DeadNote(reason: "", outcome: .unknown) : nil
-            let state = Codec.State(deadReason: note?.reason, outcome: note?.outcome ?? .unknown, requeueKey: requeueKeys[slot.ordinal])
-            let copy = Codec.enqueued(slot, metas[Int(slot.meta)], session: decoded.session, state: state, body: Array(record.payload[decoded.bodyStart...]))
-            let location = try await journal.appendLocated(type: copy.type.rawValue, payload: copy.payload, mayExceedCap: true, alwaysDurable: true)
-            place(&slots[index], at: location)
-        }
-        try journal.removeSegments(doomed)
-        logger.info("queue compacted", metadata: ["removed": "\(doomed.count)", "carried": "\(carry.count)"])
-        return CompactionReport(removedSegments: doomed, carriedRecords: carry.count)
-    }
-
     // MARK: Internals
 
     private func submission(_ index: Int) -> QueuedSubmission {
         let slot = slots[index]
         let meta = metas[Int(slot.meta)]
-        return QueuedSubmission(ordinal: slot.ordinal, metadata: SubmissionMetadata(
+        return QueuedSubmission(id: SubmissionID(slot.ordinal), metadata: SubmissionMetadata(
             key: slot.key, stage: meta.stage, language: meta.language, definitionHash: meta.definitionHash,
             queuedAt: Date(timeIntervalSince1970: slot.queuedAt), session: nil),
             requeueKey: requeueKeys.isEmpty ? nil : requeueKeys[slot.ordinal])
@@ -456,7 +331,7 @@ public actor SubmissionQueue {
         return index
     }
 
-    private func place(_ slot: inout Slot, at location: JournalLocation) {
+    func place(_ slot: inout Slot, at location: JournalLocation) {
         let segment: UInt32
         if let known = segmentIndex[location.segment] {
             segment = known
@@ -502,31 +377,5 @@ public actor SubmissionQueue {
     static func prefix(_ key: UUID) -> UInt32 {
         let u = key.uuid
         return UInt32(u.0) << 24 | UInt32(u.1) << 16 | UInt32(u.2) << 8 | UInt32(u.3)
-    }
-
-    private func beginMutation() async {
-        while compacting { await withCheckedContinuation { waitingMutations.append($0) } }
-        mutations += 1
-    }
-
-    private func endMutation() {
-        mutations -= 1
-        if mutations == 0, let waiter = waitingCompaction {
-            waitingCompaction = nil
-            waiter.resume()
-        }
-    }
-
-    private func beginCompaction() async {
-        while compacting { await withCheckedContinuation { waitingMutations.append($0) } }
-        compacting = true
-        if mutations > 0 { await withCheckedContinuation { waitingCompaction = $0 } }
-    }
-
-    private func endCompaction() {
-        compacting = false
-        let waiters = waitingMutations
-        waitingMutations = []
-        for waiter in waiters { waiter.resume() }
     }
 }

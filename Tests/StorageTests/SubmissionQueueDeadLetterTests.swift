@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOCore
 @testable import Storage
 import SurveyTesting
 import Testing
@@ -24,15 +25,15 @@ private func body(_ i: Int) -> [UInt8] { Array(#"{"answers":{"n":\#(i)}}"#.utf8)
         do {
             let queue = try SubmissionQueue(directory: dir.path, logger: logger)
             for i in 0..<5 { q.append(try await queue.enqueue(sessions[i], body: body(i))) }
-            try await queue.markDead(ordinal: q[0].ordinal, reason: "isSuccess: false", outcome: .rejected)
-            try await queue.markDead(ordinal: q[1].ordinal, reason: "undecodable", outcome: .unknown)
-            try await queue.markDead(ordinal: q[2].ordinal, reason: "HTTP 400", outcome: .rejected)
-            try await queue.markDead(ordinal: q[3].ordinal, reason: "undecodable")
+            try await queue.markDead(q[0].id, reason: "isSuccess: false", outcome: .rejected)
+            try await queue.markDead(q[1].id, reason: "undecodable", outcome: .unknown)
+            try await queue.markDead(q[2].id, reason: "HTTP 400", outcome: .rejected)
+            try await queue.markDead(q[3].id, reason: "undecodable")
             #expect(await queue.dead().map(\.outcome) == [.rejected, .unknown, .rejected, .unknown])
-            requeued.append(try #require(try await queue.requeue(ordinal: q[0].ordinal)))
-            requeued.append(try #require(try await queue.requeue(ordinal: q[1].ordinal)))
-            requeued.append(try #require(try await queue.requeue(ordinal: q[2].ordinal, key: .keep)))
-            requeued.append(try #require(try await queue.requeue(ordinal: q[3].ordinal, key: .new)))
+            requeued.append(try #require(try await queue.requeue(q[0].id)))
+            requeued.append(try #require(try await queue.requeue(q[1].id)))
+            requeued.append(try #require(try await queue.requeue(q[2].id, key: .keep)))
+            requeued.append(try #require(try await queue.requeue(q[3].id, key: .new)))
             queue.close()
         }
         // Rejected: a new key; unknown: its own; `.keep` and `.new` override.
@@ -47,14 +48,14 @@ private func body(_ i: Int) -> [UInt8] { Array(#"{"answers":{"n":\#(i)}}"#.utf8)
         #expect(await queue.pending(limit: 10) == requeued + [q[4]])
         #expect(await queue.state(of: q[0].metadata.key) == .pending)
         #expect(await queue.state(of: try #require(requeued[0].requeueKey)) == nil)
-        #expect(try await queue.details(ordinal: q[0].ordinal).session == sessions[0].session)
-        #expect(try await queue.body(ordinal: q[0].ordinal) == body(0))
+        #expect(try await queue.details(of: q[0].id).session == sessions[0].session)
+        #expect(try await queue.body(of: q[0].id) == ByteBuffer(bytes: body(0)))
         // Dead again with an unknown outcome: the key it was last sent with is kept.
-        try await queue.markDead(ordinal: q[0].ordinal, reason: "undecodable", outcome: .unknown)
+        try await queue.markDead(q[0].id, reason: "undecodable", outcome: .unknown)
         #expect(await queue.dead() == [DeadSubmission(submission: requeued[0], reason: "undecodable", outcome: .unknown)])
-        #expect(try await queue.requeue(ordinal: q[0].ordinal) == requeued[0])
+        #expect(try await queue.requeue(q[0].id) == requeued[0])
         // Delivered: remembered under its own key.
-        try await queue.markDelivered(ordinal: q[0].ordinal, response: "1")
+        try await queue.markDelivered(q[0].id, response: "1")
         #expect(await queue.state(of: q[0].metadata.key) == .delivered(response: "1"))
         #expect(await queue.pending(limit: 10) == Array(requeued.dropFirst()) + [q[4]])
     }
@@ -71,14 +72,14 @@ private func body(_ i: Int) -> [UInt8] { Array(#"{"answers":{"n":\#(i)}}"#.utf8)
             let queue = try SubmissionQueue(directory: dir.path, options: options, logger: logger)
             var q: [QueuedSubmission] = []
             for i in 0..<200 { q.append(try await queue.enqueue(metadata(i), body: body(i))) }
-            try await queue.markDead(ordinal: q[3].ordinal, reason: "rejected 3", outcome: .rejected)  // stays dead
-            try await queue.markDead(ordinal: q[5].ordinal, reason: "unknown 5", outcome: .unknown)  // stays dead
-            try await queue.markDead(ordinal: q[7].ordinal, reason: "rejected 7", outcome: .rejected)  // requeued: new key, pending
-            _ = try await queue.requeue(ordinal: q[7].ordinal)
-            try await queue.markDead(ordinal: q[9].ordinal, reason: "rejected 9", outcome: .rejected)  // new key, dead again
-            _ = try await queue.requeue(ordinal: q[9].ordinal)
-            try await queue.markDead(ordinal: q[9].ordinal, reason: "rejected again", outcome: .rejected)
-            for i in 0..<200 where ![3, 5, 7, 9, 150].contains(i) { try await queue.markDelivered(ordinal: q[i].ordinal, response: nil) }
+            try await queue.markDead(q[3].id, reason: "rejected 3", outcome: .rejected)  // stays dead
+            try await queue.markDead(q[5].id, reason: "unknown 5", outcome: .unknown)  // stays dead
+            try await queue.markDead(q[7].id, reason: "rejected 7", outcome: .rejected)  // requeued: new key, pending
+            _ = try await queue.requeue(q[7].id)
+            try await queue.markDead(q[9].id, reason: "rejected 9", outcome: .rejected)  // new key, dead again
+            _ = try await queue.requeue(q[9].id)
+            try await queue.markDead(q[9].id, reason: "rejected again", outcome: .rejected)
+            for i in 0..<200 where ![3, 5, 7, 9, 150].contains(i) { try await queue.markDelivered(q[i].id, response: nil) }
             pending = await queue.pending(limit: 10)
             dead = await queue.dead()
             let report = try await queue.compact()
@@ -94,9 +95,9 @@ private func body(_ i: Int) -> [UInt8] { Array(#"{"answers":{"n":\#(i)}}"#.utf8)
         defer { queue.close() }
         #expect(await queue.pending(limit: 10) == pending)
         #expect(await queue.dead() == dead)
-        for letter in dead { #expect(try await queue.body(ordinal: letter.submission.ordinal) == body(Int(letter.submission.ordinal) - 1)) }
+        for letter in dead { #expect(try await queue.body(of: letter.submission.id) == ByteBuffer(bytes: body(Int(letter.submission.id.ordinal) - 1))) }
         // A rejected letter already sent under a new key gets another one.
-        let again = try #require(try await queue.requeue(ordinal: dead[2].submission.ordinal))
+        let again = try #require(try await queue.requeue(dead[2].submission.id))
         #expect(again.requeueKey != nil && again.requeueKey != dead[2].submission.requeueKey)
     }
 
@@ -123,9 +124,9 @@ private func body(_ i: Int) -> [UInt8] { Array(#"{"answers":{"n":\#(i)}}"#.utf8)
         #expect(dead.map(\.reason) == ["isSuccess: false", "carried dead"])
         #expect(dead.map(\.outcome) == [.unknown, .unknown])
         #expect(await queue.pending(limit: 10).map(\.idempotencyKey) == [keys[1]])
-        #expect(try await queue.body(ordinal: 1) == Array("{}".utf8))
+        #expect(try await queue.body(of: SubmissionID(1)) == ByteBuffer(string: "{}"))
         // Unknown: requeued with the key it had, as before.
-        let requeued = try #require(try await queue.requeue(ordinal: 1))
+        let requeued = try #require(try await queue.requeue(SubmissionID(1)))
         #expect(requeued.requeueKey == nil && requeued.idempotencyKey == keys[0])
     }
 
@@ -155,9 +156,9 @@ private func body(_ i: Int) -> [UInt8] { Array(#"{"answers":{"n":\#(i)}}"#.utf8)
         do {
             let queue = try SubmissionQueue(directory: dir.path, logger: logger)
             let s = try await queue.enqueue(metadata(1), body: body(1))
-            try await queue.markDead(ordinal: s.ordinal, reason: "isSuccess: false", outcome: .rejected)
-            async let first = queue.requeue(ordinal: s.ordinal, key: .new)
-            async let second = queue.requeue(ordinal: s.ordinal, key: .new)
+            try await queue.markDead(s.id, reason: "isSuccess: false", outcome: .rejected)
+            async let first = queue.requeue(s.id, key: .new)
+            async let second = queue.requeue(s.id, key: .new)
             let results = try await [first, second].compactMap { $0 }
             #expect(results.count == 1)
             winner = results.first

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import Logging
+import NIOCore
 @testable import Storage
 import SurveyTesting
 import Synchronization
@@ -38,7 +39,7 @@ private func smallSegments(_ size: Int = 4096) -> SubmissionQueueOptions {
         defer { reopened.close() }
         #expect(await reopened.pending(limit: 100) == queued)
         for (i, q) in queued.enumerated() {
-            #expect(try await reopened.body(ordinal: q.ordinal) == body(i))
+            #expect(try await reopened.body(of: q.id) == ByteBuffer(bytes: body(i)))
         }
         let counts = await reopened.counts()
         #expect(counts.pending == 50 && counts.dead == 0)
@@ -53,11 +54,11 @@ private func smallSegments(_ size: Int = 4096) -> SubmissionQueueOptions {
         do {
             let queue = try SubmissionQueue(directory: dir.path, logger: logger)
             for i in 0..<4 { q.append(try await queue.enqueue(metadata(i), body: body(i))) }
-            try await queue.markDelivered(ordinal: q[0].ordinal, response: "1")
-            try await queue.markDead(ordinal: q[1].ordinal, reason: "400: missing like")
-            try await queue.markDead(ordinal: q[2].ordinal, reason: "isSuccess false")
-            #expect(try await queue.requeue(ordinal: q[2].ordinal) == q[2])
-            #expect(try await queue.requeue(ordinal: q[3].ordinal) == nil)
+            try await queue.markDelivered(q[0].id, response: "1")
+            try await queue.markDead(q[1].id, reason: "400: missing like")
+            try await queue.markDead(q[2].id, reason: "isSuccess false")
+            #expect(try await queue.requeue(q[2].id) == q[2])
+            #expect(try await queue.requeue(q[3].id) == nil)
             queue.close()
         }
         let queue = try SubmissionQueue(directory: dir.path, logger: logger)
@@ -69,7 +70,7 @@ private func smallSegments(_ size: Int = 4096) -> SubmissionQueueOptions {
         #expect(await queue.state(of: q[2].metadata.key) == .pending)
         #expect(await queue.state(of: UUID()) == nil)
         // A delivered submission is gone: marking it again names the problem.
-        await #expect(throws: StorageError.self) { try await queue.markDelivered(ordinal: q[0].ordinal, response: nil) }
+        await #expect(throws: StorageError.self) { try await queue.markDelivered(q[0].id, response: nil) }
         let counts = await queue.counts()
         #expect(counts.pending == 2 && counts.dead == 1 && counts.delivered == 0)
         #expect(counts.oldestPendingAt == q[2].metadata.queuedAt)
@@ -85,7 +86,7 @@ private func smallSegments(_ size: Int = 4096) -> SubmissionQueueOptions {
         let again = try await queue.enqueue(m, body: body(2))
         #expect(first == again)
         #expect(await queue.pending(limit: 10).count == 1)
-        try await queue.markDelivered(ordinal: first.ordinal, response: nil)
+        try await queue.markDelivered(first.id, response: nil)
         _ = try await queue.enqueue(m, body: body(1))
         #expect(await queue.pending(limit: 10).isEmpty)
     }
@@ -101,9 +102,9 @@ private func smallSegments(_ size: Int = 4096) -> SubmissionQueueOptions {
             for i in 0..<200 { q.append(try await queue.enqueue(metadata(i), body: body(i))) }
             for (i, s) in q.enumerated() where !keepPending.contains(i) {
                 if keepDead.contains(i) {
-                    try await queue.markDead(ordinal: s.ordinal, reason: "refused \(i)")
+                    try await queue.markDead(s.id, reason: "refused \(i)")
                 } else {
-                    try await queue.markDelivered(ordinal: s.ordinal, response: nil)
+                    try await queue.markDelivered(s.id, response: nil)
                 }
             }
             let before = try queue.journal.segments()
@@ -113,17 +114,17 @@ private func smallSegments(_ size: Int = 4096) -> SubmissionQueueOptions {
             #expect(report.carriedRecords == 2)
             #expect(after.count == 1 && after[0].isActive)
             // Changes go on after compaction and reads find the carried records.
-            #expect(try await queue.body(ordinal: q[3].ordinal) == body(3))
+            #expect(try await queue.body(of: q[3].id) == ByteBuffer(bytes: body(3)))
             queue.close()
         }
         let queue = try SubmissionQueue(directory: dir.path, options: smallSegments(), logger: logger)
         defer { queue.close() }
         #expect(await queue.pending(limit: 10) == [q[3]])
         #expect(await queue.dead() == [DeadSubmission(submission: q[40], reason: "refused 40")])
-        #expect(try await queue.body(ordinal: q[40].ordinal) == body(40))
-        #expect(try await queue.requeue(ordinal: q[40].ordinal) == q[40])
+        #expect(try await queue.body(of: q[40].id) == ByteBuffer(bytes: body(40)))
+        #expect(try await queue.requeue(q[40].id) == q[40])
         let next = try await queue.enqueue(metadata(500), body: body(500))
-        #expect(next.ordinal > q[199].ordinal)
+        #expect(next.id > q[199].id)
         #expect(await queue.pending(limit: 10) == [q[3], q[40], next])
     }
 
@@ -146,13 +147,13 @@ private func smallSegments(_ size: Int = 4096) -> SubmissionQueueOptions {
         do {
             let queue = try SubmissionQueue(directory: dir.path, options: smallSegments(2048), logger: logger)
             for i in 0..<120 { q.append(try await queue.enqueue(metadata(i), body: body(i))) }
-            for s in q.dropFirst(10) { try await queue.markDelivered(ordinal: s.ordinal, response: nil) }
+            for s in q.dropFirst(10) { try await queue.markDelivered(s.id, response: nil) }
             let first10 = Array(q.prefix(10))
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { _ = try await queue.compact() }
                 for (i, s) in first10.enumerated() {
                     group.addTask {
-                        if i % 2 == 0 { try await queue.markDelivered(ordinal: s.ordinal, response: "\(i)") }
+                        if i % 2 == 0 { try await queue.markDelivered(s.id, response: "\(i)") }
                     }
                 }
                 group.addTask { _ = try await queue.compact() }
@@ -186,9 +187,9 @@ private func smallSegments(_ size: Int = 4096) -> SubmissionQueueOptions {
             #expect(await queue.pending(limit: 2000) == accepted)
             // A full queue still drains: the markers that settle submissions go over the cap.
             delivered = accepted.count - 3
-            for s in accepted.prefix(delivered) { try await queue.markDelivered(ordinal: s.ordinal, response: nil) }
-            try await queue.markDead(ordinal: accepted[delivered].ordinal, reason: "refused")
-            #expect(try await queue.requeue(ordinal: accepted[delivered].ordinal) != nil)
+            for s in accepted.prefix(delivered) { try await queue.markDelivered(s.id, response: nil) }
+            try await queue.markDead(accepted[delivered].id, reason: "refused")
+            #expect(try await queue.requeue(accepted[delivered].id) != nil)
             await #expect(throws: StorageError.self) { try await queue.enqueue(metadata(4000), body: body(4000)) }
             let report = try await queue.compact()
             #expect(!report.removedSegments.isEmpty)
@@ -214,7 +215,7 @@ private func smallSegments(_ size: Int = 4096) -> SubmissionQueueOptions {
             let queue = try SubmissionQueue(directory: dir.path, options: smallSegments(), logger: logger)
             for i in 0..<200 { q.append(try await queue.enqueue(metadata(i), body: body(i))) }
             for (i, s) in q.enumerated() where !keepPending.contains(i) {
-                if keepDead.contains(i) { try await queue.markDead(ordinal: s.ordinal, reason: "refused \(i)") } else { try await queue.markDelivered(ordinal: s.ordinal, response: nil) }
+                if keepDead.contains(i) { try await queue.markDead(s.id, reason: "refused \(i)") } else { try await queue.markDelivered(s.id, response: nil) }
             }
             queue.close()
         }
@@ -242,7 +243,7 @@ private func smallSegments(_ size: Int = 4096) -> SubmissionQueueOptions {
             let queue = try SubmissionQueue(directory: dir.path, options: smallSegments(), logger: logger)
             #expect(await queue.pending(limit: 500) == expectedPending, "\(crashPoint), round \(round)")
             #expect(await queue.dead() == expectedDead)
-            for i in keepPending.union(keepDead) { #expect(try await queue.body(ordinal: q[i].ordinal) == body(i)) }
+            for i in keepPending.union(keepDead) { #expect(try await queue.body(of: q[i].id) == ByteBuffer(bytes: body(i))) }
             #expect(await queue.state(of: q[0].metadata.key) != .pending)
             if crashPoint != "carried" { #expect(!fm.fileExists(atPath: dir.appending("checkpoint").path)) }
             // A compaction after the restart settles the directory again.
@@ -266,21 +267,21 @@ private func smallSegments(_ size: Int = 4096) -> SubmissionQueueOptions {
             }
             q += batch
         }
-        q.sort { $0.ordinal < $1.ordinal }
+        q.sort { $0.id < $1.id }
         #expect(await queue.pending(limit: 10_000) == q)
         let kept = q.enumerated().filter { $0.offset % 97 == 0 }.map(\.element)
         let doomed = q.enumerated().filter { $0.offset % 97 != 0 }.map(\.element)
         for start in stride(from: 0, to: doomed.count, by: 256) {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for s in doomed[start..<min(start + 256, doomed.count)] {
-                    group.addTask { try await queue.markDelivered(ordinal: s.ordinal, response: "\(s.ordinal)") }
+                    group.addTask { try await queue.markDelivered(s.id, response: "\(s.id)") }
                 }
                 try await group.waitForAll()
             }
         }
         #expect(await queue.pending(limit: 10_000) == kept)
-        #expect(await queue.state(of: doomed.last!.metadata.key) == .delivered(response: "\(doomed.last!.ordinal)"))
-        for s in kept.prefix(20) { #expect(try await queue.body(ordinal: s.ordinal).count > 0) }
+        #expect(await queue.state(of: doomed.last!.metadata.key) == .delivered(response: "\(doomed.last!.id)"))
+        for s in kept.prefix(20) { #expect(try await queue.body(of: s.id).readableBytes > 0) }
         queue.close()
         let reopened = try SubmissionQueue(directory: dir.path, logger: logger)
         defer { reopened.close() }
@@ -299,7 +300,7 @@ private func smallSegments(_ size: Int = 4096) -> SubmissionQueueOptions {
                 m.session = i == 5 ? session : nil
                 let s = try await queue.enqueue(m, body: body(i))
                 #expect(s.metadata.session == nil, "listings do not carry the session")
-                if i == 5 { kept = s } else { try await queue.markDelivered(ordinal: s.ordinal, response: nil) }
+                if i == 5 { kept = s } else { try await queue.markDelivered(s.id, response: nil) }
             }
             let report = try await queue.compact()
             #expect(report.carriedRecords == 1)
@@ -307,10 +308,10 @@ private func smallSegments(_ size: Int = 4096) -> SubmissionQueueOptions {
         }
         let queue = try SubmissionQueue(directory: dir.path, options: smallSegments(), logger: logger)
         defer { queue.close() }
-        let ordinal = try #require(kept).ordinal
-        #expect(try await queue.details(ordinal: ordinal).session == session)
-        #expect(try await queue.details(ordinal: ordinal).stage == "common")
-        #expect(try await queue.body(ordinal: ordinal) == body(5))
+        let id = try #require(kept).id
+        #expect(try await queue.details(of: id).session == session)
+        #expect(try await queue.details(of: id).stage == "common")
+        #expect(try await queue.body(of: id) == ByteBuffer(bytes: body(5)))
     }
 
     /// A cap smaller than the default 64 MiB segment: segments must rotate below it, or the active
@@ -327,7 +328,7 @@ private func smallSegments(_ size: Int = 4096) -> SubmissionQueueOptions {
             do { accepted.append(try await queue.enqueue(metadata(accepted.count), body: body(accepted.count))) } catch { break }
         }
         #expect(accepted.count > 100)
-        for s in accepted { try await queue.markDelivered(ordinal: s.ordinal, response: nil) }
+        for s in accepted { try await queue.markDelivered(s.id, response: nil) }
         _ = try await queue.compact()
         #expect(queue.journal.diskBytes < 64 << 10)
         let next = try await queue.enqueue(metadata(9999), body: body(9999))
@@ -345,7 +346,7 @@ private func smallSegments(_ size: Int = 4096) -> SubmissionQueueOptions {
         b.key = UUID(uuid: (1, 2, 3, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2))
         let first = try await queue.enqueue(a, body: body(1))
         let second = try await queue.enqueue(b, body: body(2))
-        try await queue.markDelivered(ordinal: first.ordinal, response: nil)
+        try await queue.markDelivered(first.id, response: nil)
         #expect(await queue.state(of: b.key) == .pending)
         #expect(try await queue.enqueue(b, body: body(2)) == second, "not queued twice")
         #expect(await queue.pending(limit: 10) == [second])
@@ -359,7 +360,7 @@ private func smallSegments(_ size: Int = 4096) -> SubmissionQueueOptions {
         defer { queue.close() }
         let big = [UInt8](repeating: 0x41, count: 64 * 1024)
         let s = try await queue.enqueue(metadata(1), body: big)
-        #expect(try await queue.body(ordinal: s.ordinal) == big)
+        #expect(try await queue.body(of: s.id) == ByteBuffer(bytes: big))
         #expect(MemoryLayout<SubmissionQueue.Slot>.stride <= 56)
     }
 }

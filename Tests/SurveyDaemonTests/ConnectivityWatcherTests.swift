@@ -53,7 +53,7 @@ final class SwitchProbe: ConnectivityProbe {
             if !offline && !queue.states().contains(.pending) { break }
             try await Task.sleep(for: .milliseconds(5))
         }
-        #expect(queue.states() == [.delivered(nextTypeId: nil)])
+        #expect(queue.states() == [.delivered(response: nil)])
         #expect(probe.calls.withLock { $0 } == 2)
 
         // Online now: the watcher does not probe again.

@@ -1,41 +1,47 @@
 import ControlAPI
 import Foundation
 import Logging
+import Networking
+import Storage
 import SurveyDaemon
 import Synchronization
 import Testing
 
 final class MemoryInspector: QueueInspector {
-    let dead = Mutex<[DeadLetter]>([])
-    let requeued = Mutex<[String]>([])
+    let dead = Mutex<[DeadSubmission]>([])
+    let requeued = Mutex<[SubmissionID]>([])
     let queue: MemoryDeliveryQueue
 
     init(queue: MemoryDeliveryQueue) { self.queue = queue }
 
-    func counts() async throws -> QueueCounts {
+    func counts() async throws -> SubmissionQueueCounts {
         let states = queue.states()
         let pending = queue.entries.withLock { $0.filter { $0.state == .pending } }
-        return QueueCounts(
+        return SubmissionQueueCounts(
             pending: pending.count,
             dead: dead.withLock { $0.count },
             delivered: states.filter { if case .delivered = $0 { true } else { false } }.count,
-            oldestPendingAt: pending.first?.submission.queuedAt
+            oldestPendingAt: pending.first?.submission.metadata.queuedAt
         )
     }
-    func deadLetters() async throws -> [DeadLetter] { dead.withLock { $0 } }
-    func requeue(deadLetter id: String, key: RequeueRequest.Key?) async throws -> DeadLetter? {
+    func deadLetters() async throws -> [DeadSubmission] { dead.withLock { $0 } }
+    func requeue(_ id: SubmissionID, key: RequeueKey) async throws -> RequeuedLetter? {
         dead.withLock { list in
-            guard let index = list.firstIndex(where: { $0.id == id }) else { return nil }
+            guard let index = list.firstIndex(where: { $0.submission.id == id }) else { return nil }
             requeued.withLock { $0.append(id) }
-            return list.remove(at: index)
+            let letter = list.remove(at: index)
+            return RequeuedLetter(letter: letter, submission: letter.submission)
         }
     }
     func journalProblems() async -> [String] { ["segment 3 kept aside as corrupt; 12 records recovered"] }
 }
 
+/// A connectivity verdict that does not change, reached at 2027-01-15T08:00:00Z.
 struct FixedConnectivity: ConnectivityObserver {
-    let online: Bool?
-    func current() async -> (online: Bool?, since: Date?) { (online, Date(timeIntervalSince1970: 1_800_000_000)) }
+    let state: ConnectivityStatus.State
+    var status: ConnectivityStatus {
+        get async { ConnectivityStatus(state: state, since: Date(timeIntervalSince1970: 1_800_000_000)) }
+    }
 }
 
 @Suite struct DaemonBackendTests {
@@ -44,7 +50,8 @@ struct FixedConnectivity: ConnectivityObserver {
         _ = queue.add("common", at: 1_799_999_940)
         let inspector = MemoryInspector(queue: queue)
         let key = UUID()
-        inspector.dead.withLock { $0 = [DeadLetter(id: "7", stage: "1", language: "ko", reason: "isSuccess: false", idempotencyKey: key, queuedAt: Date(timeIntervalSince1970: 1_799_999_000))] }
+        let submission = QueuedSubmission(id: SubmissionID(7), metadata: SubmissionMetadata(key: key, stage: "1", language: "ko", definitionHash: "h", queuedAt: Date(timeIntervalSince1970: 1_799_999_000)))
+        inspector.dead.withLock { $0 = [DeadSubmission(submission: submission, reason: "isSuccess: false")] }
         let uploader = ScriptedUploader()
         uploader.offline.withLock { $0 = true }
         let worker = DeliveryWorker(queue: queue, uploader: uploader, settings: .init(maxInFlight: 1, backoff: { _, _ in .seconds(1) }, offlinePause: .seconds(3600)), logger: Logger(label: "t")) { _, _ in }
@@ -53,7 +60,7 @@ struct FixedConnectivity: ConnectivityObserver {
             settings: .init(defaultLanguage: "ko", idleTimeout: .seconds(60), deliveryWait: .milliseconds(10)), logger: Logger(label: "t")
         )
         let started = Date(timeIntervalSince1970: 1_799_996_400)
-        let backend = DaemonBackend(version: "0.1.0", startedAt: started, sessions: manager, worker: worker, inspector: inspector, connectivity: FixedConnectivity(online: false), now: { Date(timeIntervalSince1970: 1_800_000_000) })
+        let backend = DaemonBackend(version: "0.1.0", startedAt: started, sessions: manager, worker: worker, inspector: inspector, connectivity: FixedConnectivity(state: .offline), now: { Date(timeIntervalSince1970: 1_800_000_000) })
         _ = try await backend.startSession(StartSessionRequest())
 
         let status = try await backend.status()
@@ -93,7 +100,7 @@ struct FixedConnectivity: ConnectivityObserver {
             now: { clock.now() }, logger: Logger(label: "t")
         )
         let worker = DeliveryWorker(queue: MemoryDeliveryQueue(), uploader: ScriptedUploader(), settings: .init(maxInFlight: 1, backoff: { _, _ in .seconds(1) }, offlinePause: .seconds(3600)), logger: Logger(label: "t")) { _, _ in }
-        let backend = DaemonBackend(version: "0.1.0", startedAt: clock.now(), sessions: manager, worker: worker, inspector: MemoryInspector(queue: MemoryDeliveryQueue()), connectivity: FixedConnectivity(online: true), now: { clock.now() })
+        let backend = DaemonBackend(version: "0.1.0", startedAt: clock.now(), sessions: manager, worker: worker, inspector: MemoryInspector(queue: MemoryDeliveryQueue()), connectivity: FixedConnectivity(state: .online), now: { clock.now() })
 
         _ = try await backend.startSession(StartSessionRequest())
         var reply: AnswerReply?
@@ -107,7 +114,7 @@ struct FixedConnectivity: ConnectivityObserver {
         #expect(!Rendering.status(try await backend.status()).contains { $0.hasPrefix("follow-ups") })
 
         clock.advance(60)
-        await manager.deliveryFinished(key: key, state: .delivered(nextTypeId: "1"))
+        await manager.deliveryFinished(key: key, state: .delivered(response: "1"))
         let lines = Rendering.status(try await backend.status())
         #expect(lines.contains("sessions: 0 open"), "\(lines)")
         #expect(lines.contains("follow-ups: 1 (queued sessions delivered later)"), "\(lines)")
@@ -141,9 +148,9 @@ struct FixedConnectivity: ConnectivityObserver {
         let keys = queue.submissions.withLock { $0.map(\.idempotencyKey) }
         #expect(keys.count == ids.count)
         // The first stays pending and the second is delivered without a follow-up.
-        await manager.deliveryFinished(key: keys[1], state: .delivered(nextTypeId: nil))
+        await manager.deliveryFinished(key: keys[1], state: .delivered(response: nil))
         for key in keys.dropFirst(2) {
-            await manager.deliveryFinished(key: key, state: .delivered(nextTypeId: "1"))
+            await manager.deliveryFinished(key: key, state: .delivered(response: "1"))
         }
         let followUps = await manager.recentFollowUps(limit: StatusView.followUpLimit)
         #expect(followUps.map(\.id) == Array(ids.dropFirst(2).reversed().prefix(StatusView.followUpLimit)))
@@ -193,7 +200,7 @@ struct FixedConnectivity: ConnectivityObserver {
             settings: .init(defaultLanguage: "en", idleTimeout: .seconds(600), deliveryWait: .milliseconds(1)), logger: Logger(label: "t")
         )
         let worker = DeliveryWorker(queue: MemoryDeliveryQueue(), uploader: ScriptedUploader(), settings: .init(maxInFlight: 1, backoff: { _, _ in .seconds(1) }, offlinePause: .seconds(3600)), logger: Logger(label: "t")) { _, _ in }
-        let backend = DaemonBackend(version: "0.1.0", startedAt: Date(), sessions: manager, worker: worker, inspector: MemoryInspector(queue: MemoryDeliveryQueue()), connectivity: FixedConnectivity(online: true))
+        let backend = DaemonBackend(version: "0.1.0", startedAt: Date(), sessions: manager, worker: worker, inspector: MemoryInspector(queue: MemoryDeliveryQueue()), connectivity: FixedConnectivity(state: .online))
         let status = try await backend.status()
         #expect(status.definitionProblems == [StatusView.DefinitionProblem(stage: "1", lang: "ko", error: problem.error, since: "2027-01-15T08:00:00Z")])
         let decoded = try JSONDecoder().decode(StatusView.self, from: try JSONEncoder().encode(status))

@@ -54,7 +54,7 @@ import Testing
         let queue = queue
         queue.onEnqueue.withLock {
             $0 = { submission in
-                let state = DeliveryState.delivered(nextTypeId: submission.stage == "confirm" ? nil : "confirm")
+                let state = SubmissionState.delivered(response: submission.stage == "confirm" ? nil : "confirm")
                 queue.states.withLock { $0[submission.idempotencyKey] = state }
                 Task { await manager.deliveryFinished(key: submission.idempotencyKey, state: state) }
             }

@@ -1,42 +1,46 @@
 import Foundation
 import Logging
+import NIOCore
 import ServiceLifecycle
+import Storage
 import SurveyDaemon
 import Synchronization
 import Testing
 
-/// A FIFO queue in memory.
+/// A FIFO queue in memory, in the Storage queue's types.
 final class MemoryDeliveryQueue: DeliveryQueue {
-    struct Entry { var submission: PendingSubmission; var body: Data; var state: DeliveryState }
+    struct Entry { var submission: QueuedSubmission; var body: ByteBuffer; var state: SubmissionState }
     let entries = Mutex<[Entry]>([])
     /// The outcome each dead letter was marked with, by id.
-    let outcomes = Mutex<[String: DeadLetterOutcome]>([:])
+    let outcomes = Mutex<[SubmissionID: DeadOutcome]>([:])
 
-    func add(_ stage: String, key: UUID = UUID(), at seconds: TimeInterval) -> PendingSubmission {
-        let s = PendingSubmission(id: "\(Int(seconds))", stage: stage, language: "en", idempotencyKey: key, queuedAt: Date(timeIntervalSince1970: seconds))
-        entries.withLock { $0.append(Entry(submission: s, body: Data(#"{"answers":{"n":\#(Int(seconds))}}"#.utf8), state: .pending)) }
+    /// Queues a submission whose id is `seconds`, queued at `seconds` past the epoch.
+    func add(_ stage: String, key: UUID = UUID(), at seconds: TimeInterval) -> QueuedSubmission {
+        let metadata = SubmissionMetadata(key: key, stage: stage, language: "en", definitionHash: "h", queuedAt: Date(timeIntervalSince1970: seconds))
+        let s = QueuedSubmission(id: SubmissionID(UInt64(seconds)), metadata: metadata)
+        entries.withLock { $0.append(Entry(submission: s, body: ByteBuffer(string: #"{"answers":{"n":\#(Int(seconds))}}"#), state: .pending)) }
         return s
     }
 
-    func pending(limit: Int, excluding: Set<String>) async throws -> [PendingSubmission] {
+    func pending(limit: Int, excluding: Set<SubmissionID>) async throws -> [QueuedSubmission] {
         entries.withLock { $0.filter { $0.state == .pending && !excluding.contains($0.submission.id) }.prefix(limit).map(\.submission) }
     }
-    func body(of submission: PendingSubmission) async throws -> Data {
-        entries.withLock { $0.first { $0.submission.id == submission.id }!.body }
+    func body(of id: SubmissionID) async throws -> ByteBuffer {
+        entries.withLock { $0.first { $0.submission.id == id }!.body }
     }
-    func markDelivered(_ submission: PendingSubmission, nextTypeId: String?) async throws {
-        set(submission, .delivered(nextTypeId: nextTypeId))
+    func markDelivered(_ id: SubmissionID, nextTypeId: String?) async throws {
+        set(id, .delivered(response: nextTypeId))
     }
-    func markDead(_ submission: PendingSubmission, reason: String, outcome: DeadLetterOutcome) async throws {
-        set(submission, .dead(reason: reason))
-        outcomes.withLock { $0[submission.id] = outcome }
+    func markDead(_ id: SubmissionID, reason: String, outcome: DeadOutcome) async throws {
+        set(id, .dead(reason: reason))
+        outcomes.withLock { $0[id] = outcome }
     }
-    func set(_ submission: PendingSubmission, _ state: DeliveryState) {
+    func set(_ id: SubmissionID, _ state: SubmissionState) {
         entries.withLock { list in
-            for i in list.indices where list[i].submission.id == submission.id { list[i].state = state }
+            for i in list.indices where list[i].submission.id == id { list[i].state = state }
         }
     }
-    func states() -> [DeliveryState] { entries.withLock { $0.map(\.state) } }
+    func states() -> [SubmissionState] { entries.withLock { $0.map(\.state) } }
 }
 
 /// An uploader whose answers the test scripts, recording every attempt.
@@ -49,7 +53,7 @@ final class ScriptedUploader: AnswerUploader {
 
     init(_ script: [String: [UploadOutcome]] = [:]) { self.script = Mutex(script) }
 
-    func upload(stage: String, language: String, body: Data, idempotencyKey: UUID) async -> UploadOutcome {
+    func upload(stage: String, language: String, body: ByteBuffer, idempotencyKey: UUID) async -> UploadOutcome {
         if offline.withLock({ $0 }) {
             offlineChecks.withLock { $0 += 1 }
             return .offline
@@ -68,7 +72,7 @@ final class ScriptedUploader: AnswerUploader {
 }
 
 final class FinishedLog: Sendable {
-    let items = Mutex<[(UUID, DeliveryState)]>([])
+    let items = Mutex<[(UUID, SubmissionState)]>([])
 }
 
 @Suite struct DeliveryWorkerTests {
@@ -96,7 +100,7 @@ final class FinishedLog: Sendable {
         let uploader = ScriptedUploader()
         let log = FinishedLog()
         try await run(worker(queue, uploader, maxInFlight: 3, log: log)) { queue.states().allSatisfy { $0 != .pending } }
-        #expect(queue.states() == Array(repeating: .delivered(nextTypeId: nil), count: 7))
+        #expect(queue.states() == Array(repeating: .delivered(response: nil), count: 7))
         #expect(uploader.inFlight.withLock { $0.max } <= 3)
         #expect(uploader.attempts.withLock { $0.count } == 7)
         #expect(Set(log.items.withLock { $0.map(\.0) }) == Set(submissions.map(\.idempotencyKey)))
@@ -110,7 +114,7 @@ final class FinishedLog: Sendable {
         for i in 1...25 { _ = queue.add("s\(i)", at: TimeInterval(i)) }
         let uploader = ScriptedUploader()
         try await run(worker(queue, uploader, maxInFlight: 4, batchSize: 10)) { queue.states().allSatisfy { $0 != .pending } }
-        #expect(queue.states() == Array(repeating: .delivered(nextTypeId: nil), count: 25))
+        #expect(queue.states() == Array(repeating: .delivered(response: nil), count: 25))
         #expect(uploader.attempts.withLock { $0.count } == 25)
     }
 
@@ -121,7 +125,7 @@ final class FinishedLog: Sendable {
         for i in 5...7 { _ = queue.add("fine\(i)", at: TimeInterval(i)) }
         let uploader = ScriptedUploader(["stuck": Array(repeating: .transient(reason: "503", retryAfter: .seconds(3600)), count: 4)])
         try await run(worker(queue, uploader, maxInFlight: 2, batchSize: 4)) { queue.states().suffix(3).allSatisfy { $0 != .pending } }
-        #expect(Array(queue.states().suffix(3)) == Array(repeating: .delivered(nextTypeId: nil), count: 3))
+        #expect(Array(queue.states().suffix(3)) == Array(repeating: .delivered(response: nil), count: 3))
         #expect(Array(queue.states().prefix(4)) == Array(repeating: .pending, count: 4))
         #expect(uploader.attempts.withLock { $0.filter { $0.stage == "stuck" }.count } == 4, "each stuck one tried once, then left to its backoff")
     }
@@ -136,11 +140,11 @@ final class FinishedLog: Sendable {
         ])
         let log = FinishedLog()
         try await run(worker(queue, uploader, log: log)) { queue.states().allSatisfy { $0 != .pending } }
-        #expect(queue.states() == [.delivered(nextTypeId: "1"), .dead(reason: "the server rejected the answers (isSuccess: false)")])
+        #expect(queue.states() == [.delivered(response: "1"), .dead(reason: "the server rejected the answers (isSuccess: false)")])
         let flakyKeys = uploader.attempts.withLock { $0.filter { $0.stage == "flaky" }.map(\.key) }
         #expect(flakyKeys == [flaky.idempotencyKey, flaky.idempotencyKey, flaky.idempotencyKey])
         #expect(uploader.attempts.withLock { $0.filter { $0.stage == "refused" }.count } == 1)
-        #expect(log.items.withLock { $0.contains { $0.0 == flaky.idempotencyKey && $0.1 == .delivered(nextTypeId: "1") } })
+        #expect(log.items.withLock { $0.contains { $0.0 == flaky.idempotencyKey && $0.1 == .delivered(response: "1") } })
     }
 
     @Test func offlineSendsNothingAndSleepsUntilWoken() async throws {
@@ -169,7 +173,7 @@ final class FinishedLog: Sendable {
         await w.flush()
         let deadline = ContinuousClock.now + .seconds(10)
         while queue.states().contains(.pending) && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
-        #expect(queue.states() == [.delivered(nextTypeId: nil), .delivered(nextTypeId: nil)])
+        #expect(queue.states() == [.delivered(response: nil), .delivered(response: nil)])
         await group.triggerGracefulShutdown()
         try await task.value
     }
@@ -194,7 +198,7 @@ final class FinishedLog: Sendable {
         await w.flush()
         deadline = ContinuousClock.now + .seconds(10)
         while queue.states() == [.pending] && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
-        #expect(queue.states() == [.delivered(nextTypeId: nil)])
+        #expect(queue.states() == [.delivered(response: nil)])
         await group.triggerGracefulShutdown()
         try await task.value
     }

@@ -39,7 +39,7 @@ import Testing
         queueOptions.journal = full.options
         let submissionQueue = try SubmissionQueue(directory: dir.path + "/queue", options: queueOptions, logger: logger)
         defer { submissionQueue.close() }
-        let queue = StoredSubmissionQueue(queue: submissionQueue, wake: WakeHook(), otherJournals: [("sessions", sessionJournal)])
+        let queue = StoredSubmissionQueue(queue: submissionQueue, wakeup: DeliveryWakeup(), otherJournals: [("sessions", sessionJournal)])
         let manager = SessionManager(
             journal: StoredSessionJournal(journal: sessionJournal), definitions: FixtureDefinitions(offline: false), queue: queue,
             settings: .init(defaultLanguage: "en", idleTimeout: .seconds(600), deliveryWait: .milliseconds(10)), logger: logger)

@@ -2,6 +2,7 @@ import ControlAPI
 import Entities
 import Foundation
 import Logging
+import Storage
 import SurveyDaemon
 import SurveyTesting
 import Synchronization
@@ -52,7 +53,7 @@ struct FixtureDefinitions: DefinitionSource {
 final class RecordingQueue: SubmissionSink {
     let submissions = Mutex<[SubmissionRequest]>([])
     let failing = Mutex(false)
-    let states = Mutex<[UUID: DeliveryState]>([:])
+    let states = Mutex<[UUID: SubmissionState]>([:])
     let onEnqueue = Mutex<(@Sendable (SubmissionRequest) -> Void)?>(nil)
     /// Runs inside `state(of:)` before it answers, to let a delivery finish mid-lookup.
     let duringStateLookup = Mutex<(@Sendable (UUID) async -> Void)?>(nil)
@@ -69,7 +70,7 @@ final class RecordingQueue: SubmissionSink {
         onEnqueue.withLock { $0 }?(submission)
     }
 
-    func state(of key: UUID) async throws -> DeliveryState? {
+    func state(of key: UUID) async throws -> SubmissionState? {
         let before = states.withLock { $0[key] }
         if let hook = duringStateLookup.withLock({ $0 }) { await hook(key) }
         return before
@@ -101,7 +102,7 @@ final class TestClock: Sendable {
         let queue = queue
         queue.onEnqueue.withLock {
             $0 = { submission in
-                let state = DeliveryState.delivered(nextTypeId: next(submission))
+                let state = SubmissionState.delivered(response: next(submission))
                 queue.states.withLock { $0[submission.idempotencyKey] = state }
                 Task { await manager.deliveryFinished(key: submission.idempotencyKey, state: state) }
             }
@@ -140,7 +141,7 @@ final class TestClock: Sendable {
         queue.duringStateLookup.withLock {
             $0 = { key in
                 // As the worker does: from its own task, so it parks on the session's lock.
-                Task { await m.deliveryFinished(key: key, state: .delivered(nextTypeId: "1")) }
+                Task { await m.deliveryFinished(key: key, state: .delivered(response: "1")) }
                 try? await Task.sleep(for: .milliseconds(100))
             }
         }
@@ -172,7 +173,7 @@ final class TestClock: Sendable {
         #expect(reply.session.outcome == "queued")
         #expect(reply.session.followUp == nil)
         let key = try #require(queue.submissions.withLock { $0.first?.idempotencyKey })
-        await m.deliveryFinished(key: key, state: .delivered(nextTypeId: "1"))
+        await m.deliveryFinished(key: key, state: .delivered(response: "1"))
         let view = try await m.view(id: reply.session.id)
         #expect(view.followUp == "1")
         #expect(view.outcome == "queued")
@@ -349,7 +350,7 @@ final class TestClock: Sendable {
         #expect(journal.events.withLock { $0 } == before)
         // Once A's upload is settled it can go too.
         let key = try #require(queue.submissions.withLock { $0.last?.idempotencyKey })
-        queue.states.withLock { $0[key] = .delivered(nextTypeId: nil) }
+        queue.states.withLock { $0[key] = .delivered(response: nil) }
         clock.advance(2 * 86_400)
         #expect(try await restarted.compactJournal(retention: .seconds(86_400)).retired == 1)
     }

@@ -26,8 +26,8 @@ import Testing
         let queue = queue
         queue.onEnqueue.withLock {
             $0 = { submission in
-                queue.states.withLock { $0[submission.idempotencyKey] = .delivered(nextTypeId: nil) }
-                Task { await manager.deliveryFinished(key: submission.idempotencyKey, state: .delivered(nextTypeId: nil)) }
+                queue.states.withLock { $0[submission.idempotencyKey] = .delivered(response: nil) }
+                Task { await manager.deliveryFinished(key: submission.idempotencyKey, state: .delivered(response: nil)) }
             }
         }
         try await manager.restore()

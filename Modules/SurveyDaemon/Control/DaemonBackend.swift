@@ -1,54 +1,28 @@
 import ControlAPI
 import Entities
 import Foundation
+import Networking
+import Storage
 
-/// Counts of the submission queue.
-public struct QueueCounts: Sendable, Hashable {
-    public var pending: Int
-    public var dead: Int
-    public var delivered: Int
-    public var oldestPendingAt: Date?
+/// A dead letter put back in the queue: the letter as it was, and the submission as it is now
+/// (under a new idempotency key when the requeue gave it one).
+public struct RequeuedLetter: Sendable, Hashable {
+    public var letter: DeadSubmission
+    public var submission: QueuedSubmission
 
-    public init(pending: Int, dead: Int, delivered: Int, oldestPendingAt: Date?) {
-        self.pending = pending
-        self.dead = dead
-        self.delivered = delivered
-        self.oldestPendingAt = oldestPendingAt
+    public init(letter: DeadSubmission, submission: QueuedSubmission) {
+        self.letter = letter
+        self.submission = submission
     }
 }
 
-/// A submission the server refused for good.
-public struct DeadLetter: Sendable, Hashable {
-    public var id: String
-    public var stage: String
-    public var language: String
-    public var reason: String
-    /// The key it was last sent with (after a requeue: the key it is sent with now).
-    public var idempotencyKey: UUID
-    public var queuedAt: Date
-    public var outcome: DeadLetterOutcome
-    /// Set by a requeue that gave it a new key: the key it had before.
-    public var previousIdempotencyKey: UUID?
-
-    public init(id: String, stage: String, language: String, reason: String, idempotencyKey: UUID, queuedAt: Date, outcome: DeadLetterOutcome = .unknown, previousIdempotencyKey: UUID? = nil) {
-        self.id = id
-        self.stage = stage
-        self.language = language
-        self.reason = reason
-        self.idempotencyKey = idempotencyKey
-        self.queuedAt = queuedAt
-        self.outcome = outcome
-        self.previousIdempotencyKey = previousIdempotencyKey
-    }
-}
-
-/// What the operator sees of the queue and the journal.
+/// What the operator sees of the queue and the journal, in the Storage queue's types.
 public protocol QueueInspector: Sendable {
-    func counts() async throws -> QueueCounts
-    func deadLetters() async throws -> [DeadLetter]
-    /// Puts a dead letter back in the queue, with a new key when `key` says so or, when it is nil,
-    /// when the letter was rejected; nil when there is no such dead letter.
-    func requeue(deadLetter id: String, key: RequeueRequest.Key?) async throws -> DeadLetter?
+    func counts() async throws -> SubmissionQueueCounts
+    func deadLetters() async throws -> [DeadSubmission]
+    /// Puts a dead letter back in the queue with the key `key` chooses; nil when there is no
+    /// such dead letter.
+    func requeue(_ id: SubmissionID, key: RequeueKey) async throws -> RequeuedLetter?
     /// Problems found in the journal (recovered corruption, torn tails).
     func journalProblems() async -> [String]
     /// Whether each journal can write now.
@@ -60,10 +34,13 @@ extension QueueInspector {
     public func journalHealth() async -> [StatusView.Journal] { [] }
 }
 
-/// The connectivity verdict and when it last changed; `online` is nil before the first check.
+/// The connectivity verdict and when it last changed (`unknown` before the first check), as
+/// the Networking connectivity monitor keeps it.
 public protocol ConnectivityObserver: Sendable {
-    func current() async -> (online: Bool?, since: Date?)
+    var status: ConnectivityStatus { get async }
 }
+
+extension ConnectivityMonitor: ConnectivityObserver {}
 
 /// The control API's backend in the daemon: sessions from the ``SessionManager``, delivery from
 /// the ``DeliveryWorker``, counts from the queue.
@@ -106,13 +83,13 @@ public struct DaemonBackend: ControlBackend {
         let time = now()
         let counts = try await queueCounts()
         let snapshot = await worker.snapshot
-        let (online, since) = await connectivity.current()
+        let link = await connectivity.status
         let problems = await inspector.journalProblems() + sessions.restoreProblems
         return StatusView(
             version: version,
             startedAt: startedAt.iso8601Seconds,
             uptimeSeconds: time.timeIntervalSince(startedAt),
-            connectivity: .init(state: Self.connectivityName(online), since: since?.iso8601Seconds),
+            connectivity: .init(state: link.state.rawValue, since: link.since?.iso8601Seconds),
             queue: .init(
                 pending: counts.pending, inFlight: snapshot.inFlight, dead: counts.dead, delivered: counts.delivered,
                 oldestPendingAgeSeconds: counts.oldestPendingAt.map { time.timeIntervalSince($0) },
@@ -132,7 +109,7 @@ public struct DaemonBackend: ControlBackend {
     public func flush(_ request: FlushRequest) async throws -> FlushReply {
         await worker.flush()
         let counts = try await queueCounts()
-        return FlushReply(pending: counts.pending, dead: counts.dead, drained: counts.pending == 0, connectivity: Self.connectivityName(await connectivity.current().online))
+        return FlushReply(pending: counts.pending, dead: counts.dead, drained: counts.pending == 0, connectivity: await connectivity.status.state.rawValue)
     }
 
     public func deadLetters() async throws -> [DeadLetterView] {
@@ -143,21 +120,27 @@ public struct DaemonBackend: ControlBackend {
         }
     }
 
+    /// Requeues the dead letter whose id is `id` in canonical decimal (anything else names none);
+    /// the queue wakes the worker.
     public func requeue(deadLetter id: String, _ request: RequeueRequest = RequeueRequest()) async throws -> DeadLetterView {
-        let letter: DeadLetter?
+        let notFound = ControlError.notFound("no_such_dead_letter", "no dead letter \(id); `surveyctl dead` lists them")
+        guard let submission = SubmissionID(id) else { throw notFound }
+        let key: RequeueKey = switch request.key {
+        case nil: .byOutcome
+        case .keep?: .keep
+        case .new?: .new
+        }
+        let requeued: RequeuedLetter?
         do {
-            letter = try await inspector.requeue(deadLetter: id, key: request.key)
+            requeued = try await inspector.requeue(submission, key: key)
         } catch {
             throw ControlError.unavailable("queue_unavailable", "dead letter \(id) cannot be requeued: \(error)")
         }
-        guard let letter else {
-            throw ControlError.notFound("no_such_dead_letter", "no dead letter \(id); `surveyctl dead` lists them")
-        }
-        await worker.wake()
-        return Self.view(letter)
+        guard let requeued else { throw notFound }
+        return Self.view(requeued)
     }
 
-    func queueCounts() async throws -> QueueCounts {
+    func queueCounts() async throws -> SubmissionQueueCounts {
         do {
             return try await inspector.counts()
         } catch {
@@ -165,17 +148,23 @@ public struct DaemonBackend: ControlBackend {
         }
     }
 
-    static func view(_ letter: DeadLetter) -> DeadLetterView {
-        DeadLetterView(
-            id: letter.id, stage: letter.stage, lang: letter.language, reason: letter.reason, idempotencyKey: letter.idempotencyKey.text(uppercase: false),
-            queuedAt: letter.queuedAt.iso8601Seconds, outcome: letter.outcome.rawValue, previousIdempotencyKey: letter.previousIdempotencyKey?.text(uppercase: false))
+    /// A dead letter as the control API shows it: its id, the key it was last sent with.
+    static func view(_ letter: DeadSubmission) -> DeadLetterView {
+        view(letter, key: letter.submission.idempotencyKey, previousKey: nil)
     }
 
-    static func connectivityName(_ online: Bool?) -> String {
-        switch online {
-        case true?: "online"
-        case false?: "offline"
-        case nil: "unknown"
-        }
+    /// A requeued letter: the key it is sent with now, and the one it had when the requeue gave a new one.
+    static func view(_ requeued: RequeuedLetter) -> DeadLetterView {
+        let previous = requeued.letter.submission.idempotencyKey
+        let key = requeued.submission.idempotencyKey
+        return view(requeued.letter, key: key, previousKey: key == previous ? nil : previous)
+    }
+
+    static func view(_ letter: DeadSubmission, key: UUID, previousKey: UUID?) -> DeadLetterView {
+        let submission = letter.submission
+        return DeadLetterView(
+            id: submission.id.description, stage: submission.metadata.stage, lang: submission.metadata.language, reason: letter.reason,
+            idempotencyKey: key.text(uppercase: false), queuedAt: submission.metadata.queuedAt.iso8601Seconds, outcome: letter.outcome.rawValue,
+            previousIdempotencyKey: previousKey?.text(uppercase: false))
     }
 }

@@ -1,46 +1,21 @@
 import Foundation
+import NIOCore
+import Storage
 
-/// A queued submission as the delivery worker sees it: everything but the body, which is read
-/// back from disk only when it is sent.
-public struct PendingSubmission: Sendable, Hashable {
-    public var id: String
-    public var stage: String
-    public var language: String
-    /// The key it is sent with.
-    public var idempotencyKey: UUID
-    public var queuedAt: Date
-    /// The key it was queued with, which its session waits for: `idempotencyKey` unless a
-    /// requeue gave it a new one.
-    public var queuedKey: UUID
-
-    public init(id: String, stage: String, language: String, idempotencyKey: UUID, queuedAt: Date, queuedKey: UUID? = nil) {
-        self.id = id
-        self.stage = stage
-        self.language = language
-        self.idempotencyKey = idempotencyKey
-        self.queuedAt = queuedAt
-        self.queuedKey = queuedKey ?? idempotencyKey
-    }
-}
-
-/// What is known of a dead letter's last attempt; it decides which key a requeue sends it with.
-public enum DeadLetterOutcome: String, Sendable, Hashable {
-    /// The server answered and refused it: it holds no accepted submission under the key, and a
-    /// requeue sends it under a new key (the stored refusal would be replayed for the old one).
-    case rejected
-    /// Whether the server holds it under its key cannot be told: a requeue keeps the key.
-    case unknown
-}
-
-/// The durable submission queue, as the delivery worker uses it.
+/// The durable submission queue, as the delivery worker uses it. It speaks the Storage queue's
+/// types: a submission is a `QueuedSubmission` named by its `SubmissionID`, without its body,
+/// which is read back from disk only when it is sent.
 public protocol DeliveryQueue: Sendable {
     /// Pending submissions, oldest first, leaving out the ids in `excluding` (those waiting out a
     /// backoff, so that they do not hide the ones behind them).
-    func pending(limit: Int, excluding: Set<String>) async throws -> [PendingSubmission]
-    /// The upload body of a submission.
-    func body(of submission: PendingSubmission) async throws -> Data
-    func markDelivered(_ submission: PendingSubmission, nextTypeId: String?) async throws
-    func markDead(_ submission: PendingSubmission, reason: String, outcome: DeadLetterOutcome) async throws
+    func pending(limit: Int, excluding: Set<SubmissionID>) async throws -> [QueuedSubmission]
+    /// The upload body of a submission, in the buffer the HTTP client sends.
+    func body(of id: SubmissionID) async throws -> ByteBuffer
+    /// Records the delivery, with the stage the server named next (if any).
+    func markDelivered(_ id: SubmissionID, nextTypeId: String?) async throws
+    /// Moves it to the dead letters, with what is known of the outcome (it decides which key a
+    /// requeue sends it with).
+    func markDead(_ id: SubmissionID, reason: String, outcome: DeadOutcome) async throws
 }
 
 /// What one upload attempt came to.
@@ -61,5 +36,5 @@ public enum UploadOutcome: Sendable, Hashable {
 
 /// Sends one submission to the survey server (after its connectivity check).
 public protocol AnswerUploader: Sendable {
-    func upload(stage: String, language: String, body: Data, idempotencyKey: UUID) async -> UploadOutcome
+    func upload(stage: String, language: String, body: ByteBuffer, idempotencyKey: UUID) async -> UploadOutcome
 }

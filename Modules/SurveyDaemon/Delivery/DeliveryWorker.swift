@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ServiceLifecycle
+import Storage
 
 /// Delivers queued submissions, oldest first, a few at a time.
 ///
@@ -41,22 +42,36 @@ public actor DeliveryWorker: Service {
     let queue: any DeliveryQueue
     let uploader: any AnswerUploader
     let settings: Settings
-    let onFinished: @Sendable (UUID, DeliveryState) async -> Void
+    let onFinished: @Sendable (UUID, SubmissionState) async -> Void
     let logger: Logger
+    let wakeup: DeliveryWakeup
+    /// The injected clock: backoffs and pauses are measured and slept on it.
+    let timeline: Timeline
+    /// The injected date source, for the times `surveyctl status` shows.
+    let now: @Sendable () -> Date
 
-    /// Retry bookkeeping per submission id.
-    var attempts: [String: Int] = [:]
-    var notBefore: [String: ContinuousClock.Instant] = [:]
-    var wakeup: CheckedContinuation<Void, Never>?
-    var wakeRequested = false
+    /// Retry bookkeeping per submission: attempts so far, and when (on the timeline) the next may start.
+    var attempts: [SubmissionID: Int] = [:]
+    var notBefore: [SubmissionID: Duration] = [:]
     private(set) var snapshotValue = Snapshot(inFlight: 0, delivered: 0, lastDeliveryAt: nil, nextRetryAt: nil, lastOutcomeOffline: false)
 
-    /// - Parameter onFinished: told (with the key the submission was queued with) when it is
-    ///   delivered or dead, so sessions waiting for it can go on.
-    public init(queue: any DeliveryQueue, uploader: any AnswerUploader, settings: Settings, logger: Logger, onFinished: @escaping @Sendable (UUID, DeliveryState) async -> Void) {
+    /// - Parameters:
+    ///   - wakeup: how the queue and others wake the worker (``wake()`` uses it too).
+    ///   - clock: what backoffs and pauses are measured and slept on.
+    ///   - now: the wall-clock time, for `lastDeliveryAt` and `nextRetryAt`.
+    ///   - onFinished: told (with the key the submission was queued with) when it is delivered or
+    ///     dead, so sessions waiting for it can go on.
+    public init(
+        queue: any DeliveryQueue, uploader: any AnswerUploader, settings: Settings,
+        wakeup: DeliveryWakeup = DeliveryWakeup(), clock: some Clock<Duration> = ContinuousClock(), now: @escaping @Sendable () -> Date = { Date() },
+        logger: Logger, onFinished: @escaping @Sendable (UUID, SubmissionState) async -> Void
+    ) {
         self.queue = queue
         self.uploader = uploader
         self.settings = settings
+        self.wakeup = wakeup
+        self.timeline = Timeline(clock)
+        self.now = now
         self.logger = logger
         self.onFinished = onFinished
     }
@@ -64,38 +79,39 @@ public actor DeliveryWorker: Service {
     public var snapshot: Snapshot { snapshotValue }
 
     /// Wakes the worker: something was queued, or connectivity may have returned.
-    public func wake() {
-        wakeRequested = true
-        wakeup?.resume()
-        wakeup = nil
+    public nonisolated func wake() {
+        wakeup.wake()
     }
 
     /// Forgets every backoff delay and wakes the worker, so every pending submission is
     /// attempted now (the connectivity check still applies).
     public func flush() {
         notBefore.removeAll()
-        wake()
+        wakeup.wake()
     }
 
     public func run() async throws {
         await withGracefulShutdownHandler {
-            while !Task.isCancelled && !Task.isShuttingDownGracefully {
-                let pause = await deliverRound()
-                await sleep(pause)
+            await withTaskCancellationHandler {
+                while !Task.isCancelled && !Task.isShuttingDownGracefully {
+                    let pause = await deliverRound()
+                    await sleep(pause)
+                }
+            } onCancel: { [wakeup = self.wakeup] in
+                wakeup.wake()
             }
-        } onGracefulShutdown: {
-            Task { await self.wake() }
+        } onGracefulShutdown: { [wakeup = self.wakeup] in
+            wakeup.wake()
         }
     }
 
     /// One pass over the due submissions (the queue leaves out those waiting out a backoff, so
     /// every one it returns is due). Returns how long to sleep before the next pass.
     func deliverRound() async -> Duration? {
-        wakeRequested = false
-        let clock = ContinuousClock()
-        let start = clock.now
+        wakeup.reset()
+        let start = timeline.elapsed()
         let waiting = Set(notBefore.compactMap { $0.value > start ? $0.key : nil })
-        let batch: [PendingSubmission]
+        let batch: [QueuedSubmission]
         do {
             batch = try await queue.pending(limit: settings.batchSize, excluding: waiting)
         } catch {
@@ -106,7 +122,7 @@ public actor DeliveryWorker: Service {
         // task, so that the queue's journal commits several outcomes with one fdatasync while the
         // next uploads are already on their way.
         enum Step: Sendable {
-            case uploaded(PendingSubmission, UploadOutcome)
+            case uploaded(QueuedSubmission, UploadOutcome)
             case recorded
         }
         var offline = false
@@ -119,8 +135,8 @@ public actor DeliveryWorker: Service {
                 uploading += 1
                 group.addTask { [queue, uploader] in
                     do {
-                        let body = try await queue.body(of: submission)
-                        return .uploaded(submission, await uploader.upload(stage: submission.stage, language: submission.language, body: body, idempotencyKey: submission.idempotencyKey))
+                        let body = try await queue.body(of: submission.id)
+                        return .uploaded(submission, await uploader.upload(stage: submission.metadata.stage, language: submission.metadata.language, body: body, idempotencyKey: submission.idempotencyKey))
                     } catch {
                         return .uploaded(submission, .permanent(reason: "the queued body cannot be read: \(error)"))
                     }
@@ -132,8 +148,8 @@ public actor DeliveryWorker: Service {
                 guard case .uploaded(let submission, let outcome) = step else { continue }
                 uploading -= 1
                 if case .offline = outcome { offline = true }
-                let now = clock.now
-                group.addTask { await self.record(outcome, for: submission, now: now); return .recorded }
+                let time = timeline.elapsed()
+                group.addTask { await self.record(outcome, for: submission, at: time); return .recorded }
                 if !offline && !Task.isShuttingDownGracefully && next < batch.count { launch() }
                 snapshotValue.inFlight = uploading
             }
@@ -145,65 +161,67 @@ public actor DeliveryWorker: Service {
         if batch.count >= settings.batchSize { return .zero }
         // Otherwise sleep until the earliest backoff ends (forever when none is waiting, until woken).
         let nextDue = notBefore.values.min()
-        snapshotValue.nextRetryAt = nextDue.map { Date().addingTimeInterval(Self.seconds(clock.now.duration(to: $0))) }
-        return nextDue.map { max(.zero, clock.now.duration(to: $0)) }
+        let current = timeline.elapsed()
+        snapshotValue.nextRetryAt = nextDue.map { now().addingTimeInterval(($0 - current).timeInterval) }
+        return nextDue.map { max(.zero, $0 - current) }
     }
 
-    func record(_ outcome: UploadOutcome, for submission: PendingSubmission, now: ContinuousClock.Instant) async {
+    func record(_ outcome: UploadOutcome, for submission: QueuedSubmission, at time: Duration) async {
+        let id = submission.id
         do {
             switch outcome {
             case .delivered(let next):
-                try await queue.markDelivered(submission, nextTypeId: next)
-                forget(submission)
+                try await queue.markDelivered(id, nextTypeId: next)
+                forget(id)
                 snapshotValue.delivered += 1
-                snapshotValue.lastDeliveryAt = Date()
-                logger.info("submission delivered", metadata: ["submission": "\(submission.id)", "stage": "\(submission.stage)"])
-                await onFinished(submission.queuedKey, .delivered(nextTypeId: next))
+                snapshotValue.lastDeliveryAt = now()
+                logger.info("submission delivered", metadata: ["submission": "\(id)", "stage": "\(submission.metadata.stage)"])
+                await onFinished(submission.metadata.key, .delivered(response: next))
             case .rejected(let reason), .permanent(let reason):
-                let verdict: DeadLetterOutcome = if case .rejected = outcome { .rejected } else { .unknown }
-                try await queue.markDead(submission, reason: reason, outcome: verdict)
-                forget(submission)
-                logger.warning("submission refused for good", metadata: ["submission": "\(submission.id)", "outcome": "\(verdict.rawValue)", "reason": "\(reason)"])
-                await onFinished(submission.queuedKey, .dead(reason: reason))
+                let verdict: DeadOutcome = if case .rejected = outcome { .rejected } else { .unknown }
+                try await queue.markDead(id, reason: reason, outcome: verdict)
+                forget(id)
+                logger.warning("submission refused for good", metadata: ["submission": "\(id)", "outcome": "\(verdict.rawValue)", "reason": "\(reason)"])
+                await onFinished(submission.metadata.key, .dead(reason: reason))
             case .transient(let reason, let retryAfter):
-                let attempt = (attempts[submission.id] ?? 0) + 1
-                attempts[submission.id] = attempt
+                let attempt = (attempts[id] ?? 0) + 1
+                attempts[id] = attempt
                 let delay = settings.backoff(attempt, retryAfter)
-                notBefore[submission.id] = now.advanced(by: delay)
-                logger.notice("delivery failed, will retry", metadata: ["submission": "\(submission.id)", "attempt": "\(attempt)", "delay": "\(delay)", "reason": "\(reason)"])
+                notBefore[id] = time + delay
+                logger.notice("delivery failed, will retry", metadata: ["submission": "\(id)", "attempt": "\(attempt)", "delay": "\(delay)", "reason": "\(reason)"])
             case .offline:
                 break
             }
         } catch {
-            notBefore[submission.id] = now.advanced(by: settings.offlinePause)
-            logger.error("cannot record a delivery outcome; it is retried", metadata: ["submission": "\(submission.id)", "error": "\(error)"])
+            notBefore[id] = time + settings.offlinePause
+            logger.error("cannot record a delivery outcome; it is retried", metadata: ["submission": "\(id)", "error": "\(error)"])
         }
     }
 
-    func forget(_ submission: PendingSubmission) {
-        attempts[submission.id] = nil
-        notBefore[submission.id] = nil
+    func forget(_ id: SubmissionID) {
+        attempts[id] = nil
+        notBefore[id] = nil
     }
 
-    /// Sleeps for `pause` (forever when nil) or until woken.
+    /// Sleeps for `pause` on the injected clock (until woken when nil), or until woken. The timer
+    /// is a child task of this call, gone when it returns: nothing outlives the sleep.
     func sleep(_ pause: Duration?) async {
-        if wakeRequested || Task.isShuttingDownGracefully { return }
-        let timer: Task<Void, Never>? = pause.map { pause in
-            Task { [weak self] in
-                try? await Task.sleep(for: pause)
-                await self?.wake()
+        if Task.isShuttingDownGracefully || Task.isCancelled { return }
+        guard let pause else {
+            await wakeup.wait()
+            return
+        }
+        guard pause > .zero else { return }
+        await withTaskGroup(of: Void.self) { [timeline, wakeup] group in
+            group.addTask {
+                // The pause ends as a wake would; cancelled when a wake came first.
+                do {
+                    try await timeline.sleep(pause)
+                    wakeup.wake()
+                } catch {}
             }
+            await wakeup.wait()
+            group.cancelAll()
         }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { wakeup = $0 }
-        } onCancel: {
-            Task { await self.wake() }
-        }
-        timer?.cancel()
-    }
-
-    static func seconds(_ duration: Duration) -> TimeInterval {
-        let (s, atto) = duration.components
-        return TimeInterval(s) + TimeInterval(atto) / 1e18
     }
 }

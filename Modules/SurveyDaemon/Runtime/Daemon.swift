@@ -82,9 +82,9 @@ public final class Daemon: Sendable {
         let client = SurveyClient(
             configuration: clientConfiguration,
             transport: AsyncHTTPClientTransport(client: httpClient), connectivity: monitor, logger: logger)
-        let wake = WakeHook()
+        let wakeup = DeliveryWakeup()
         let sessionProblems = sessionJournal.recoveryReport.map { "\($0.kind.rawValue) in \(state)/sessions/\($0.segment) at byte \($0.offset); kept at \($0.keptAt)" }
-        queue = StoredSubmissionQueue(queue: submissionQueue, wake: wake, problems: { sessionProblems }, otherJournals: [("sessions", sessionJournal)])
+        queue = StoredSubmissionQueue(queue: submissionQueue, wakeup: wakeup, problems: { sessionProblems }, otherJournals: [("sessions", sessionJournal)])
         let definitions = ServerDefinitionSource(client: client, cache: cache, deadline: configuration.definitionFetchDeadline, logger: logger)
         self.definitions = definitions
         let sessions = SessionManager(
@@ -98,11 +98,10 @@ public final class Daemon: Sendable {
         worker = DeliveryWorker(
             queue: queue, uploader: ClientUploader(client: client),
             settings: .init(maxInFlight: configuration.maxInFlight, backoff: policy.backoff, offlinePause: .seconds(30)),
-            logger: logger
+            wakeup: wakeup, logger: logger
         ) { key, state in await sessions.deliveryFinished(key: key, state: state) }
         let worker = self.worker
-        wake.set { await worker.wake() }
-        backend = DaemonBackend(version: version, startedAt: Date(), sessions: sessions, worker: worker, inspector: queue, connectivity: MonitorConnectivity(monitor: monitor))
+        backend = DaemonBackend(version: version, startedAt: Date(), sessions: sessions, worker: worker, inspector: queue, connectivity: monitor)
         control = ControlServer(socketPath: configuration.socketPath, socketGroup: socketGroup, maxRequestBytes: configuration.maxRequestBytes, limits: configuration.controlLimits, backend: backend, logger: logger)
         do {
             try await sessions.restore()

@@ -1,10 +1,7 @@
 import Entities
 import Foundation
-import Logging
 import Networking
-import NIOPosix
-import Storage
-import Synchronization
+import NIOCore
 
 /// Uploads through the survey client and sorts what happened into an ``UploadOutcome``.
 public struct ClientUploader: AnswerUploader {
@@ -13,8 +10,9 @@ public struct ClientUploader: AnswerUploader {
     public init(client: SurveyClient) { self.client = client }
 
     /// Sends the queued body as it was stored (it was encoded by `AnswersUpload.encoded()` when
-    /// the stage completed), so every attempt carries the same bytes.
-    public func upload(stage: String, language: String, body: Data, idempotencyKey: UUID) async -> UploadOutcome {
+    /// the stage completed), so every attempt carries the same bytes, in the buffer the queue
+    /// read them into.
+    public func upload(stage: String, language: String, body: ByteBuffer, idempotencyKey: UUID) async -> UploadOutcome {
         do {
             let result = try await client.uploadAnswers(typeID: stage, lang: language, body: body, idempotencyKey: idempotencyKey.text(uppercase: false))
             return .delivered(nextTypeId: result.nextTypeId)
@@ -37,22 +35,6 @@ public struct ClientUploader: AnswerUploader {
         case .rejectedAnswers: return .rejected(reason: reason)
         case .rejectedRequest where error.status != nil: return .rejected(reason: reason)
         default: return .permanent(reason: reason)
-        }
-    }
-}
-
-/// The connectivity monitor, as the control API shows it.
-public struct MonitorConnectivity: ConnectivityObserver {
-    let monitor: ConnectivityMonitor
-
-    public init(monitor: ConnectivityMonitor) { self.monitor = monitor }
-
-    public func current() async -> (online: Bool?, since: Date?) {
-        let status = await monitor.status
-        switch status.state {
-        case .unknown: return (nil, nil)
-        case .online: return (true, status.since)
-        case .offline: return (false, status.since)
         }
     }
 }

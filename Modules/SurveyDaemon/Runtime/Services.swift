@@ -8,7 +8,8 @@ import Storage
 /// Journal housekeeping, every `interval`: closes idle sessions as `abandoned`, queues again any
 /// completed stage whose queueing failed, compacts the submission queue; and every
 /// `compactionInterval`, compacts the session journal (retiring sessions closed longer than
-/// `sessionRetention`) and prunes cached definitions nothing refers to any more.
+/// `sessionRetention`) and prunes cached definitions nothing refers to any more. Intervals are
+/// measured and slept on the injected clock.
 struct Housekeeping: Service {
     let sessions: SessionManager
     let queue: SubmissionQueue
@@ -16,20 +17,21 @@ struct Housekeeping: Service {
     let interval: Duration
     var compactionInterval: Duration = .seconds(600)
     var sessionRetention: Duration = .seconds(24 * 3600)
+    var clock: any Clock<Duration> = ContinuousClock()
     let logger: Logger
 
     func run() async throws {
-        let clock = ContinuousClock()
-        var lastCompaction = clock.now
+        let timeline = Timeline(clock)
+        var lastCompaction = timeline.elapsed()
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {
-                try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+                try await cancelWhenGracefulShutdown { try await timeline.sleep(interval) }
             } catch {
                 return
             }
-            let compactionDue = clock.now - lastCompaction >= compactionInterval
+            let compactionDue = timeline.elapsed() - lastCompaction >= compactionInterval
             await tick(compactSessions: compactionDue)
-            if compactionDue { lastCompaction = clock.now }
+            if compactionDue { lastCompaction = timeline.elapsed() }
         }
     }
 
@@ -61,17 +63,18 @@ struct Housekeeping: Service {
 
 /// Watches connectivity while submissions wait, and wakes the delivery worker as soon as the
 /// server is reachable again (the worker itself sleeps on its offline pause while offline).
-/// The probe runs only while something is pending, at most once per `interval`.
+/// The probe runs only while something is pending, at most once per `interval` of the injected clock.
 struct ConnectivityWatcher: Service {
     let monitor: ConnectivityMonitor
     let worker: DeliveryWorker
     let queue: SubmissionQueue
     let interval: Duration
+    var clock: any Clock<Duration> = ContinuousClock()
 
     func run() async throws {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {
-                try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+                try await cancelWhenGracefulShutdown { [clock, interval] in try await clock.sleep(for: interval) }
             } catch {
                 return
             }
@@ -85,6 +88,6 @@ struct ConnectivityWatcher: Service {
     /// worker may have met the outage before the watcher's first probe.
     static func check(monitor: ConnectivityMonitor, worker: DeliveryWorker) async {
         guard await worker.snapshot.lastOutcomeOffline, await monitor.isReachable() else { return }
-        await worker.wake()
+        worker.wake()
     }
 }

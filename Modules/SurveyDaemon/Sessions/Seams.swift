@@ -1,5 +1,6 @@
 import Entities
 import Foundation
+import Storage
 
 /// A questionnaire and the content hash of the bytes it was decoded from.
 public struct LoadedDefinition: Sendable, Hashable {
@@ -84,18 +85,12 @@ public struct SubmissionRequest: Sendable, Hashable {
     }
 }
 
-/// Where a submission stands.
-public enum DeliveryState: Sendable, Hashable {
-    case pending
-    case delivered(nextTypeId: String?)
-    case dead(reason: String)
-}
-
 /// The submission queue, as sessions see it.
 public protocol SubmissionSink: Sendable {
     /// Queues a submission durably and wakes the delivery worker. A key already queued is not
     /// queued twice.
     func enqueue(_ submission: SubmissionRequest) async throws
-    /// Where the submission with this key stands; nil when it was never queued.
-    func state(of key: UUID) async throws -> DeliveryState?
+    /// Where the submission with this key stands (delivered with the stage the server named
+    /// next, if any); nil when it was never queued.
+    func state(of key: UUID) async throws -> SubmissionState?
 }

@@ -2,6 +2,7 @@ import ControlAPI
 import Entities
 import Foundation
 import Logging
+import Storage
 
 /// Runs every respondent session of the daemon.
 ///
@@ -33,9 +34,9 @@ public actor SessionManager {
     /// Sessions with a request in progress, and the requests waiting for them.
     var busy: [UUID: [CheckedContinuation<Void, Never>]] = [:]
     /// Sessions waiting for the delivery of a stage, by idempotency key.
-    var deliveryWaiters: [UUID: CheckedContinuation<DeliveryState?, Never>] = [:]
+    var deliveryWaiters: [UUID: CheckedContinuation<SubmissionState?, Never>] = [:]
     /// Deliveries that finished before their session started waiting for them.
-    var earlyOutcomes: [UUID: DeliveryState] = [:]
+    var earlyOutcomes: [UUID: SubmissionState] = [:]
     /// The answer each session accepted last, with its question: a repeat of it returns the
     /// session as it stands instead of answering again. In memory only.
     var lastAnswers: [UUID: AcceptedAnswer] = [:]
@@ -91,7 +92,7 @@ public actor SessionManager {
     // MARK: Delivery
 
     /// Called by the delivery worker when a submission's fate is known.
-    public func deliveryFinished(key: UUID, state: DeliveryState) async {
+    public func deliveryFinished(key: UUID, state: SubmissionState) async {
         if let waiter = deliveryWaiters.removeValue(forKey: key) {
             waiter.resume(returning: state)
             return
@@ -140,7 +141,7 @@ public actor SessionManager {
     }
 
     /// What happens once a completed stage is delivered (or not in time).
-    func proceed(_ session: inout Session, after state: DeliveryState) async throws(ControlError) {
+    func proceed(_ session: inout Session, after state: SubmissionState) async throws(ControlError) {
         switch state {
         case .delivered(let next?):
             do {
@@ -163,7 +164,7 @@ public actor SessionManager {
         sessions[session.id] = session
     }
 
-    func waitForDelivery(key: UUID, timeout: Duration) async -> DeliveryState? {
+    func waitForDelivery(key: UUID, timeout: Duration) async -> SubmissionState? {
         let queued = try? await queue.state(of: key)
         if let early = earlyOutcomes.removeValue(forKey: key) { return early }
         if let queued, queued != .pending { return queued }
@@ -268,7 +269,7 @@ public actor SessionManager {
             for waiter in waiters { waiter.resume() }
         }
         if appending > 0 { await withCheckedContinuation { waitingCompaction = $0 } }
-        let cutoff = now().addingTimeInterval(-Double(retention.components.seconds))
+        let cutoff = now().addingTimeInterval(-retention.timeInterval)
         var retired: Set<UUID> = []
         for (id, session) in sessions where busy[id] == nil {
             guard case .closed(let outcome) = session.state, session.lastActivity < cutoff else { continue }
@@ -288,7 +289,7 @@ public actor SessionManager {
     }
 
     func isIdle(_ session: Session) -> Bool {
-        now().timeIntervalSince(session.lastActivity) > Double(settings.idleTimeout.components.seconds)
+        now().timeIntervalSince(session.lastActivity) > settings.idleTimeout.timeInterval
     }
 
     // MARK: Helpers

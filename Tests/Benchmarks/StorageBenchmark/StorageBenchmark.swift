@@ -143,7 +143,7 @@ struct StorageBenchmark {
         let queue = try SubmissionQueue(directory: directory, options: relaxedQueueOptions(), logger: logger)
         defer { queue.close() }
         let all = await queue.pending(limit: Int.max)
-        let doomed = all.enumerated().filter { $0.offset % 1000 != 0 }.map(\.element.ordinal)
+        let doomed = all.enumerated().filter { $0.offset % 1000 != 0 }.map(\.element.id)
         guard all.count - doomed.count == kept else { throw BenchmarkError("expected to keep \(kept) of \(all.count), would keep \(all.count - doomed.count)") }
         let clock = ContinuousClock()
         let start = clock.now
@@ -151,7 +151,7 @@ struct StorageBenchmark {
         while index < doomed.count {
             let slice = doomed[index..<min(index + 512, doomed.count)]
             try await withThrowingTaskGroup(of: Void.self) { group in
-                for ordinal in slice { group.addTask { try await queue.markDelivered(ordinal: ordinal, response: nil) } }
+                for id in slice { group.addTask { try await queue.markDelivered(id, response: nil) } }
                 try await group.waitForAll()
             }
             index += slice.count

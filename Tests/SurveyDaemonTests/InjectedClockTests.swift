@@ -1,0 +1,112 @@
+import ControlAPI
+import Foundation
+import Logging
+import Networking
+import ServiceLifecycle
+import Storage
+@testable import SurveyDaemon
+import SurveyTesting
+import Testing
+
+/// The delivery worker, the connectivity watcher and housekeeping measure and sleep on the clock
+/// they are given, and the worker dates what it shows with the date source it is given.
+@Suite struct InjectedClockTests {
+    /// Runs `services` until `body` returns, then shuts them down gracefully.
+    func running(_ services: [any Service], _ body: () async throws -> Void) async throws {
+        let group = ServiceGroup(services: services, gracefulShutdownSignals: [], logger: Logger(label: "test"))
+        let task = Task { try await group.run() }
+        do {
+            try await body()
+        } catch {
+            await group.triggerGracefulShutdown()
+            try await task.value
+            throw error
+        }
+        await group.triggerGracefulShutdown()
+        try await task.value
+    }
+
+    @Test func theWorkerBacksOffOnItsClockAndDatesWithItsSource() async throws {
+        let queue = MemoryDeliveryQueue()
+        _ = queue.add("slow", at: 1)
+        let uploader = ScriptedUploader(["slow": [.transient(reason: "503", retryAfter: .seconds(3600))]])
+        let clock = ManualClock()
+        let date = Date(timeIntervalSince1970: 1_800_000_000)
+        let worker = DeliveryWorker(
+            queue: queue, uploader: uploader,
+            settings: .init(maxInFlight: 1, backoff: { _, retryAfter in retryAfter ?? .seconds(1) }, offlinePause: .seconds(7200)),
+            clock: clock, now: { date }, logger: Logger(label: "test")
+        ) { _, _ in }
+        try await running([worker]) {
+            // The failed attempt waits out its hour asleep on the manual clock.
+            #expect(await eventually { await worker.snapshot.nextRetryAt != nil && clock.sleepers == 1 })
+            #expect(await worker.snapshot.nextRetryAt == date.addingTimeInterval(3600))
+            #expect(uploader.attempts.withLock { $0.count } == 1)
+            clock.advance(by: .seconds(3599))
+            #expect(clock.sleepers == 1, "one second of the backoff is left")
+            #expect(queue.states() == [.pending])
+            clock.advance(by: .seconds(1))
+            #expect(await eventually { queue.states() == [.delivered(response: nil)] })
+            #expect(uploader.attempts.withLock { $0.count } == 2)
+            #expect(await worker.snapshot.lastDeliveryAt == date)
+        }
+    }
+
+    /// The watcher probes only when its clock says an interval has passed; then it wakes the
+    /// worker, which found the server offline and would otherwise sleep for an hour.
+    @Test func theWatcherChecksWhenItsClockSays() async throws {
+        let dir = try TemporaryDirectory(prefix: "watch")
+        defer { dir.remove() }
+        let storage = try SubmissionQueue(directory: dir.path, logger: Logger(label: "test"))
+        defer { storage.close() }
+        try await storage.enqueue(SubmissionMetadata(key: UUID(), stage: "a", language: "en", definitionHash: "h", queuedAt: Date()), body: Array("{}".utf8))
+        let queue = MemoryDeliveryQueue()
+        _ = queue.add("a", at: 1)
+        let uploader = ScriptedUploader()
+        uploader.offline.withLock { $0 = true }
+        let worker = DeliveryWorker(
+            queue: queue, uploader: uploader,
+            settings: .init(maxInFlight: 1, backoff: { _, _ in .seconds(1) }, offlinePause: .seconds(3600)),
+            logger: Logger(label: "test")
+        ) { _, _ in }
+        let probe = SwitchProbe()
+        probe.reachable.withLock { $0 = true }
+        let clock = ManualClock()
+        let watcher = ConnectivityWatcher(monitor: ConnectivityMonitor(probe: probe, reuse: .zero), worker: worker, queue: storage, interval: .seconds(2), clock: clock)
+        try await running([worker, watcher]) {
+            #expect(await eventually { await worker.snapshot.lastOutcomeOffline && clock.sleepers == 1 })
+            uploader.offline.withLock { $0 = false }
+            clock.advance(by: .seconds(1))
+            #expect(probe.calls.withLock { $0 } == 0, "half an interval: no probe")
+            clock.advance(by: .seconds(1))
+            #expect(await eventually { queue.states() == [.delivered(response: nil)] })
+            #expect(probe.calls.withLock { $0 } == 1)
+        }
+    }
+
+    /// Housekeeping's interval is slept on its clock: idle sessions are closed once it has passed.
+    @Test func housekeepingRunsWhenItsClockSays() async throws {
+        let dir = try TemporaryDirectory(prefix: "keep")
+        defer { dir.remove() }
+        let storage = try SubmissionQueue(directory: dir.path + "/queue", logger: Logger(label: "test"))
+        defer { storage.close() }
+        let cache = try DefinitionCache(directory: dir.path + "/definitions")
+        let dates = TestClock()
+        let sessions = SessionManager(
+            journal: MemoryJournal(), definitions: FixtureDefinitions(offline: false), queue: RecordingQueue(),
+            settings: .init(defaultLanguage: "en", idleTimeout: .seconds(60), deliveryWait: .milliseconds(1)),
+            now: { dates.now() }, logger: Logger(label: "test"))
+        let started = try await sessions.start(StartSessionRequest())
+        dates.advance(61)
+        let clock = ManualClock()
+        let housekeeping = Housekeeping(sessions: sessions, queue: storage, cache: cache, interval: .seconds(30), clock: clock, logger: Logger(label: "test"))
+        try await running([housekeeping]) {
+            #expect(await eventually { clock.sleepers == 1 })
+            #expect(await sessions.openSessions().count == 1, "the clock has not moved")
+            clock.advance(by: .seconds(30))
+            #expect(await eventually { await sessions.openSessions().isEmpty })
+            let closed = try await sessions.view(id: started.id)
+            #expect(closed.outcome == "abandoned")
+        }
+    }
+}
