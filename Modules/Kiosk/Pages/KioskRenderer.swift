@@ -47,7 +47,7 @@ struct KioskRenderer: Sendable {
         let strings = KioskStrings.of(language)
         let title = settings.title(for: language)
         let page = WelcomePage(
-            page: frame(language, title: title, bodyClass: "welcome-page", refresh: Refresh(seconds: 3600, url: "/?lang=\(language.rawValue)")),
+            page: frame(language, title: title, bodyClass: "welcome-page", reload: Refresh(seconds: 3600, url: "/?lang=\(language.rawValue)")),
             s: strings,
             surveyTitle: title,
             languages: KioskLanguage.allCases.map { LanguageChoice(code: $0.rawValue, name: KioskStrings.of($0).languageName, current: $0 == language) },
@@ -106,25 +106,25 @@ struct KioskRenderer: Sendable {
 
     func message(_ message: Message, language: KioskLanguage) -> String {
         let strings = KioskStrings.of(language)
-        var refresh: Refresh?
+        var reload: Refresh?
         let page: MessagePage
         switch message {
         case .expired:
             page = MessagePage(page: frame(language, title: strings.expiredTitle), s: strings, heading: strings.expiredTitle, message: strings.expiredBody, showStartOver: true)
         case .unavailable:
-            refresh = Refresh(seconds: 30, url: "/")
+            reload = Refresh(seconds: 30, url: "/")
             page = MessagePage(page: frame(language, title: strings.unavailableTitle), s: strings, heading: strings.unavailableTitle, message: strings.unavailableBody, showStartOver: true)
         case .badRequest(let detail):
             page = MessagePage(page: frame(language, title: strings.badRequestTitle), s: strings, heading: strings.badRequestTitle, detail: detail, showStartOver: true)
         case .notFound:
             page = MessagePage(page: frame(language, title: strings.notFoundTitle), s: strings, heading: strings.notFoundTitle, message: strings.notFoundBody, showStartOver: true)
         case .waiting:
-            refresh = Refresh(seconds: 1, url: "/question")
+            reload = Refresh(seconds: 1, url: "/question")
             page = MessagePage(page: frame(language, title: strings.waitingTitle), s: strings, heading: strings.waitingTitle, message: strings.waitingBody, showStartOver: false)
         }
-        var withRefresh = page
-        withRefresh.page.refresh = refresh
-        return render(withRefresh, "message")
+        var withReload = page
+        withReload.page.reload = reload
+        return render(withReload, "message")
     }
 
     /// The text shown for a rejection: the rule's own `validateText`, else the pages' text for
@@ -142,10 +142,10 @@ struct KioskRenderer: Sendable {
         }
     }
 
-    private func frame(_ language: KioskLanguage, title: String, bodyClass: String = "message-page", refresh: Refresh? = nil, noscriptRefresh: Refresh? = nil) -> PageFrame {
+    private func frame(_ language: KioskLanguage, title: String, bodyClass: String = "message-page", reload: Refresh? = nil, noscriptRefresh: Refresh? = nil) -> PageFrame {
         PageFrame(
             lang: language.rawValue, pageTitle: title, css: assets.css.path, js: assets.js.path, bodyClass: bodyClass,
-            refresh: refresh, noscriptRefresh: noscriptRefresh
+            reload: reload, noscriptRefresh: noscriptRefresh
         )
     }
 

@@ -14,9 +14,12 @@ struct PageFrame: Sendable {
     var countdownSeconds: Int?
     /// End screens: when the welcome screen returns (for the script's countdown).
     var returnSeconds: Int?
-    /// A `<meta http-equiv=refresh>` for every browser.
-    var refresh: Refresh?
-    /// One for browsers without scripts only (the script does the same with a countdown).
+    /// Go to another page after a while: the script does it, and a `<meta http-equiv=refresh>`
+    /// inside `<noscript>` does it without scripts (a timed refresh is left to browsers without
+    /// scripts, where nothing else can do it).
+    var reload: Refresh?
+    /// The same for browsers without scripts only (where the script does it its own way: the
+    /// idle overlay, the end screen's countdown).
     var noscriptRefresh: Refresh?
 }
 
@@ -72,6 +75,9 @@ struct TextControl: Sendable {
 struct ChoiceControl: Sendable {
     var isCheckbox: Bool
     var options: [OptionControl]
+    /// The free-text field of the `extra` option of a `radioWithInput` form. It follows the
+    /// group rather than sitting inside it: a group of radio buttons holds those buttons only.
+    var extraField: ExtraField?
 }
 
 struct OptionControl: Sendable {
@@ -80,14 +86,15 @@ struct OptionControl: Sendable {
     var optionValue: String
     var optionLabel: String
     var checked: Bool
-    var isFirst: Bool
-    /// The free-text field of the `extra` option of a `radioWithInput` form.
-    var extraField: ExtraField?
+    /// Focused when the answer was rejected: the first chosen option, else the first one.
+    var takesFocus: Bool
 }
 
 struct ExtraField: Sendable {
     var extraText: String
     var extraLabel: String
+    /// The id of the option whose choice the field belongs to.
+    var extraFor: String
 }
 
 struct ScaleControl: Sendable {
@@ -99,6 +106,8 @@ struct ScoreControl: Sendable {
     var score: Int
     var scoreLabel: String?
     var selected: Bool
+    /// Focused when the answer was rejected: the chosen score, else the first one.
+    var scoreTakesFocus: Bool
 }
 
 struct EndPage: Sendable {

@@ -85,35 +85,42 @@ extension QuestionPage {
         case .number(let placeholder):
             text = TextControl(entered: entered.text, placeholder: placeholder.map(EnteredAnswer.format), inputmode: "decimal")
         case .radio(let options):
-            choices = ChoiceControl(isCheckbox: false, options: Self.options(options, type: "radio", entered: entered, strings: strings, withExtra: false))
+            choices = ChoiceControl(isCheckbox: false, options: Self.options(options, type: "radio", entered: entered))
         case .checkbox(let options):
-            choices = ChoiceControl(isCheckbox: true, options: Self.options(options, type: "checkbox", entered: entered, strings: strings, withExtra: false))
+            choices = ChoiceControl(isCheckbox: true, options: Self.options(options, type: "checkbox", entered: entered))
         case .choiceWithInput(let options):
-            choices = ChoiceControl(isCheckbox: false, options: Self.options(options, type: "radio", entered: entered, strings: strings, withExtra: true))
+            let controls = Self.options(options, type: "radio", entered: entered)
+            let extra = zip(options, controls).first { $0.0.value == ChoiceOption.extraValue }?.1
+            choices = ChoiceControl(
+                isCheckbox: false,
+                options: controls,
+                extraField: extra.map { ExtraField(extraText: entered.extra, extraLabel: strings.specify, extraFor: $0.optionID) }
+            )
         case .score(let options, _):
+            let focused = FormInput.scoreRange.first { entered.chosen.contains(String($0)) } ?? FormInput.scoreRange.lowerBound
             let scores = FormInput.scoreRange.map { score -> ScoreControl in
                 let label = options.first { $0.value == String(score) }?.label
                 return ScoreControl(
                     score: score,
                     scoreLabel: label.flatMap { $0.isEmpty || $0 == String(score) ? nil : $0 },
-                    selected: entered.chosen.contains(String(score))
+                    selected: entered.chosen.contains(String(score)),
+                    scoreTakesFocus: score == focused
                 )
             }
             scale = ScaleControl(scores: scores, hasLabels: scores.contains { $0.scoreLabel != nil })
         }
     }
 
-    private static func options(_ options: [ChoiceOption], type: String, entered: EnteredAnswer, strings: KioskStrings, withExtra: Bool) -> [OptionControl] {
-        options.enumerated().map { index, option in
-            let isExtra = withExtra && option.value == ChoiceOption.extraValue
-            return OptionControl(
+    private static func options(_ options: [ChoiceOption], type: String, entered: EnteredAnswer) -> [OptionControl] {
+        let focused = options.firstIndex { entered.chosen.contains($0.value) } ?? 0
+        return options.enumerated().map { index, option in
+            OptionControl(
                 optionID: "option-\(index + 1)",
                 inputType: type,
                 optionValue: option.value,
                 optionLabel: option.label,
                 checked: entered.chosen.contains(option.value),
-                isFirst: index == 0,
-                extraField: isExtra ? ExtraField(extraText: entered.extra, extraLabel: strings.specify) : nil
+                takesFocus: index == focused
             )
         }
     }

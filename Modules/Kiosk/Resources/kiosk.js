@@ -3,8 +3,11 @@
 //   countdown that abandons the session (POST /reset), and a keep-alive while the respondent
 //   is active, so that the server does not expire a session someone is still answering;
 // - on end screens, the countdown back to the welcome screen and "tap anywhere to finish";
-// - the free-text field of "Other" enabled only when that option is chosen;
+// - the free-text field of "Other" enabled only when that option is chosen (without the
+//   script it is always enabled, and its text counts only when "Other" is chosen);
 // - one submission per page (a double tap does not post twice);
+// - the timed reload of a page that asks for one (the welcome screen hourly, "one moment"),
+//   which browsers without scripts do through a <meta http-equiv=refresh> in <noscript>;
 // - a reload when the browser shows a page from its back/forward cache.
 (function () {
     "use strict";
@@ -29,7 +32,8 @@
         submitted = true;
     }, true);
 
-    // "Other": its text field is enabled only when its option is chosen; typing chooses it.
+    // "Other": its text field is enabled only when its option is chosen, and choosing the
+    // option moves the focus to the field.
     function setUpExtraFields() {
         var fields = document.querySelectorAll("input[data-extra-for]");
         Array.prototype.forEach.call(fields, function (field) {
@@ -133,5 +137,10 @@
         if (idle !== null && countdown !== null) { setUpIdleReset(idle, countdown); }
         var back = seconds("data-return-seconds");
         if (back !== null) { setUpReturn(back); }
+        var reload = seconds("data-reload-seconds");
+        if (reload !== null) {
+            var url = document.body.getAttribute("data-reload-url") || "/";
+            window.setTimeout(function () { window.location.replace(url); }, reload * 1000);
+        }
     });
 }());
