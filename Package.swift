@@ -247,6 +247,7 @@ let package = Package(
                 "Kiosk", "KioskTesting", "Entities",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/KioskTests",
             swiftSettings: swiftSettings

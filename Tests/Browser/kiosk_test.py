@@ -22,11 +22,10 @@ from urllib.parse import urlparse
 
 from axe_selenium_python import Axe
 from selenium import webdriver
-from selenium.common.exceptions import TimeoutException
+from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
 BLOCKING = ("serious", "critical")
@@ -56,9 +55,9 @@ class Kiosk:
 
     def submit(self, button):
         """Clicks a submit button and waits for the next page."""
-        old = self.driver.find_element(By.TAG_NAME, "html")
+        self.driver.execute_script("window.__kioskPage = true")
         button.click()
-        WebDriverWait(self.driver, 10).until(EC.staleness_of(old))
+        WebDriverWait(self.driver, 10).until(lambda d: d.execute_script("return window.__kioskPage !== true"))
         self.wait_loaded()
 
     def button(self, text):
@@ -122,7 +121,7 @@ class Kiosk:
             "lang": lang,
             "axe_passes": len(results["passes"]),
             "axe_violations": counts,
-            "axe_incomplete": len(results["incomplete"]),
+            "axe_incomplete": [item["id"] for item in results["incomplete"]],
             "problems": problems,
             "note": note,
         }
@@ -316,8 +315,36 @@ def walk_idle(k, idle, countdown):
     k.screen("welcome-after-reset", "the session was abandoned; nothing of it is left")
 
 
-def make_driver(width, height):
+def walk_without_script(k):
+    """The pages are plain forms: with scripts off, a respondent gets through all the same."""
+    k.open("/?lang=en")
+    if k.driver.execute_script("return 1") != 1:
+        raise Failure("the driver cannot run its own scripts")
+    k.next("Start")
+    for value in ["No Script", "noscript@example.com", "noscript@example.com", "44"]:
+        k.type(value)
+        k.next()
+    k.choose("4")
+    k.next()
+    k.expect_question("type")
+    extra = k.driver.find_element(By.ID, "extra-text")
+    if not extra.is_enabled():
+        raise Failure("without scripts the free-text field must stay usable")
+    k.choose("extra")
+    k.type("Mead", field="extra-text")
+    k.next()
+    k.expect_question("occasions")
+    k.next("Back")
+    if k.driver.find_element(By.ID, "extra-text").get_attribute("value") != "Mead":
+        raise Failure("Back without scripts lost the free text")
+    k.driver.save_screenshot(os.path.join(k.out, "no-script-back.png"))
+    print("%-28s ok   (scripts off: forms, Back and Other's free text work)" % "no-script-back")
+
+
+def make_driver(width, height, scripts=True):
     options = webdriver.ChromeOptions()
+    if not scripts:
+        options.add_experimental_option("prefs", {"profile.managed_default_content_settings.javascript": 2})
     options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
     for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
                      "--window-size=%d,%d" % (width, height), "--force-device-scale-factor=1",
@@ -349,6 +376,7 @@ def main():
     walks = [("English, every form type, to thanks", args.base_url, walk_english_to_thanks),
              ("Korean, stage 2, to thanks", args.base_url, walk_korean_stage_two),
              ("screened out", args.base_url, walk_screened_out)]
+    walks.append(("scripts off", args.base_url, walk_without_script))
     if args.offline_url:
         walks.append(("offline: saved", args.offline_url, walk_offline))
     if args.idle_url:
@@ -357,11 +385,11 @@ def main():
     screens, failures = [], []
     for title, base, walk in walks:
         print("== " + title)
-        driver = make_driver(width, height)
+        driver = make_driver(width, height, scripts=walk is not walk_without_script)
         kiosk = Kiosk(driver, base, args.out)
         try:
             walk(kiosk)
-        except (Failure, TimeoutException) as error:
+        except (Failure, WebDriverException) as error:
             failures.append("%s: %s" % (title, error))
             print("FAIL %s: %s" % (title, error))
             driver.save_screenshot(os.path.join(args.out, "failure-%d.png" % len(failures)))

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Kiosk
+import Logging
 import Testing
 
 /// The welcome screen, starting, the headers of every response and the static assets.
@@ -164,5 +165,27 @@ import Testing
         guard let start = body.range(of: marker) else { return "/missing" }
         let rest = body[start.upperBound...]
         return String(rest[..<(rest.firstIndex(of: "\"") ?? rest.endIndex)])
+    }
+}
+
+/// The application as the daemon will run it: a real HTTP server on a loopback port.
+@Suite struct KioskApplicationTests {
+    @Test func theApplicationServesThePagesOverHTTPWithTheCookieAndHeaders() async throws {
+        let fixture = try KioskFixture()
+        var logger = Logger(label: "kiosk-tests")
+        logger.logLevel = .critical
+        let app = try KioskApplication.application(
+            backend: fixture.backend, settings: fixture.settings, address: .hostname("127.0.0.1", port: 0), logger: logger
+        )
+        try await app.test(.live) { client in
+            let browser = TestBrowser(client)
+            let page = try await browser.start(.en)
+            #expect(page.status == .ok)
+            #expect(page.question == "name")
+            #expect(page.headers[.xContentTypeOptions] == "nosniff")
+            #expect(page.headers[.cacheControl] == "no-store")
+            #expect(browser.setCookies.first?.contains("SameSite=Strict") == true)
+            #expect(try await browser.answer("Kim Minji").question == "email")
+        }
     }
 }
