@@ -34,6 +34,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         // Only the JSON file provider is used (the default trait); flags come from swift-argument-parser.
         .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0", traits: ["JSON"]),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
     ],
     targets: [
         // MARK: Core modules
@@ -115,6 +116,23 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        /// The respondent's pages (the kiosk): Hummingbird routes and Mustache templates over a
+        /// `KioskBackend`, so that the daemon's session logic plugs in without this module importing it.
+        .target(
+            name: "Kiosk",
+            dependencies: [
+                "Entities",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Modules/Kiosk",
+            resources: [.embedInCode("Resources")],
+            swiftSettings: swiftSettings
+        ),
+
         /// Fixture loading and process helpers shared by the test targets.
         .target(name: "SurveyTesting", path: "Modules/SurveyTesting", swiftSettings: swiftSettings),
 
@@ -185,6 +203,25 @@ let package = Package(
             path: "Tests/Benchmarks/DaemonBenchmark",
             swiftSettings: swiftSettings
         ),
+        /// A `KioskBackend` that runs the project's survey from `mock/` in memory, for the kiosk's tests.
+        .target(
+            name: "KioskTesting",
+            dependencies: ["Kiosk", "Entities", "Validation", "MockServer", "SurveyTesting"],
+            path: "Tests/Helpers/KioskTesting",
+            swiftSettings: swiftSettings
+        ),
+        /// Serves the kiosk pages over the fake backend on loopback, for the browser test.
+        .executableTarget(
+            name: "KioskPreview",
+            dependencies: [
+                "Kiosk", "KioskTesting",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/Helpers/KioskPreview",
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "JournalCrashHelper",
             dependencies: ["Storage", .product(name: "Logging", package: "swift-log")],
@@ -210,6 +247,17 @@ let package = Package(
         ),
         .testTarget(name: "NetworkingTests", dependencies: ["Networking", "MockServer", "SurveyTesting", .product(name: "NIOCore", package: "swift-nio")], path: "Tests/NetworkingTests", swiftSettings: swiftSettings),
         .testTarget(name: "MockServerTests", dependencies: ["MockServer", "SurveyTesting", .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOCore", package: "swift-nio")], path: "Tests/MockServerTests", swiftSettings: swiftSettings),
+        .testTarget(
+            name: "KioskTests",
+            dependencies: [
+                "Kiosk", "KioskTesting", "Entities",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/KioskTests",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "EndToEndTests", dependencies: ["SurveyTesting"], path: "Tests/EndToEndTests", swiftSettings: swiftSettings),
     ]
 )

@@ -1,0 +1,54 @@
+import HTTPTypes
+import Hummingbird
+import Logging
+
+/// Puts the security headers on every response of the kiosk, and turns errors that reach it
+/// (an unknown path, a body too large) into pages.
+struct KioskHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
+    let renderer: KioskRenderer
+    let language: KioskLanguage
+    let logger: Logger
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch let error as any HTTPResponseError {
+            let message: KioskRenderer.Message = error.status == .notFound ? .notFound : .badRequest("\(error.status.code) \(error.status.reasonPhrase)")
+            response = Response(
+                status: error.status,
+                headers: [.contentType: "text/html; charset=utf-8"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: renderer.message(message, language: language)))
+            )
+        } catch {
+            logger.error("kiosk: a request failed", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
+            response = Response(
+                status: .internalServerError,
+                headers: [.contentType: "text/html; charset=utf-8"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: renderer.message(.unavailable, language: language)))
+            )
+        }
+        KioskSecurityHeaders.apply(to: &response.headers)
+        return response
+    }
+}
+
+/// The headers every kiosk response carries.
+enum KioskSecurityHeaders {
+    /// Self only: no inline script or style, no frames, forms post to the kiosk only.
+    static let contentSecurityPolicy =
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; font-src 'self'; connect-src 'self'; "
+            + "form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'"
+
+    static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
+    static let frameOptions = HTTPField.Name("X-Frame-Options")!
+
+    /// Sets them; a response without its own `Cache-Control` gets `no-store`.
+    static func apply(to headers: inout HTTPFields) {
+        headers[.xContentTypeOptions] = "nosniff"
+        headers[.contentSecurityPolicy] = contentSecurityPolicy
+        headers[referrerPolicy] = "no-referrer"
+        headers[frameOptions] = "DENY"
+        if headers[.cacheControl] == nil { headers[.cacheControl] = "no-store" }
+    }
+}

@@ -1,0 +1,174 @@
+import Hummingbird
+import Logging
+import NIOCore
+
+/// The handlers of the pages: each reads the browser's binding, calls the backend and answers
+/// with a page or a redirect (POST, then redirect to GET). Domain errors become pages here.
+struct KioskPages: Sendable {
+    let backend: any KioskBackend
+    let settings: KioskSettings
+    let renderer: KioskRenderer
+    let bindings: BrowserBindings
+    let logger: Logger
+
+    // MARK: Pages (GET)
+
+    func welcome(_ request: Request) async -> Response {
+        let language = request.uri.queryParameters["lang"].flatMap { KioskLanguage(rawValue: String($0)) } ?? settings.defaultLanguage
+        var found = await browser(request)
+        var isNew = false
+        if found == nil {
+            let created = bindings.create(language: language)
+            await abandon(created.evicted, why: "the kiosk keeps at most \(settings.maxBrowsers) browsers")
+            found = created.found
+            isNew = true
+        }
+        guard let found else { return redirect(to: "/") }
+        if found.binding.session != nil { return redirect(to: "/question") }
+        bindings.update(found.token) {
+            $0.ended = nil
+            $0.language = language
+        }
+        return html(renderer.welcome(language: language, csrf: found.binding.csrf), cookie: isNew ? found.token : nil)
+    }
+
+    func question(_ request: Request) async -> Response {
+        guard let found = await browser(request) else { return redirect(to: "/") }
+        guard let session = found.binding.session else { return redirect(to: found.binding.ended == nil ? "/" : "/end") }
+        let view: RespondentView
+        do {
+            view = try await backend.view(session: session)
+        } catch {
+            return failed(error, found: found, session: session)
+        }
+        switch view.state {
+        case .asking(let question):
+            let shown = BrowserBindings.ShownQuestion(name: question.form.name, position: view.position, isRequired: question.form.isRequired)
+            let flash = bindings.update(found.token) { binding -> BrowserBindings.Flash? in
+                let flash = binding.flash
+                binding.flash = nil
+                binding.shown = shown
+                binding.language = view.language
+                return flash
+            } ?? nil
+            let rejected = flash.flatMap { flash in
+                flash.question == question.form.name && flash.position == view.position ? (flash.rejection, flash.posted) : nil
+            }
+            return html(renderer.question(question, view: view, csrf: found.binding.csrf, rejected: rejected))
+        case .waiting:
+            return html(renderer.message(.waiting, language: view.language))
+        case .closed:
+            return moveOn(view, found: found)
+        }
+    }
+
+    func end(_ request: Request) async -> Response {
+        guard let found = await browser(request) else { return redirect(to: "/") }
+        guard let ended = found.binding.ended else { return redirect(to: Self.currentPage(found.binding)) }
+        return html(renderer.end(ended, language: found.binding.language))
+    }
+
+    // MARK: Forms (POST)
+
+    func start(_ request: Request) async -> Response {
+        await post(request, fields: ["csrf", "lang"]) { found, form in
+            if found.binding.session != nil { return redirect(to: "/question") }
+            guard let code = form.value("lang"), let language = KioskLanguage(rawValue: code) else {
+                return badRequest(FormBodyError("field \"lang\" must be one of \(KioskLanguage.allCases.map(\.rawValue).joined(separator: ", "))"), language: found.binding.language)
+            }
+            let view: RespondentView
+            do {
+                view = try await backend.start(language: language)
+            } catch {
+                logger.warning("kiosk: cannot start a session", metadata: ["error": "\(error)"])
+                return unavailable(language: language)
+            }
+            guard bindings.attach(view.session, language: view.language, to: found.token) else {
+                // A second Start of the same browser won the race: keep that one.
+                await abandon([view.session], why: "a second start of the same browser")
+                return redirect(to: "/question")
+            }
+            return moveOn(view, found: found)
+        }
+    }
+
+    func answer(_ request: Request, skip: Bool) async -> Response {
+        let fields: Set<String> = skip ? ["csrf", "question", "position"] : ["csrf", "question", "position", "value", "extra"]
+        return await post(request, fields: fields, repeatable: ["value"]) { found, form in
+            guard let session = found.binding.session else { return redirect(to: Self.currentPage(found.binding)) }
+            let question: String
+            let position: Int
+            do throws(FormBodyError) {
+                question = try form.require("question")
+                position = try form.requirePosition("position")
+            } catch {
+                return badRequest(error, language: found.binding.language)
+            }
+            let posted = PostedAnswer(values: form.values("value"), extra: form.value("extra"))
+            var input = skip ? KioskInput.skip : .values(posted.input)
+            // Next on an optional question with nothing entered is a skip.
+            if !skip, posted.isBlank, let shown = found.binding.shown, shown.name == question, shown.position == position, !shown.isRequired {
+                input = .skip
+            }
+            do throws(KioskError) {
+                switch try await backend.answer(session: session, question: question, position: position, input: input) {
+                case .accepted(let view):
+                    return moveOn(view, found: found)
+                case .rejected(let rejection, let view):
+                    if case .unreadable(let detail) = rejection {
+                        logger.debug("kiosk: unreadable answer", metadata: ["question": "\(question)", "detail": "\(detail)"])
+                    }
+                    bindings.update(found.token) {
+                        $0.flash = BrowserBindings.Flash(question: question, position: position, rejection: rejection, posted: posted)
+                    }
+                    return view.question == nil ? moveOn(view, found: found) : redirect(to: "/question")
+                case .questionChanged(let view):
+                    return moveOn(view, found: found)
+                }
+            } catch {
+                return failed(error, found: found, session: session)
+            }
+        }
+    }
+
+    func back(_ request: Request) async -> Response {
+        await post(request, fields: ["csrf", "question", "position"]) { found, form in
+            guard let session = found.binding.session else { return redirect(to: Self.currentPage(found.binding)) }
+            let question: String
+            let position: Int
+            do throws(FormBodyError) {
+                question = try form.require("question")
+                position = try form.requirePosition("position")
+            } catch {
+                return badRequest(error, language: found.binding.language)
+            }
+            // Only from the question last shown, once: a double tap on Back goes back one question.
+            let fromShown = bindings.update(found.token) { binding -> Bool in
+                guard let shown = binding.shown, shown.name == question, shown.position == position else { return false }
+                binding.shown = nil
+                return true
+            } ?? false
+            guard fromShown else { return redirect(to: "/question") }
+            do throws(KioskError) {
+                return moveOn(try await backend.back(session: session), found: found)
+            } catch {
+                return failed(error, found: found, session: session)
+            }
+        }
+    }
+
+    func reset(_ request: Request) async -> Response {
+        await post(request, fields: ["csrf"]) { found, _ in
+            if let session = found.binding.session {
+                bindings.detach(session, from: found.token, ended: nil)
+                await abandon([session], why: "the respondent did not answer \"Are you still there?\"")
+            }
+            return redirect(to: "/")
+        }
+    }
+
+    func alive(_ request: Request) async -> Response {
+        // The lookup behind `post` has touched the binding: that is all there is to do.
+        await post(request, fields: ["csrf"]) { _, _ in Response(status: .noContent) }
+    }
+}

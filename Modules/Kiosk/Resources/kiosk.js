@@ -1,0 +1,146 @@
+// The kiosk pages work without this script; it only adds:
+// - on question pages, "Are you still there?" after a time without any touch or key, with a
+//   countdown that abandons the session (POST /reset), and a keep-alive while the respondent
+//   is active, so that the server does not expire a session someone is still answering;
+// - on end screens, the countdown back to the welcome screen and "tap anywhere to finish";
+// - the free-text field of "Other" enabled only when that option is chosen (without the
+//   script it is always enabled, and its text counts only when "Other" is chosen);
+// - one submission per page (a double tap does not post twice);
+// - the timed reload of a page that asks for one (the welcome screen hourly, "one moment"),
+//   which browsers without scripts do through a <meta http-equiv=refresh> in <noscript>;
+// - a reload when the browser shows a page from its back/forward cache.
+(function () {
+    "use strict";
+
+    window.addEventListener("pageshow", function (event) {
+        if (event.persisted) { window.location.reload(); }
+    });
+
+    function seconds(name) {
+        var value = parseInt(document.body.getAttribute(name), 10);
+        return isNaN(value) || value < 0 ? null : value;
+    }
+
+    function postForm(form) {
+        if (form) { HTMLFormElement.prototype.submit.call(form); }
+    }
+
+    // One submission per page.
+    var submitted = false;
+    document.addEventListener("submit", function (event) {
+        if (submitted) { event.preventDefault(); return; }
+        submitted = true;
+    }, true);
+
+    // "Other": its text field is enabled only when its option is chosen, and choosing the
+    // option moves the focus to the field.
+    function setUpExtraFields() {
+        var fields = document.querySelectorAll("input[data-extra-for]");
+        Array.prototype.forEach.call(fields, function (field) {
+            var option = document.getElementById(field.getAttribute("data-extra-for"));
+            if (!option) { return; }
+            var group = document.getElementsByName(option.name);
+            function sync() {
+                field.disabled = !option.checked;
+                if (option.checked && document.activeElement === option) { field.focus(); }
+            }
+            Array.prototype.forEach.call(group, function (radio) { radio.addEventListener("change", sync); });
+            field.disabled = !option.checked;
+        });
+    }
+
+    function setUpIdleReset(idleSeconds, countdownSeconds) {
+        var dialog = document.getElementById("idle-dialog");
+        var count = document.getElementById("idle-count");
+        var resume = document.getElementById("idle-continue");
+        var resetForm = document.getElementById("reset-form");
+        if (!dialog || !resetForm || typeof dialog.showModal !== "function") { return; }
+        var csrfField = resetForm.querySelector("input[name=csrf]");
+        var idleTimer = null;
+        var countdownTimer = null;
+        var remaining = countdownSeconds;
+        var lastAlive = Date.now();
+        var aliveEvery = Math.max(5, Math.floor(idleSeconds / 2)) * 1000;
+
+        function keepAlive() {
+            if (!csrfField || Date.now() - lastAlive < aliveEvery || !window.fetch) { return; }
+            lastAlive = Date.now();
+            window.fetch("/alive", {
+                method: "POST",
+                credentials: "same-origin",
+                headers: { "Content-Type": "application/x-www-form-urlencoded" },
+                body: "csrf=" + encodeURIComponent(csrfField.value)
+            }).catch(function () {});
+        }
+
+        function startIdleTimer() {
+            window.clearTimeout(idleTimer);
+            idleTimer = window.setTimeout(showOverlay, idleSeconds * 1000);
+        }
+
+        function showOverlay() {
+            remaining = countdownSeconds;
+            count.textContent = String(remaining);
+            dialog.showModal();
+            resume.focus();
+            countdownTimer = window.setInterval(function () {
+                remaining -= 1;
+                count.textContent = String(Math.max(remaining, 0));
+                if (remaining <= 0) {
+                    window.clearInterval(countdownTimer);
+                    postForm(resetForm);
+                }
+            }, 1000);
+        }
+
+        function stillHere() {
+            window.clearInterval(countdownTimer);
+            if (dialog.open) { dialog.close(); }
+            lastAlive = 0;
+            keepAlive();
+            startIdleTimer();
+        }
+
+        resume.addEventListener("click", stillHere);
+        dialog.addEventListener("cancel", function (event) { event.preventDefault(); stillHere(); });
+        ["pointerdown", "keydown", "input", "touchstart", "wheel"].forEach(function (type) {
+            document.addEventListener(type, function () {
+                if (dialog.open) { return; }
+                keepAlive();
+                startIdleTimer();
+            }, { passive: true, capture: true });
+        });
+        startIdleTimer();
+    }
+
+    function setUpReturn(returnSeconds) {
+        var count = document.getElementById("return-count");
+        var link = document.getElementById("return-link");
+        var target = link ? link.getAttribute("href") : "/";
+        var remaining = returnSeconds;
+        function leave() { window.location.replace(target); }
+        window.setInterval(function () {
+            remaining -= 1;
+            if (count) { count.textContent = String(Math.max(remaining, 0)); }
+            if (remaining <= 0) { leave(); }
+        }, 1000);
+        document.addEventListener("click", function (event) {
+            event.preventDefault();
+            leave();
+        });
+    }
+
+    document.addEventListener("DOMContentLoaded", function () {
+        setUpExtraFields();
+        var idle = seconds("data-idle-seconds");
+        var countdown = seconds("data-countdown-seconds");
+        if (idle !== null && countdown !== null) { setUpIdleReset(idle, countdown); }
+        var back = seconds("data-return-seconds");
+        if (back !== null) { setUpReturn(back); }
+        var reload = seconds("data-reload-seconds");
+        if (reload !== null) {
+            var url = document.body.getAttribute("data-reload-url") || "/";
+            window.setTimeout(function () { window.location.replace(url); }, reload * 1000);
+        }
+    });
+}());

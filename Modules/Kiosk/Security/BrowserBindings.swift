@@ -1,0 +1,176 @@
+import Synchronization
+
+/// Which browser holds which session: the kiosk's half of the security model.
+///
+/// A browser is known by the unguessable token of its cookie; the token maps to a binding that
+/// holds the session id (never sent to the browser), the session's CSRF token and what the
+/// pages need between a POST and the GET after it. Bindings expire: one with a session after
+/// ``KioskSettings/sessionExpirySeconds`` without a request (the session is then abandoned by
+/// the caller), one without a session after ``KioskSettings/browserLifetimeSeconds``. The state
+/// sits in a `Mutex`; every operation is synchronous and returns what the caller must do
+/// outside the lock (the sessions to abandon).
+final class BrowserBindings: Sendable {
+    /// One browser's state.
+    struct Binding: Sendable, Hashable {
+        /// The CSRF token every form of this browser carries now.
+        var csrf: String
+        /// The CSRF token before the last change of session: a form posted with it is stale
+        /// (a double tap across the start or the end of a session), not forged.
+        var previousCSRF: String?
+        var session: KioskSessionID?
+        /// The language of the pages (the session's, or the welcome screen's choice).
+        var language: KioskLanguage
+        /// How the last session ended, for the end screen.
+        var ended: KioskOutcome?
+        /// A rejected answer, shown once by the next question page.
+        var flash: Flash?
+        /// The question the last question page showed (cleared by Back, so a double tap on
+        /// Back goes back once).
+        var shown: ShownQuestion?
+        var lastSeen: ContinuousClock.Instant
+    }
+
+    /// A rejected answer and what the respondent had entered.
+    struct Flash: Sendable, Hashable {
+        var question: String
+        var position: Int
+        var rejection: KioskRejection
+        var posted: PostedAnswer
+    }
+
+    /// The question a page showed, as the kiosk needs it to read the next POST.
+    struct ShownQuestion: Sendable, Hashable {
+        var name: String
+        var position: Int
+        var isRequired: Bool
+    }
+
+    /// What a lookup found.
+    struct Found: Sendable {
+        var token: String
+        var binding: Binding
+        /// A session that expired before this request: abandon it.
+        var expired: KioskSessionID?
+    }
+
+    private struct State {
+        var bindings: [String: Binding] = [:]
+    }
+
+    private let state = Mutex(State())
+    private let settings: KioskSettings
+    private let now: @Sendable () -> ContinuousClock.Instant
+
+    init(settings: KioskSettings, now: @escaping @Sendable () -> ContinuousClock.Instant) {
+        self.settings = settings
+        self.now = now
+    }
+
+    /// The binding of `token`, touched. A session idle past its expiry is detached (and returned
+    /// for abandoning); a binding without a session past its lifetime is forgotten.
+    func lookup(_ token: String?) -> Found? {
+        guard let token, KioskToken.isWellFormed(token) else { return nil }
+        let time = now()
+        return state.withLock { state -> Found? in
+            guard var binding = state.bindings[token] else { return nil }
+            var expired: KioskSessionID?
+            if let session = binding.session, time - binding.lastSeen > .seconds(settings.sessionExpirySeconds) {
+                expired = session
+                Self.detach(&binding, ended: nil)
+            } else if binding.session == nil, time - binding.lastSeen > .seconds(settings.browserLifetimeSeconds) {
+                state.bindings[token] = nil
+                return nil
+            }
+            binding.lastSeen = time
+            state.bindings[token] = binding
+            return Found(token: token, binding: binding, expired: expired)
+        }
+    }
+
+    /// A new binding without a session. When the kiosk is full, expired bindings go first,
+    /// then the least recently seen one without a session, then the least recently seen one.
+    /// - Returns: the binding, and sessions of evicted bindings to abandon.
+    func create(language: KioskLanguage) -> (found: Found, evicted: [KioskSessionID]) {
+        let time = now()
+        let token = KioskToken.make()
+        let binding = Binding(csrf: KioskToken.make(), language: language, lastSeen: time)
+        let evicted = state.withLock { state -> [KioskSessionID] in
+            var evicted: [KioskSessionID] = []
+            if state.bindings.count >= settings.maxBrowsers {
+                evicted = purge(&state, at: time)
+            }
+            if state.bindings.count >= settings.maxBrowsers {
+                let idle = state.bindings.filter { $0.value.session == nil }
+                let pool = idle.isEmpty ? state.bindings : idle
+                if let oldest = pool.min(by: { $0.value.lastSeen < $1.value.lastSeen }) {
+                    if let session = oldest.value.session { evicted.append(session) }
+                    state.bindings[oldest.key] = nil
+                }
+            }
+            state.bindings[token] = binding
+            return evicted
+        }
+        return (Found(token: token, binding: binding, expired: nil), evicted)
+    }
+
+    /// Changes the binding of `token`, when it is still there.
+    @discardableResult
+    func update<Result>(_ token: String, _ body: (inout Binding) -> Result) -> Result? {
+        state.withLock { state -> Result? in
+            guard var binding = state.bindings[token] else { return nil }
+            let result = body(&binding)
+            state.bindings[token] = binding
+            return result
+        }
+    }
+
+    /// Attaches a newly started session, unless the binding got one meanwhile (a second Start
+    /// raced this one) or is gone. The CSRF token changes with the session.
+    /// - Returns: false when the session was not attached: the caller abandons it.
+    func attach(_ session: KioskSessionID, language: KioskLanguage, to token: String) -> Bool {
+        update(token) { binding -> Bool in
+            guard binding.session == nil else { return false }
+            binding.session = session
+            binding.language = language
+            binding.ended = nil
+            binding.flash = nil
+            binding.shown = nil
+            binding.previousCSRF = binding.csrf
+            binding.csrf = KioskToken.make()
+            return true
+        } ?? false
+    }
+
+    /// Detaches `session` from the binding of `token` (when it still holds it): the end screen
+    /// shows `ended` (nil: none), and the forms of the old session stop working.
+    func detach(_ session: KioskSessionID, from token: String, ended: KioskOutcome?) {
+        update(token) { binding in
+            guard binding.session == session else { return }
+            Self.detach(&binding, ended: ended)
+        }
+    }
+
+    /// The number of browsers known, for tests and status.
+    var count: Int { state.withLock { $0.bindings.count } }
+
+    private static func detach(_ binding: inout Binding, ended: KioskOutcome?) {
+        binding.session = nil
+        binding.ended = ended
+        binding.flash = nil
+        binding.shown = nil
+        binding.previousCSRF = binding.csrf
+        binding.csrf = KioskToken.make()
+    }
+
+    /// Removes expired bindings; returns the sessions of those that had one.
+    private func purge(_ state: inout State, at time: ContinuousClock.Instant) -> [KioskSessionID] {
+        var sessions: [KioskSessionID] = []
+        for (token, binding) in state.bindings {
+            let limit = binding.session == nil ? settings.browserLifetimeSeconds : settings.sessionExpirySeconds
+            guard time - binding.lastSeen > .seconds(limit) else { continue }
+            if let session = binding.session { sessions.append(session) }
+            state.bindings[token] = nil
+        }
+        return sessions
+    }
+}

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Installs what the kiosk's browser test needs: headless Chromium, its WebDriver, Selenium
+# (Debian packages), fonts for Korean pages, and axe-selenium-python (PyPI) in a virtual
+# environment beside this script that also sees Debian's Selenium.
+#
+# Prints a line starting with "SKIPPED:" and exits 0 when nothing can be installed here (not
+# root, no apt-get, no package index reachable), so that a caller can skip the browser test.
+# Usage: Tests/Browser/install.sh        then: Tests/Browser/.venv/bin/python Tests/Browser/kiosk_test.py URL
+set -uo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+venv="$here/.venv"
+
+skip() { echo "SKIPPED: $*"; exit 0; }
+
+if ! command -v apt-get >/dev/null 2>&1; then skip "apt-get is not available"; fi
+if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then SUDO=sudo; else skip "installing Debian packages needs root"; fi
+else
+    SUDO=""
+fi
+
+packages=(chromium chromium-driver python3-selenium python3-venv python3-pip fonts-noto-cjk)
+missing=()
+for package in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+    echo "== apt-get update"
+    if ! $SUDO apt-get update -qq; then skip "apt-get update failed (no package index reachable)"; fi
+    echo "== apt-get install ${missing[*]}"
+    if ! DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; then
+        skip "apt-get install ${missing[*]} failed"
+    fi
+fi
+
+# Debian's python3 (where python3-selenium lives) in a venv that sees it, plus axe from PyPI.
+if [ ! -x "$venv/bin/python" ]; then
+    echo "== python venv $venv"
+    /usr/bin/python3 -m venv --system-site-packages "$venv" || skip "cannot make a Python virtual environment"
+fi
+if ! "$venv/bin/python" -c "import axe_selenium_python" 2>/dev/null; then
+    echo "== pip install axe-selenium-python"
+    "$venv/bin/python" -m pip install -q axe-selenium-python || skip "pip install axe-selenium-python failed"
+fi
+
+"$venv/bin/python" -c "import selenium, axe_selenium_python; print('selenium', selenium.__version__)" || skip "selenium or axe-selenium-python cannot be imported"
+chromium --version 2>/dev/null || true
+chromedriver --version 2>/dev/null || true
+echo "READY: $venv/bin/python $here/kiosk_test.py URL"

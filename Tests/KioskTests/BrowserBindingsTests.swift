@@ -1,0 +1,97 @@
+import Testing
+
+@testable import Kiosk
+
+@Suite struct BrowserBindingsTests {
+    let clock = ManualClock()
+
+    func bindings(_ settings: KioskSettings = KioskSettings(idleSeconds: 60, idleCountdownSeconds: 10)) -> BrowserBindings {
+        let clock = clock
+        return BrowserBindings(settings: settings, now: { clock.now() })
+    }
+
+    @Test func tokensAreLongRandomAndCookieSafe() {
+        let tokens = (0..<200).map { _ in KioskToken.make() }
+        #expect(Set(tokens).count == tokens.count)
+        #expect(tokens.allSatisfy(KioskToken.isWellFormed))
+        #expect(tokens.allSatisfy { $0.count == 43 })
+        #expect(!KioskToken.isWellFormed("short"))
+        #expect(!KioskToken.isWellFormed(String(repeating: "a", count: 42) + "="))
+        #expect(KioskToken.matches(tokens[0], tokens[0]))
+        #expect(!KioskToken.matches(tokens[0], tokens[1]))
+        #expect(!KioskToken.matches("", tokens[1]))
+    }
+
+    @Test func aSessionIdleLongerThanTheIdleTimeAndCountdownIsDetachedForAbandoning() {
+        let store = bindings()
+        let created = store.create(language: .en).found
+        #expect(store.attach(KioskSessionID("s1"), language: .en, to: created.token))
+        let csrf = store.lookup(created.token)?.binding.csrf
+        clock.advance(by: .seconds(60 + 10 + 5))
+        #expect(store.lookup(created.token)?.expired == nil)  // exactly at the limit: still on
+        clock.advance(by: .seconds(60 + 10 + 6))
+        let found = store.lookup(created.token)
+        #expect(found?.expired == KioskSessionID("s1"))
+        #expect(found?.binding.session == nil)
+        #expect(found?.binding.ended == nil)
+        #expect(found?.binding.csrf != csrf)
+        #expect(found?.binding.previousCSRF == csrf)
+    }
+
+    @Test func aBrowserWithoutASessionIsForgottenAfterItsLifetime() {
+        let store = bindings(KioskSettings(browserLifetimeSeconds: 600))
+        let token = store.create(language: .ko).found.token
+        clock.advance(by: .seconds(599))
+        #expect(store.lookup(token) != nil)
+        clock.advance(by: .seconds(599))
+        #expect(store.lookup(token) != nil)  // the lookup before touched it
+        clock.advance(by: .seconds(601))
+        #expect(store.lookup(token) == nil)
+    }
+
+    @Test func aSecondStartDoesNotReplaceTheFirstSession() {
+        let store = bindings()
+        let token = store.create(language: .en).found.token
+        #expect(store.attach(KioskSessionID("first"), language: .en, to: token))
+        #expect(!store.attach(KioskSessionID("second"), language: .en, to: token))
+        #expect(store.lookup(token)?.binding.session == KioskSessionID("first"))
+    }
+
+    @Test func whenFullTheLeastRecentlySeenBrowserWithoutASessionGoesFirst() {
+        let store = bindings(KioskSettings(maxBrowsers: 3))
+        let withSession = store.create(language: .en).found.token
+        #expect(store.attach(KioskSessionID("busy"), language: .en, to: withSession))
+        clock.advance(by: .seconds(1))
+        let idle = store.create(language: .en).found.token
+        clock.advance(by: .seconds(1))
+        let recent = store.create(language: .en).found.token
+        clock.advance(by: .seconds(1))
+        let (newest, evicted) = store.create(language: .en)
+        #expect(evicted.isEmpty)
+        #expect(store.count == 3)
+        #expect(store.lookup(idle) == nil)
+        #expect(store.lookup(withSession)?.binding.session == KioskSessionID("busy"))
+        #expect(store.lookup(recent) != nil)
+        #expect(store.lookup(newest.token) != nil)
+    }
+
+    @Test func whenFullOfSessionsTheOldestSessionIsEvictedForAbandoning() {
+        let store = bindings(KioskSettings(maxBrowsers: 2))
+        for name in ["a", "b"] {
+            let token = store.create(language: .en).found.token
+            #expect(store.attach(KioskSessionID(name), language: .en, to: token))
+            clock.advance(by: .seconds(1))
+        }
+        let (_, evicted) = store.create(language: .en)
+        #expect(evicted == [KioskSessionID("a")])
+        #expect(store.count == 2)
+    }
+
+    @Test func aCookieOfAnotherShapeIsNotLookedUp() {
+        let store = bindings()
+        _ = store.create(language: .en)
+        #expect(store.lookup("../../etc/passwd") == nil)
+        #expect(store.lookup(nil) == nil)
+        #expect(store.lookup(KioskToken.make()) == nil)
+    }
+}

@@ -1,0 +1,98 @@
+import Entities
+import Foundation
+import Testing
+
+@testable import Kiosk
+
+/// The templates on their own: escaping of everything a questionnaire says, labelled scales,
+/// and what a page costs to render.
+@Suite struct KioskRendererTests {
+    let renderer: KioskRenderer
+
+    init() throws {
+        renderer = try KioskRenderer(settings: KioskSettings(titles: [.en: "<i>Survey</i> & co"]), assets: KioskAssets())
+    }
+
+    static let hostile = "<script>alert(\"x\")</script>&'"
+    static let escaped = "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;"
+
+    func view(_ form: Form, value: AnswerValue? = nil, position: Int = 2) -> (KioskQuestion, RespondentView) {
+        let question = KioskQuestion(form: form, currentValue: value)
+        let view = RespondentView(
+            session: KioskSessionID("s"), stage: "common", language: .en, state: .asking(question),
+            position: position, total: 3, canGoBack: position > 1
+        )
+        return (question, view)
+    }
+
+    @Test func everythingFromTheQuestionnaireIsEscaped() throws {
+        let options = [ChoiceOption(label: Self.hostile, value: Self.hostile), ChoiceOption(label: "Other", value: ChoiceOption.extraValue)]
+        let forms = [
+            Form(name: Self.hostile, question: Self.hostile, isRequired: false, input: .text(placeholder: Self.hostile), rules: []),
+            Form(name: "c", question: Self.hostile, isRequired: true, input: .choiceWithInput(options: options), rules: []),
+            Form(name: "s", question: "Score", isRequired: true, input: .score(options: [ChoiceOption(label: Self.hostile, value: "3")], defaultScore: nil), rules: []),
+        ]
+        for form in forms {
+            let (question, view) = view(form, value: .string(Self.hostile))
+            let html = renderer.question(question, view: view, csrf: "token", rejected: (.rule(message: Self.hostile), PostedAnswer(values: [Self.hostile], extra: Self.hostile)))
+            #expect(!html.contains("<script>alert"))
+            #expect(html.contains(Self.escaped))
+            #expect(html.contains("<p id=\"answer-error\" class=\"error\" role=\"alert\">\(Self.escaped)</p>"))
+        }
+        let welcome = renderer.welcome(language: .en, csrf: "token")
+        #expect(welcome.contains("<h1 class=\"survey-title\">&lt;i&gt;Survey&lt;/i&gt; &amp; co</h1>"))
+        #expect(welcome.contains("<title>&lt;i&gt;Survey&lt;/i&gt; &amp; co</title>"))
+    }
+
+    @Test func aScaleWithLabelsShowsThemUnderTheScores() {
+        let labels = ["Never", "", "", "Sometimes", "", "", "Always"]
+        let options = labels.enumerated().map { ChoiceOption(label: $0.element.isEmpty ? "\($0.offset + 1)" : $0.element, value: "\($0.offset + 1)", checked: $0.offset == 3) }
+        let form = Form(name: "often", question: "How often?", isRequired: true, input: .score(options: options, defaultScore: 4), rules: [])
+        let (question, view) = view(form)
+        let html = renderer.question(question, view: view, csrf: "t", rejected: nil)
+        #expect(html.contains("<fieldset class=\"field scale has-labels\">"))
+        #expect(html.contains("value=\"1\"><span class=\"score-face\"><span class=\"score-number\">1</span><span class=\"score-label\">Never</span></span>"))
+        #expect(html.contains("value=\"2\"><span class=\"score-face\"><span class=\"score-number\">2</span></span>"))
+        #expect(html.contains("value=\"4\" checked><span class=\"score-face\"><span class=\"score-number\">4</span><span class=\"score-label\">Sometimes</span>"))
+        // The respondent's earlier score wins over the default.
+        let (again, againView) = self.view(form, value: .integer(7))
+        let back = renderer.question(again, view: againView, csrf: "t", rejected: nil)
+        #expect(back.contains("value=\"7\" checked>"))
+        #expect(!back.contains("value=\"4\" checked>"))
+    }
+
+    @Test func numbersAreShownAsAPersonWritesThem() {
+        let form = Form(name: "n", question: "How many?", isRequired: true, input: .number(placeholder: 2.5), rules: [])
+        let (question, view) = view(form, value: .number(30))
+        let html = renderer.question(question, view: view, csrf: "t", rejected: nil)
+        #expect(html.contains("value=\"30\" placeholder=\"2.5\" inputmode=\"decimal\""))
+        #expect(EnteredAnswer.format(0.25) == "0.25")
+        #expect(EnteredAnswer.format(-3) == "-3")
+    }
+
+    @Test func theTemplatesUseNoUnescapedTags() {
+        for template in KioskRenderer.templates {
+            let text = String(decoding: template.bytes, as: UTF8.self)
+            #expect(!text.contains("{{{"), "\(template.name)")
+            #expect(!text.contains("{{&"), "\(template.name)")
+        }
+    }
+
+    /// Prints what a question page costs to render; asserts nothing about time.
+    @Test func aPageRenderCostsLittle() throws {
+        let definitions = try KioskFixture.definitions()
+        let form = try #require(definitions.questionnaire("1", .ko)?.form(named: "type"))
+        let (question, view) = view(form, value: .string("wine"))
+        var bytes = 0
+        let rounds = 200
+        let clock = ContinuousClock()
+        let elapsed = clock.measure {
+            for _ in 0..<rounds {
+                bytes += renderer.question(question, view: view, csrf: "token", rejected: nil).utf8.count
+            }
+        }
+        let perPage = elapsed / rounds
+        print("kiosk page render: \(perPage) per page (\(bytes / rounds) bytes), \(rounds) rounds, debug build")
+        #expect(bytes > rounds * 1000)
+    }
+}

@@ -1,0 +1,187 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Kiosk
+import KioskTesting
+import Logging
+import Synchronization
+
+/// A page as a browser got it.
+struct Page {
+    var status: HTTPResponse.Status
+    var headers: HTTPFields
+    var body: String
+    /// The paths of the redirects followed to reach it.
+    var redirects: [String] = []
+
+    /// The value of the hidden field `name` in the form with id `formID` (or the first form).
+    func hidden(_ name: String, in formID: String = "answer-form") -> String? {
+        var scope = body[...]
+        if let start = body.range(of: "id=\"\(formID)\"") {
+            scope = body[start.lowerBound...]
+            if let end = scope.range(of: "</form>") { scope = scope[..<end.lowerBound] }
+        }
+        let pattern = "<input type=\"hidden\" name=\"\(name)\" value=\""
+        guard let start = scope.range(of: pattern) else { return nil }
+        let rest = scope[start.upperBound...]
+        guard let end = rest.firstIndex(of: "\"") else { return nil }
+        return Page.unescape(String(rest[..<end]))
+    }
+
+    /// The question page's form name.
+    var question: String? { hidden("question") }
+    var position: Int? { hidden("position").flatMap { Int($0) } }
+    var csrf: String? { hidden("csrf", in: "answer-form") ?? hidden("csrf", in: "reset-form") }
+
+    func contains(_ text: String) -> Bool { body.contains(text) }
+
+    /// The number of times `text` occurs.
+    func count(_ text: String) -> Int { body.components(separatedBy: text).count - 1 }
+
+    /// The text of the element with id `answer-error`, if shown.
+    var error: String? {
+        guard let start = body.range(of: "id=\"answer-error\" class=\"error\" role=\"alert\">") else { return nil }
+        let rest = body[start.upperBound...]
+        guard let end = rest.range(of: "</p>") else { return nil }
+        return Page.unescape(String(rest[..<end.lowerBound]))
+    }
+
+    static func unescape(_ text: String) -> String {
+        text.replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&#39;", with: "'")
+            .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
+            .replacingOccurrences(of: "&amp;", with: "&")
+    }
+}
+
+/// One browser talking to the kiosk: it keeps its cookie and follows redirects, as a browser does.
+final class TestBrowser {
+    let client: any TestClientProtocol
+    var cookie: String?
+    /// Every `Set-Cookie` value received, in order.
+    var setCookies: [String] = []
+    private(set) var page: Page
+
+    init(_ client: any TestClientProtocol) {
+        self.client = client
+        page = Page(status: .ok, headers: [:], body: "")
+    }
+
+    /// GETs `path`, following redirects.
+    @discardableResult
+    func open(_ path: String) async throws -> Page {
+        try await follow(try await send(path, method: .get))
+    }
+
+    /// POSTs `fields` to `path` (form-encoded), following the redirect.
+    @discardableResult
+    func post(_ path: String, _ fields: [(String, String)], contentType: String = "application/x-www-form-urlencoded") async throws -> Page {
+        let body = fields.map { "\(Self.encode($0.0))=\(Self.encode($0.1))" }.joined(separator: "&")
+        return try await follow(try await send(path, method: .post, body: body, contentType: contentType))
+    }
+
+    /// POSTs a raw body without following anything.
+    func postRaw(_ path: String, body: String, contentType: String? = "application/x-www-form-urlencoded") async throws -> TestResponse {
+        try await send(path, method: .post, body: body, contentType: contentType)
+    }
+
+    /// Answers the question on the page with `values` (and the free text of "Other").
+    @discardableResult
+    func answer(_ values: [String], extra: String? = nil) async throws -> Page {
+        let current = page
+        var fields = [("csrf", current.csrf ?? ""), ("question", current.question ?? ""), ("position", String(current.position ?? 0))]
+        fields += values.map { ("value", $0) }
+        if let extra { fields.append(("extra", extra)) }
+        return try await post("/answer", fields)
+    }
+
+    @discardableResult
+    func answer(_ value: String) async throws -> Page { try await answer([value]) }
+
+    @discardableResult
+    func skip() async throws -> Page {
+        try await post("/skip", [("csrf", page.csrf ?? ""), ("question", page.question ?? ""), ("position", String(page.position ?? 0))])
+    }
+
+    @discardableResult
+    func back() async throws -> Page {
+        try await post("/back", [("csrf", page.csrf ?? ""), ("question", page.question ?? ""), ("position", String(page.position ?? 0))])
+    }
+
+    /// Opens the welcome screen and starts a session in `language`.
+    @discardableResult
+    func start(_ language: KioskLanguage = .en) async throws -> Page {
+        let welcome = try await open("/?lang=\(language.rawValue)")
+        return try await post("/start", [("csrf", welcome.hidden("csrf", in: "start-form") ?? ""), ("lang", language.rawValue)])
+    }
+
+    func send(_ path: String, method: HTTPRequest.Method, body: String? = nil, contentType: String? = nil) async throws -> TestResponse {
+        var headers: HTTPFields = [:]
+        if let cookie { headers[.cookie] = "\(KioskApplication.cookieName)=\(cookie)" }
+        if let contentType, body != nil { headers[.contentType] = contentType }
+        let response = try await client.execute(uri: path, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) })
+        for value in response.headers[values: .setCookie] {
+            setCookies.append(value)
+            if let pair = value.split(separator: ";").first, pair.hasPrefix("\(KioskApplication.cookieName)=") {
+                cookie = String(pair.dropFirst(KioskApplication.cookieName.count + 1))
+            }
+        }
+        return response
+    }
+
+    private func follow(_ first: TestResponse) async throws -> Page {
+        var response = first
+        var redirects: [String] = []
+        while response.status == .seeOther, let location = response.headers[.location], redirects.count < 5 {
+            redirects.append(location)
+            response = try await send(location, method: .get)
+        }
+        page = Page(status: response.status, headers: response.headers, body: String(buffer: response.body), redirects: redirects)
+        return page
+    }
+
+    static func encode(_ text: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+    }
+}
+
+/// A clock the tests move by hand.
+final class ManualClock: Sendable {
+    private let base = ContinuousClock.now
+    private let offset = Mutex(Duration.zero)
+
+    func now() -> ContinuousClock.Instant { base + offset.withLock { $0 } }
+    func advance(by duration: Duration) { offset.withLock { $0 += duration } }
+}
+
+/// The kiosk over the project's survey, for one test.
+struct KioskFixture {
+    let backend: SurveyKioskBackend
+    let clock = ManualClock()
+    var settings: KioskSettings
+
+    init(settings: KioskSettings = KioskSettings(titles: [.ko: "음료 설문", .en: "Drinks survey"], defaultLanguage: .ko)) throws {
+        backend = try SurveyKioskBackend(definitions: Self.definitions())
+        self.settings = settings
+    }
+
+    /// Runs `test` against the kiosk's router.
+    func run<Value>(_ test: @Sendable (any TestClientProtocol) async throws -> Value) async throws -> Value {
+        let clock = clock
+        var logger = Logger(label: "kiosk-tests")
+        logger.logLevel = .critical
+        let router = try KioskApplication.router(backend: backend, settings: settings, logger: logger, now: { clock.now() })
+        return try await Application(router: router).test(.router, test)
+    }
+
+    private static let loaded = Mutex<SurveyDefinitions?>(nil)
+
+    /// The survey, loaded once for all tests.
+    static func definitions() throws -> SurveyDefinitions {
+        if let loaded = loaded.withLock({ $0 }) { return loaded }
+        let definitions = try SurveyDefinitions.load()
+        loaded.withLock { $0 = definitions }
+        return definitions
+    }
+}
