@@ -88,7 +88,7 @@ import Testing
         try await stack.startMock()
         let refused = try await stack.startDaemon(socket: stack.dir.path + "/bad.sock", state: stack.dir.path + "/bad", ["--control-read-timeout", "0"])
         #expect(await refused.waitForExit(timeout: .seconds(30)) == 78)
-        #expect(refused.errorOutput.contains("controlReadTimeoutSeconds: must be above 0"), "\(refused.errorOutput)")
+        #expect(refused.errorOutput.contains("flag --control-read-timeout: must be above 0"), "\(refused.errorOutput)")
         try await stack.startDaemon(["--control-read-timeout", "0.5", "--control-idle-timeout", "0.5", "--max-control-connections", "4"])
         let held = try await HeldConnections.open(socket: stack.socket, count: 6, sending: Data("GET /v1/status HTTP/1.1\r\n".utf8))
         defer { held.closeAll() }
