@@ -114,28 +114,9 @@ public final class HeldConnections: @unchecked Sendable {
     }
 
     static func connectAndSend(path: String, bytes: Data, timeout: TimeInterval) throws -> Int32 {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw UnixHTTP.Failure(description: "socket() failed: \(String(cString: strerror(errno)))") }
-        // A blocking connect to a full backlog waits up to SO_SNDTIMEO.
-        var limit = timeval(tv_sec: Int(timeout), tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let pathBytes = Array(path.utf8)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: pathBytes)
-            raw[pathBytes.count] = 0
-        }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard connected == 0 else {
-            let text = String(cString: strerror(errno))
-            Glibc.close(fd)
-            throw UnixHTTP.Failure(description: "connect(\(path)) failed: \(text)")
-        }
+        let fd = try RawSocket.connect(to: .unix(path: path), timeout: timeout)
         // The server may already have closed it (at its connection limit): that is for the test to see.
-        if !bytes.isEmpty { _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } }
+        if !bytes.isEmpty { _ = try? RawSocket.sendAll(fd, bytes) }
         return fd
     }
 }

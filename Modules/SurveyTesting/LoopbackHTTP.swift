@@ -26,36 +26,9 @@ public enum LoopbackHTTP {
     }
 
     static func blockingExchange(port: Int, send request: Data, deadline: TimeInterval) throws -> Data {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw UnixHTTP.Failure(description: "socket() failed") }
+        let fd = try RawSocket.connect(to: .loopback(port: port), timeout: deadline)
         defer { close(fd) }
-        var timeout = timeval(tv_sec: Int(deadline), tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw UnixHTTP.Failure(description: "connect(127.0.0.1:\(port)) failed: \(String(cString: strerror(errno)))") }
-        var sent = 0
-        try request.withUnsafeBytes { buffer in
-            while sent < buffer.count {
-                let n = Glibc.send(fd, buffer.baseAddress! + sent, buffer.count - sent, Int32(MSG_NOSIGNAL))
-                guard n > 0 else { throw UnixHTTP.Failure(description: "send failed: \(String(cString: strerror(errno)))") }
-                sent += n
-            }
-        }
-        var received = Data()
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        let end = Date().addingTimeInterval(deadline)
-        while Date() < end {
-            let n = recv(fd, &chunk, chunk.count, 0)
-            if n <= 0 { break }
-            received.append(contentsOf: chunk[0..<n])
-        }
-        return received
+        try RawSocket.sendAll(fd, request)
+        return RawSocket.receiveAll(fd, deadline: deadline)
     }
 }

@@ -49,45 +49,10 @@ public enum UnixHTTP {
     }
 
     static func blockingExchange(path: String, send: Data, halfClose: Bool, deadline: TimeInterval) throws -> Data {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw Failure(description: "socket() failed") }
+        let fd = try RawSocket.connect(to: .unix(path: path), timeout: deadline)
         defer { close(fd) }
-        var timeout = timeval(tv_sec: Int(deadline), tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let pathBytes = Array(path.utf8)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: pathBytes)
-            raw[pathBytes.count] = 0
-        }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard connected == 0 else { throw Failure(description: "connect(\(path)) failed: \(String(cString: strerror(errno)))") }
-        var sent = 0
-        try send.withUnsafeBytes { buffer in
-            while sent < buffer.count {
-                let n = Glibc.send(fd, buffer.baseAddress! + sent, buffer.count - sent, Int32(MSG_NOSIGNAL))
-                if n <= 0 {
-                    // The server may close early (e.g. a body too large): read what it said.
-                    if errno == EPIPE || errno == ECONNRESET { return }
-                    throw Failure(description: "send failed: \(String(cString: strerror(errno)))")
-                }
-                sent += n
-            }
-        }
-        if halfClose { shutdown(fd, Int32(SHUT_WR)) }
-        var received = Data()
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        let end = Date().addingTimeInterval(deadline)
-        while Date() < end {
-            let n = recv(fd, &chunk, chunk.count, 0)
-            if n <= 0 { break }
-            received.append(contentsOf: chunk[0..<n])
-        }
-        return received
+        if try RawSocket.sendAll(fd, send), halfClose { shutdown(fd, Int32(SHUT_WR)) }
+        return RawSocket.receiveAll(fd, deadline: deadline)
     }
 
     /// Parses an HTTP reply (a chunked body is put together).

@@ -1,0 +1,99 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Foundation
+
+/// Blocking stream sockets for the tests' hand-made clients, which must be able to send exactly
+/// the bytes a test gives (garbage, half a request) and to hold connections open: connecting to
+/// a Unix socket path or to a loopback port, sending everything, reading until the peer closes.
+/// Call these off the test's executor (`UnixHTTP` and `LoopbackHTTP` use a Dispatch thread).
+public enum RawSocket {
+    /// Where to connect.
+    public enum Address: Sendable, CustomStringConvertible {
+        case unix(path: String)
+        case loopback(port: Int)
+
+        public var description: String {
+            switch self {
+            case .unix(let path): path
+            case .loopback(let port): "127.0.0.1:\(port)"
+            }
+        }
+    }
+
+    /// A connected socket with send and receive timeouts of `timeout` seconds (a blocking connect
+    /// to a full backlog waits up to the send timeout).
+    public static func connect(to address: Address, timeout: TimeInterval) throws -> Int32 {
+        let family = if case .unix = address { AF_UNIX } else { AF_INET }
+        let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw UnixHTTP.Failure(description: "socket() failed: \(String(cString: strerror(errno)))") }
+        var limit = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - timeout.rounded(.down)) * 1_000_000))
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        let connected: Int32
+        switch address {
+        case .unix(let path):
+            var sun = sockaddr_un()
+            sun.sun_family = sa_family_t(AF_UNIX)
+            let bytes = Array(path.utf8)
+            guard bytes.count < MemoryLayout.size(ofValue: sun.sun_path) else {
+                Glibc.close(fd)
+                throw UnixHTTP.Failure(description: "socket path \(path) is too long")
+            }
+            withUnsafeMutableBytes(of: &sun.sun_path) { raw in
+                raw.copyBytes(from: bytes)
+                raw[bytes.count] = 0
+            }
+            connected = withUnsafePointer(to: &sun) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+        case .loopback(let port):
+            var sin = sockaddr_in()
+            sin.sin_family = sa_family_t(AF_INET)
+            sin.sin_port = in_port_t(UInt16(port).bigEndian)
+            sin.sin_addr.s_addr = inet_addr("127.0.0.1")
+            connected = withUnsafePointer(to: &sin) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+        }
+        guard connected == 0 else {
+            let text = String(cString: strerror(errno))
+            Glibc.close(fd)
+            throw UnixHTTP.Failure(description: "connect(\(address)) failed: \(text)")
+        }
+        return fd
+    }
+
+    /// Sends all of `data`. Returns false when the peer closed first (`EPIPE`, `ECONNRESET`): a
+    /// server may close early, and what it said before is for the caller to read.
+    @discardableResult
+    public static func sendAll(_ fd: Int32, _ data: Data) throws -> Bool {
+        var sent = 0
+        return try data.withUnsafeBytes { buffer in
+            while sent < buffer.count {
+                let n = send(fd, buffer.baseAddress! + sent, buffer.count - sent, Int32(MSG_NOSIGNAL))
+                if n <= 0 {
+                    if errno == EPIPE || errno == ECONNRESET { return false }
+                    throw UnixHTTP.Failure(description: "send failed: \(String(cString: strerror(errno)))")
+                }
+                sent += n
+            }
+            return true
+        }
+    }
+
+    /// Everything received until the peer closes, the receive timeout passes, or `deadline`.
+    public static func receiveAll(_ fd: Int32, deadline: TimeInterval) -> Data {
+        var received = Data()
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        let end = Date().addingTimeInterval(deadline)
+        while Date() < end {
+            let n = recv(fd, &chunk, chunk.count, 0)
+            if n <= 0 { break }
+            received.append(contentsOf: chunk[0..<n])
+        }
+        return received
+    }
+}
