@@ -15,7 +15,7 @@ public struct LoadedDefinition: Sendable, Hashable {
 /// Where sessions get their questionnaires.
 public protocol DefinitionSource: Sendable {
     /// The questionnaire of a stage: from the server when it is reachable (refreshing the
-    /// cache), else from the cache. Throws a `ControlError` saying what to do when neither works.
+    /// cache), else from the cache. Throws a ``DefinitionSourceError`` saying what to do when neither works.
     func definition(stage: String, language: String, knownAnswerNames: Set<String>) async throws -> LoadedDefinition
     /// A cached questionnaire by content hash, to rebuild sessions on start; nil when not cached.
     func cachedDefinition(hash: String, stage: String, knownAnswerNames: Set<String>) async throws -> LoadedDefinition?
