@@ -218,7 +218,7 @@ public struct ServerDefinitionSource: DefinitionSource {
         }
     }
 
-    /// The decoded questionnaire of `cached`, or `definition_invalid`.
+    /// The decoded questionnaire of `cached`, or an `invalid` ``DefinitionSourceError``.
     func decode(_ cached: CachedDefinition, stage: String, knownAnswerNames: Set<String>) throws(DefinitionSourceError) -> LoadedDefinition {
         do {
             return try decodeChecked(cached, stage: stage, knownAnswerNames: knownAnswerNames)
