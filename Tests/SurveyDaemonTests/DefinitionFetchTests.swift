@@ -146,8 +146,9 @@ struct AlwaysReachable: ConnectivityProbe {
         do {
             _ = try await source.definition(stage: "2", language: "en")
             Issue.record("a stage never cached started while the server timed out")
-        } catch let error as ControlError {
-            #expect(error.status == 503 && error.code == "definition_unavailable")
+        } catch let error as DefinitionSourceError {
+            let reply = ControlError(SessionError(error))
+            #expect(error.code == .unavailable && reply.status == 503 && reply.code == "definition_unavailable")
             #expect(error.message == "stage 2 (en) is not cached and the survey server did not send it within its read timeout (30 s); check the server, then start again")
         }
         dir.remove()
@@ -177,8 +178,9 @@ struct AlwaysReachable: ConnectivityProbe {
         do {
             _ = try await source.definition(stage: "1", language: "ko")
             Issue.record("a questionnaire with errors was used")
-        } catch let error as ControlError {
-            #expect(error.status == 503 && error.code == "definition_invalid")
+        } catch let error as DefinitionSourceError {
+            let reply = ControlError(SessionError(error))
+            #expect(error.code == .invalid && reply.status == 503 && reply.code == "definition_invalid")
             #expect(error.message.contains("no earlier good copy is cached"))
         }
         #expect(await source.problems().map { "\($0.stage).\($0.language)" } == ["1.ko", "common.en"])

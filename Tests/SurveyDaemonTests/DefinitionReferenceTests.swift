@@ -92,11 +92,12 @@ import Testing
     @Test func aStageWhoseReferenceTheSessionLacksIsRefusedWithItsLocation() async throws {
         let source = source()
         let m = manager(source)
-        do throws(ControlError) {
+        do throws(SessionError) {
             _ = try await m.start(StartSessionRequest(typeId: "confirm"))
             Issue.record("a stage naming an answer the session lacks was started")
         } catch {
-            #expect(error.status == 503 && error.code == "definition_invalid")
+            let reply = ControlError(error)
+            #expect(error.code == .definitionInvalid && reply.status == 503 && reply.code == "definition_invalid")
             #expect(error.message.contains(Self.missingEmail), "\(error.message)")
         }
         #expect(journal.events.withLock { $0.isEmpty }, "nothing journaled for the refused start")

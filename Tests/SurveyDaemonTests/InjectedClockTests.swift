@@ -39,11 +39,11 @@ import Testing
         ) { _, _ in }
         try await running([worker]) {
             // The failed attempt waits out its hour asleep on the manual clock.
-            #expect(await eventually { await worker.snapshot.nextRetryAt != nil && clock.sleepers == 1 })
+            #expect(await eventually { await worker.snapshot.nextRetryAt != nil && clock.sleeping == 1 })
             #expect(await worker.snapshot.nextRetryAt == date.addingTimeInterval(3600))
             #expect(uploader.attempts.withLock { $0.count } == 1)
             clock.advance(by: .seconds(3599))
-            #expect(clock.sleepers == 1, "one second of the backoff is left")
+            #expect(clock.sleeping == 1, "one second of the backoff is left")
             #expect(queue.states() == [.pending])
             clock.advance(by: .seconds(1))
             #expect(await eventually { queue.states() == [.delivered(response: nil)] })
@@ -74,7 +74,7 @@ import Testing
         let clock = ManualClock()
         let watcher = ConnectivityWatcher(monitor: ConnectivityMonitor(probe: probe, reuse: .zero), worker: worker, queue: storage, interval: .seconds(2), clock: clock)
         try await running([worker, watcher]) {
-            #expect(await eventually { await worker.snapshot.lastOutcomeOffline && clock.sleepers == 1 })
+            #expect(await eventually { await worker.snapshot.lastOutcomeOffline && clock.sleeping == 1 })
             uploader.offline.withLock { $0 = false }
             clock.advance(by: .seconds(1))
             #expect(probe.calls.withLock { $0 } == 0, "half an interval: no probe")
@@ -101,7 +101,7 @@ import Testing
         let clock = ManualClock()
         let housekeeping = Housekeeping(sessions: sessions, queue: storage, cache: cache, interval: .seconds(30), clock: clock, logger: Logger(label: "test"))
         try await running([housekeeping]) {
-            #expect(await eventually { clock.sleepers == 1 })
+            #expect(await eventually { clock.sleeping == 1 })
             #expect(await sessions.openSessions().count == 1, "the clock has not moved")
             clock.advance(by: .seconds(30))
             #expect(await eventually { await sessions.openSessions().isEmpty })

@@ -48,11 +48,11 @@ import Testing
         #expect(await queue.journalHealth().map(\.state) == ["ok", "ok"])
 
         full.on.withLock { $0 = true }
-        do throws(ControlError) {
+        do throws(SessionError) {
             _ = try await manager.answer(AnswerRequest(values: ["kim.cs@gmail.com"]))
             Issue.record("an answer was acknowledged while the journal cannot write")
         } catch {
-            #expect(error.status == 503 && error.code == "journal_unavailable")
+            #expect(error.code == .journalUnavailable && ControlError(error).status == 503 && ControlError(error).code == "journal_unavailable")
             #expect(error.message.contains("ENOSPC"), "\(error.message)")
         }
         let health = await queue.journalHealth()

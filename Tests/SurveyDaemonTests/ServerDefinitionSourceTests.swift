@@ -20,8 +20,9 @@ import Testing
             do {
                 _ = try await source.definition(stage: "nope", language: "en")
                 Issue.record("an unknown stage was loaded")
-            } catch let error as ControlError {
-                #expect(error.status == 404 && error.code == "no_such_stage")
+            } catch let error as DefinitionSourceError {
+                let reply = ControlError(SessionError(error))
+                #expect(error.code == .noSuchStage && reply.status == 404 && reply.code == "no_such_stage")
                 #expect(error.message.contains("nope") && error.message.contains("--type"))
             }
 
@@ -32,8 +33,9 @@ import Testing
             do {
                 _ = try await source.definition(stage: "2", language: "ko")
                 Issue.record("a stage never fetched was loaded while offline")
-            } catch let error as ControlError {
-                #expect(error.status == 503 && error.code == "definition_unavailable")
+            } catch let error as DefinitionSourceError {
+                let reply = ControlError(SessionError(error))
+                #expect(error.code == .unavailable && reply.status == 503 && reply.code == "definition_unavailable")
                 #expect(error.message.contains("connect surveyd to the server once"))
             }
         }

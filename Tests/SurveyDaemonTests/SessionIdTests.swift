@@ -22,17 +22,17 @@ extension SessionManagerTests {
         let started = try await m.start(StartSessionRequest())
         #expect(try await m.view(id: started.id).id == started.id)
         for id in Self.malformed(started.id) {
-            do throws(ControlError) {
+            do throws(SessionError) {
                 _ = try await m.view(id: id)
                 Issue.record("\(id.debugDescription) read as session \(started.id)")
             } catch {
-                #expect(error.status == 404 && error.code == "no_such_session", "\(id.debugDescription): \(error)")
+                #expect(error.code == .noSuchSession && ControlError(error).status == 404 && ControlError(error).code == "no_such_session", "\(id.debugDescription): \(error)")
             }
-            do throws(ControlError) {
+            do throws(SessionError) {
                 _ = try await m.answer(AnswerRequest(session: id, values: ["Kim"]))
                 Issue.record("\(id.debugDescription) answered session \(started.id)")
             } catch {
-                #expect(error.status == 404 && error.code == "no_such_session", "\(id.debugDescription): \(error)")
+                #expect(error.code == .noSuchSession && ControlError(error).status == 404 && ControlError(error).code == "no_such_session", "\(id.debugDescription): \(error)")
             }
         }
         #expect(try await m.view(id: started.id).current == 1, "nothing was answered")
@@ -69,7 +69,7 @@ struct ManagerBackend: ControlBackend {
     func startSession(_ request: StartSessionRequest) async throws -> SessionView { try await manager.start(request) }
     func answer(_ request: AnswerRequest) async throws -> AnswerReply { try await manager.answer(request) }
     func session(id: String) async throws -> SessionView { try await manager.view(id: id) }
-    func openSessions() async throws -> [SessionView] { await manager.openSessions() }
+    func openSessions() async throws -> [SessionView] { await manager.openSessions().map { $0.view() } }
     func status() async throws -> StatusView { throw ControlError.unavailable("not_here", "status is not part of this test") }
     func flush(_ request: FlushRequest) async throws -> FlushReply { throw ControlError.unavailable("not_here", "flush is not part of this test") }
     func deadLetters() async throws -> [DeadLetterView] { [] }

@@ -48,14 +48,15 @@ extension SessionManagerTests {
             AnswerRequest(values: ["Kim"], question: "name", position: 1),  // an older answer
             AnswerRequest(values: ["lee@gmail.com"], position: 2),  // the old place alone, another value
         ] {
-            do throws(ControlError) {
+            do throws(SessionError) {
                 _ = try await m.answer(stale)
                 Issue.record("\(stale) was taken")
             } catch {
-                #expect(error.status == 409 && error.code == "question_changed", "\(error)")
-                #expect(error.session?.id == started.id)
-                #expect(error.session?.question?.name == "emailConfirm")
-                #expect(error.message.contains("now asks \"emailConfirm\" (question 3 of 5"), "\(error.message)")
+                let reply = ControlError(error)
+                #expect(error.code == .questionChanged && reply.status == 409 && reply.code == "question_changed", "\(error)")
+                #expect(reply.session?.id == started.id)
+                #expect(reply.session?.question?.name == "emailConfirm")
+                #expect(reply.message.contains("now asks \"emailConfirm\" (question 3 of 5"), "\(reply.message)")
             }
         }
         #expect(journal.events.withLock { $0 } == before, "nothing was recorded")
@@ -98,16 +99,21 @@ extension SessionManagerTests {
         #expect(try await m.answer(underage).session.outcome == "no_target")
         let repeated = try await m.answer(underage)
         #expect(repeated.repeated == true && repeated.session.outcome == "no_target")
-        do throws(ControlError) {
+        do throws(SessionError) {
             _ = try await m.answer(AnswerRequest(session: id, values: ["30"], question: "age", position: 4))
             Issue.record("another age was taken by a closed session")
         } catch {
-            #expect(error.code == "question_changed" && error.session?.outcome == "no_target")
-            #expect(error.message.contains("it is closed (no_target)"))
+            let reply = ControlError(error)
+            #expect(reply.code == "question_changed" && reply.session?.outcome == "no_target")
+            #expect(reply.message.contains("it is closed (no_target)"))
         }
         // Without a question, a closed session says so as before.
-        await #expect(throws: ControlError.conflict("not_asking", "the session is closed (no_target); start a new session with `surveyctl start`")) {
-            try await m.answer(AnswerRequest(session: id, values: ["30"]))
+        do throws(SessionError) {
+            _ = try await m.answer(AnswerRequest(session: id, values: ["30"]))
+            Issue.record("a closed session took an answer")
+        } catch {
+            #expect(error.code == .notAsking)
+            #expect(ControlError(error) == ControlError.conflict("not_asking", "the session is closed (no_target); start a new session with `surveyctl start`"))
         }
     }
 
@@ -132,7 +138,7 @@ extension SessionManagerTests {
         #expect(try await first.answer(tap).repeated == true)
         let second = manager()
         try await second.restore()
-        await #expect(throws: ControlError.self) { try await second.answer(tap) }
+        await #expect(throws: SessionError.self) { try await second.answer(tap) }
         #expect(journaledAnswers() == ["name"])
     }
 
@@ -140,11 +146,11 @@ extension SessionManagerTests {
         let m = manager()
         _ = try await m.start(StartSessionRequest())
         for position in [0, -1, Int.min] {
-            do throws(ControlError) {
+            do throws(SessionError) {
                 _ = try await m.answer(AnswerRequest(values: ["Kim"], question: "name", position: position))
                 Issue.record("position \(position) was taken")
             } catch {
-                #expect(error.status == 400 && error.code == "bad_position")
+                #expect(error.code == .badPosition && ControlError(error).status == 400 && ControlError(error).code == "bad_position")
             }
         }
         #expect(journaledAnswers().isEmpty)

@@ -34,7 +34,7 @@ struct FixtureDefinitions: DefinitionSource {
     let offline: Bool
 
     func definition(stage: String, language: String) async throws -> LoadedDefinition {
-        if offline { throw ControlError.unavailable("definition_unavailable", "offline and no cached questionnaire") }
+        if offline { throw DefinitionSourceError(.unavailable, "offline and no cached questionnaire") }
         return try load(stage: stage, language: language)
     }
 
@@ -88,12 +88,16 @@ final class TestClock: Sendable {
     let queue = RecordingQueue()
     let clock = TestClock()
 
-    func manager(deliveryWait: Duration = .milliseconds(50), offline: Bool = false) -> SessionManager {
+    /// - Parameter waitClock: measures the delivery wait.
+    func manager(
+        deliveryWait: Duration = .milliseconds(50), idleTimeout: Duration = .seconds(600), offline: Bool = false,
+        waitClock: some Clock<Duration> = ContinuousClock()
+    ) -> SessionManager {
         let clock = clock
         return SessionManager(
             journal: journal, definitions: FixtureDefinitions(offline: offline), queue: queue,
-            settings: .init(defaultLanguage: "en", idleTimeout: .seconds(600), deliveryWait: deliveryWait),
-            now: { clock.now() }, logger: Logger(label: "test")
+            settings: .init(defaultLanguage: "en", idleTimeout: idleTimeout, deliveryWait: deliveryWait),
+            clock: waitClock, now: { clock.now() }, logger: Logger(label: "test")
         )
     }
 
@@ -195,11 +199,11 @@ final class TestClock: Sendable {
         let m = manager()
         _ = try await m.start(StartSessionRequest())
         journal.failing.withLock { $0 = true }
-        do throws(ControlError) {
+        do throws(SessionError) {
             _ = try await m.answer(AnswerRequest(values: ["Kim"]))
             Issue.record("accepted while the journal fails")
         } catch {
-            #expect(error.code == "journal_unavailable")
+            #expect(error.code == .journalUnavailable && ControlError(error).code == "journal_unavailable")
             #expect(error.message.contains("was not accepted"))
         }
         journal.failing.withLock { $0 = false }
@@ -262,11 +266,11 @@ final class TestClock: Sendable {
         let m = manager()
         let a = try await m.start(StartSessionRequest())
         let b = try await m.start(StartSessionRequest(lang: "ko"))
-        do throws(ControlError) {
+        do throws(SessionError) {
             _ = try await m.answer(AnswerRequest(values: ["Kim"]))
             Issue.record("answered without an id")
         } catch {
-            #expect(error.code == "several_sessions")
+            #expect(error.code == .severalOpen && ControlError(error).code == "several_sessions")
             #expect(error.message.contains(a.id) && error.message.contains(b.id))
             #expect(error.message.hasSuffix("name one with --session ID"))
         }
@@ -275,12 +279,13 @@ final class TestClock: Sendable {
 
     @Test func noDefinitionSaysWhatToDo() async throws {
         let m = manager(offline: true)
-        do throws(ControlError) {
+        do throws(SessionError) {
             _ = try await m.start(StartSessionRequest())
             Issue.record("started offline without a definition")
         } catch {
-            #expect(error.status == 503)
-            #expect(error.code == "definition_unavailable")
+            #expect(error.code == .definitionUnavailable)
+            #expect(ControlError(error).status == 503)
+            #expect(ControlError(error).code == "definition_unavailable")
         }
     }
 
@@ -289,11 +294,11 @@ final class TestClock: Sendable {
         _ = try await m.start(StartSessionRequest())
         for words in [["Kim"], ["kim.cs@gmail.com"], ["kim.cs@gmail.com"], ["30"]] { _ = try await m.answer(AnswerRequest(values: words)) }
         queue.failing.withLock { $0 = true }
-        do throws(ControlError) {
+        do throws(SessionError) {
             _ = try await m.answer(AnswerRequest(values: ["5"]))
             Issue.record("the stage was reported queued while the queue fails")
         } catch {
-            #expect(error.code == "queue_failed" && error.status == 503)
+            #expect(error.code == .queueFailed && ControlError(error).code == "queue_failed" && ControlError(error).status == 503)
         }
         #expect(await m.settleCompletedStages() == 0, "still failing: nothing queued")
         #expect(queue.submissions.withLock { $0.isEmpty })
@@ -334,7 +339,7 @@ final class TestClock: Sendable {
         let result = try await m.compactJournal(retention: .seconds(86_400))
         #expect(result.retired == 1 && result.kept == 2)
         #expect(journal.events.withLock { $0.allSatisfy { $0.session != UUID(uuidString: b.id) } }, "B's events are gone from the journal")
-        await #expect(throws: ControlError.self) { try await m.view(id: b.id) }
+        await #expect(throws: SessionError.self) { try await m.view(id: b.id) }
         #expect(try await m.view(id: c.id).question?.name == "email")
 
         // A restart from the compacted journal rebuilds the same sessions.
@@ -379,6 +384,6 @@ final class TestClock: Sendable {
             #expect(live.question?.name == "age")
             #expect(try await restarted.view(id: id) == live)
         }
-        await #expect(throws: ControlError.self) { try await restarted.view(id: finished.id) }
+        await #expect(throws: SessionError.self) { try await restarted.view(id: finished.id) }
     }
 }

@@ -121,7 +121,7 @@ import Testing
             journal: memory, definitions: FixtureDefinitions(offline: false), queue: queue,
             settings: .init(defaultLanguage: "en", idleTimeout: .seconds(600), deliveryWait: .seconds(5)), logger: logger)
         try await m.restore()
-        await #expect(throws: ControlError.self) { try await m.view(id: id) }
+        await #expect(throws: SessionError.self) { try await m.view(id: id) }
         let problems = await m.restoreProblems
         #expect(problems.contains { $0.contains("cannot be continued now") && $0.contains("tries again at its next start") }, "\(problems)")
         // Nothing was thrown away: the next start, with a journal that writes, settles it.

@@ -179,7 +179,8 @@ extension ControlServer {
     }
 }
 
-/// Turns every error into a JSON error reply, so clients always get `{"error": {...}}`.
+/// Turns every error into a JSON error reply, so clients always get `{"error": {...}}`; a
+/// session error gets the status and code its case maps to (`ControlError+SessionError.swift`).
 struct ControlErrorMiddleware: RouterMiddleware {
     typealias Context = ControlRequestContext
 
@@ -188,6 +189,8 @@ struct ControlErrorMiddleware: RouterMiddleware {
             return try await next(request, context)
         } catch let error as ControlError {
             return Self.reply(error)
+        } catch let error as SessionError {
+            return Self.reply(ControlError(error))
         } catch let error as HTTPError {
             if error.status == .notFound {
                 return Self.reply(ControlError.notFound("no_such_endpoint", "\(request.method) \(request.uri.path) is not an endpoint of the control API; see doc/control-api.md"))

@@ -76,7 +76,7 @@ public struct DaemonBackend: ControlBackend {
     }
 
     public func openSessions() async throws -> [SessionView] {
-        await sessions.openSessions()
+        await sessions.openSessions().map { $0.view() }
     }
 
     public func status() async throws -> StatusView {
@@ -97,7 +97,7 @@ public struct DaemonBackend: ControlBackend {
                 nextRetryAt: snapshot.nextRetryAt?.iso8601Seconds
             ),
             journalProblems: problems,
-            sessions: await sessions.openSessions(),
+            sessions: await sessions.openSessions().map { $0.view() },
             followUps: await sessions.recentFollowUps(limit: StatusView.followUpLimit),
             definitionProblems: await sessions.definitions.problems().map {
                 StatusView.DefinitionProblem(stage: $0.stage, lang: $0.language, error: $0.error, since: $0.since.iso8601Seconds)

@@ -97,7 +97,7 @@ public struct ServerDefinitionSource: DefinitionSource {
             outcome = other
         case .gaveUp:
             guard let cached else {
-                throw ControlError.unavailable("definition_unavailable", "surveyd is stopping; the questionnaire of stage \(stage) (\(language)) was not fetched")
+                throw DefinitionSourceError(.unavailable, "surveyd is stopping; the questionnaire of stage \(stage) (\(language)) was not fetched")
             }
             logger.notice("the survey server is slow: using the cached questionnaire while the fetch goes on", metadata: ["stage": "\(stage)", "lang": "\(language)", "hash": "\(cached.hash)"])
             return try decode(cached, stage: stage)
@@ -105,9 +105,9 @@ public struct ServerDefinitionSource: DefinitionSource {
         if case .failed(let error) = outcome, !(error.isTransient || error.code == .offline) {
             if error.code == .rejectedRequest {
                 // A 404 (or a name that cannot be a stage): the stage does not exist; asking again will not help.
-                throw ControlError.notFound("no_such_stage", "the survey server has no questionnaire for stage \(stage) (\(language)): \(error.message); check the --type given to surveyctl start")
+                throw DefinitionSourceError(.noSuchStage, "the survey server has no questionnaire for stage \(stage) (\(language)): \(error.message); check the --type given to surveyctl start")
             }
-            throw ControlError.unavailable("definition_unavailable", "the survey server refused the questionnaire of stage \(stage) (\(language)): \(error.message)")
+            throw DefinitionSourceError(.unavailable, "the survey server refused the questionnaire of stage \(stage) (\(language)): \(error.message)")
         }
         guard let cached else { throw Self.unavailable(outcome, stage: stage, language: language, readTimeout: await client.configuration.readTimeout) }
         logger.notice("using the cached questionnaire", metadata: ["stage": "\(stage)", "lang": "\(language)", "hash": "\(cached.hash)", "reason": "\(Self.reason(outcome))"])
@@ -195,18 +195,18 @@ public struct ServerDefinitionSource: DefinitionSource {
     }
 
     /// The error of a request with no cached copy whose fetch did not give a good questionnaire.
-    static func unavailable(_ outcome: FetchOutcome, stage: String, language: String, readTimeout: Duration) -> ControlError {
+    static func unavailable(_ outcome: FetchOutcome, stage: String, language: String, readTimeout: Duration) -> DefinitionSourceError {
         switch outcome {
         case .invalid(let description):
-            return ControlError.unavailable("definition_invalid", "the questionnaire of stage \(stage) (\(language)) has errors: \(description); fix the survey definition on the server (no earlier good copy is cached)")
+            return DefinitionSourceError(.invalid, "the questionnaire of stage \(stage) (\(language)) has errors: \(description); fix the survey definition on the server (no earlier good copy is cached)")
         case .notStored(let description):
-            return ControlError.unavailable("definition_unavailable", "the questionnaire of stage \(stage) (\(language)) could not be cached (\(description)); check the state directory's free space and permissions, then start again")
+            return DefinitionSourceError(.unavailable, "the questionnaire of stage \(stage) (\(language)) could not be cached (\(description)); check the state directory's free space and permissions, then start again")
         case .failed(let error) where error.code == .timeout:
-            return ControlError.unavailable("definition_unavailable", "stage \(stage) (\(language)) is not cached and the survey server did not send it within its read timeout (\(readTimeout.components.seconds) s); check the server, then start again")
+            return DefinitionSourceError(.unavailable, "stage \(stage) (\(language)) is not cached and the survey server did not send it within its read timeout (\(readTimeout.components.seconds) s); check the server, then start again")
         case .failed(let error):
-            return ControlError.unavailable("definition_unavailable", "stage \(stage) (\(language)) is not cached and the survey server cannot be reached (\(error.code.rawValue)); connect surveyd to the server once so that it can cache the questionnaire, then start again")
+            return DefinitionSourceError(.unavailable, "stage \(stage) (\(language)) is not cached and the survey server cannot be reached (\(error.code.rawValue)); connect surveyd to the server once so that it can cache the questionnaire, then start again")
         case .fetched:
-            return ControlError(status: 500, code: "internal", "a fetched questionnaire was taken for a failure")
+            return DefinitionSourceError(.unavailable, "the questionnaire of stage \(stage) (\(language)) was fetched but taken for a failure; start again")
         }
     }
 
@@ -219,12 +219,12 @@ public struct ServerDefinitionSource: DefinitionSource {
         }
     }
 
-    /// The decoded questionnaire of `cached`, or `definition_invalid`.
-    func decode(_ cached: CachedDefinition, stage: String) throws(ControlError) -> LoadedDefinition {
+    /// The decoded questionnaire of `cached`, or an `invalid` ``DefinitionSourceError``.
+    func decode(_ cached: CachedDefinition, stage: String) throws(DefinitionSourceError) -> LoadedDefinition {
         do {
             return try decodeChecked(cached, stage: stage)
         } catch {
-            throw ControlError.definitionInvalid(stage: stage, error)
+            throw DefinitionSourceError(.invalid, DefinitionSourceError.invalidMessage(stage: stage, error))
         }
     }
 

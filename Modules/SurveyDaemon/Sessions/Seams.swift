@@ -21,7 +21,7 @@ public struct LoadedDefinition: Sendable, Hashable {
 /// session's answers when the stage starts.
 public protocol DefinitionSource: Sendable {
     /// The questionnaire of a stage: from the server when it is reachable (refreshing the
-    /// cache), else from the cache. Throws a `ControlError` saying what to do when neither works.
+    /// cache), else from the cache. Throws a ``DefinitionSourceError`` saying what to do when neither works.
     func definition(stage: String, language: String) async throws -> LoadedDefinition
     /// A cached questionnaire by content hash, to rebuild sessions on start; nil when not cached.
     func cachedDefinition(hash: String, stage: String) async throws -> LoadedDefinition?

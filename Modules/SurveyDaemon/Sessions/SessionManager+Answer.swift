@@ -1,10 +1,48 @@
-import ControlAPI
 import Foundation
+
+/// An answer (or a skip) a respondent sends for the current question of a session.
+public struct SessionAnswer: Sendable, Hashable {
+    /// The session's id; nil for the only open session.
+    public var session: String?
+    /// The words typed.
+    public var values: [String]
+    public var skip: Bool
+    /// The name of the question answered, when the front end names it.
+    public var question: String?
+    /// The position of the question answered in its stage, from 1, when the front end names it.
+    public var position: Int?
+
+    public init(session: String? = nil, values: [String] = [], skip: Bool = false, question: String? = nil, position: Int? = nil) {
+        self.session = session
+        self.values = values
+        self.skip = skip
+        self.question = question
+        self.position = position
+    }
+}
+
+/// What an answer came to, with the session as it stands after it.
+public struct AnswerResult: Sendable, Hashable {
+    /// Whether the answer was accepted (or, ``repeated``, had been).
+    public var accepted: Bool
+    /// Why it was not accepted: the message to show before asking again.
+    public var message: String?
+    /// The exact answer the session accepted last, sent again: nothing was recorded.
+    public var repeated: Bool
+    public var session: Session
+
+    public init(accepted: Bool, message: String? = nil, repeated: Bool = false, session: Session) {
+        self.accepted = accepted
+        self.message = message
+        self.repeated = repeated
+        self.session = session
+    }
+}
 
 /// An answer a session accepted, as the client sent it, with the question it answered.
 struct AcceptedAnswer: Sendable, Hashable {
     var question: String
-    /// The question's position in its stage, from 1 (``SessionView/current``).
+    /// The question's position in its stage, from 1.
     var position: Int
     var values: [String]
     var skip: Bool
@@ -13,69 +51,72 @@ struct AcceptedAnswer: Sendable, Hashable {
 extension SessionManager {
     /// Answers (or skips) the current question of a session.
     ///
-    /// When the request names the question it answers (`question`, `position`) and the session
+    /// When the answer names the question it answers (`question`, `position`) and the session
     /// has moved on, nothing is recorded: the exact answer the session accepted last, sent again,
-    /// gets the session as it stands now (`repeated`); anything else is `409 question_changed`
-    /// carrying the session. A request that names no question answers whatever is asked.
-    public func answer(_ request: AnswerRequest) async throws(ControlError) -> AnswerReply {
-        if let position = request.position, position < 1 {
-            throw ControlError.badRequest("bad_position", "position must be the question's number in its stage, from 1 (the session's `current`), not \(position)")
+    /// gets the session as it stands now (``AnswerResult/repeated``); anything else is
+    /// ``SessionError/Code/questionChanged`` carrying the session. An answer that names no
+    /// question answers whatever is asked.
+    public func answer(_ answer: SessionAnswer) async throws(SessionError) -> AnswerResult {
+        if let position = answer.position, position < 1 {
+            throw SessionError(.badPosition, "position must be the question's number in its stage, from 1 (the session's `current`), not \(position)")
         }
-        let id = try resolve(request.session)
-        await lock(id)
-        defer { unlock(id) }
-        guard var session = sessions[id] else { throw noSuchSession(id.text(uppercase: false)) }
+        let id = try resolve(answer.session)
+        return try await withSession(id) { session throws(SessionError) in
+            try await self.answer(answer, on: &session)
+        }
+    }
+
+    /// Decides the answer on `session`, records what it changes and, when it completes the
+    /// stage, queues the stage and waits briefly for its delivery.
+    func answer(_ answer: SessionAnswer, on session: inout Session) async throws(SessionError) -> AnswerResult {
         if case .asking = session.state, isIdle(session) {
             try await close(&session, .abandoned)
-            throw ControlError.conflict("session_closed", "session \(id.text(uppercase: false)) was idle too long and is closed as abandoned; start a new one with `surveyctl start`")
+            throw SessionError(.sessionClosed, "session \(session.id.text(uppercase: false)) was idle too long and is closed as abandoned; start a new one with `surveyctl start`")
         }
-        if request.question != nil || request.position != nil, !asks(session, request) {
-            if let last = lastAnswers[id], Self.repeats(request, last) {
-                return AnswerReply(accepted: true, message: nil, repeated: true, session: session.view())
+        if answer.question != nil || answer.position != nil, !asks(session, answer) {
+            if let last = lastAnswers[session.id], Self.repeats(answer, last) {
+                return AnswerResult(accepted: true, repeated: true, session: session)
             }
-            throw questionChanged(session, request)
+            throw questionChanged(session, answer)
         }
         let time = now()
-        let asked = session.currentForm.map { AcceptedAnswer(question: $0.name, position: session.position + 1, values: request.values, skip: request.skip) }
-        let decision = request.skip ? session.skip(at: time) : session.answer(request.values, at: time)
+        let asked = session.currentForm.map { AcceptedAnswer(question: $0.name, position: session.position + 1, values: answer.values, skip: answer.skip) }
+        let decision = answer.skip ? session.skip(at: time) : session.answer(answer.values, at: time)
         switch decision {
         case .notAsking(let why):
-            throw ControlError.conflict("not_asking", "\(why); start a new session with `surveyctl start`")
+            throw SessionError(.notAsking, "\(why); start a new session with `surveyctl start`")
         case .rejected(_, let message):
             session.touch(time)
-            sessions[id] = session
-            return AnswerReply(accepted: false, message: message, session: session.view())
+            return AnswerResult(accepted: false, message: message, session: session)
         case .accepted(let events):
-            try await persist(events)
-            for event in events { try apply(event, to: &session) }
-            sessions[id] = session
-            if let asked { remember(asked, for: id) }
+            try await record(events, on: &session)
+            if let asked { remember(asked, for: session.id) }
             if case .awaitingDelivery(let key) = session.state {
                 try await completeStage(&session, key: key)
             } else if case .closed(let outcome) = session.state {
-                logger.info("session closed", metadata: ["session": "\(id)", "outcome": "\(outcome.rawValue)"])
+                logger.info("session closed", metadata: ["session": "\(session.id)", "outcome": "\(outcome.rawValue)"])
             }
-            return AnswerReply(accepted: true, message: nil, session: (sessions[id] ?? session).view())
+            return AnswerResult(accepted: true, session: session)
         }
     }
 
-    /// Whether the session asks the question the request names (each part it names).
-    func asks(_ session: Session, _ request: AnswerRequest) -> Bool {
+    /// Whether the session asks the question the answer names (each part it names).
+    func asks(_ session: Session, _ answer: SessionAnswer) -> Bool {
         guard let form = session.currentForm else { return false }
-        return (request.question.map { $0 == form.name } ?? true) && (request.position.map { $0 == session.position + 1 } ?? true)
+        return (answer.question.map { $0 == form.name } ?? true) && (answer.position.map { $0 == session.position + 1 } ?? true)
     }
 
-    /// Whether the request is the accepted answer `last` sent again: the same question (each
-    /// part it names) and the same words or skip.
-    static func repeats(_ request: AnswerRequest, _ last: AcceptedAnswer) -> Bool {
-        (request.question.map { $0 == last.question } ?? true) && (request.position.map { $0 == last.position } ?? true)
-            && request.values == last.values && request.skip == last.skip
+    /// Whether `answer` is the accepted answer `last` sent again: the same question (each part
+    /// it names) and the same words or skip.
+    static func repeats(_ answer: SessionAnswer, _ last: AcceptedAnswer) -> Bool {
+        (answer.question.map { $0 == last.question } ?? true) && (answer.position.map { $0 == last.position } ?? true)
+            && answer.values == last.values && answer.skip == last.skip
     }
 
-    func questionChanged(_ session: Session, _ request: AnswerRequest) -> ControlError {
+    func questionChanged(_ session: Session, _ answer: SessionAnswer) -> SessionError {
         var named: [String] = []
-        if let question = request.question { named.append("\"\(question)\"") }
-        if let position = request.position { named.append("at position \(position)") }
+        if let question = answer.question { named.append("\"\(question)\"") }
+        if let position = answer.position { named.append("at position \(position)") }
         let now: String
         if let form = session.currentForm {
             now = "it now asks \"\(form.name)\" (question \(session.position + 1) of \(session.questionnaire.forms.count) of stage \(session.stage)); show that question and answer it"
@@ -84,10 +125,10 @@ extension SessionManager {
         } else {
             now = "its stage \(session.stage) is complete and being delivered"
         }
-        return ControlError(
-            status: 409, code: "question_changed",
+        return SessionError(
+            .questionChanged,
             "session \(session.id.text(uppercase: false)) no longer asks the question \(named.joined(separator: " ")), and this is not the answer it accepted last, so nothing was recorded: \(now)",
-            session: session.view())
+            session: session)
     }
 
     /// Keeps `answer` as the session's last accepted one. Entries of sessions no longer in

@@ -1,4 +1,3 @@
-import ControlAPI
 import Entities
 
 /// The questionnaires sessions start stages with. A definition source decodes each questionnaire
@@ -6,16 +5,16 @@ import Entities
 /// name (`sameAS "$name"`, screening), is checked here when a stage starts or is restored.
 extension SessionManager {
     /// The questionnaire of a stage a session starts, its answers so far named `earlierAnswers`.
-    /// - Throws: `definition_invalid` when its rules name an answer the session does not have
+    /// - Throws: `definitionInvalid` when its rules name an answer the session does not have
     ///   (located as in the definition); the source's error when it cannot be loaded.
-    func loadDefinition(stage: String, language: String, earlierAnswers: Set<String>) async throws(ControlError) -> LoadedDefinition {
+    func loadDefinition(stage: String, language: String, earlierAnswers: Set<String>) async throws(SessionError) -> LoadedDefinition {
         let definition: LoadedDefinition
         do {
             definition = try await definitions.definition(stage: stage, language: language)
-        } catch let error as ControlError {
-            throw error
+        } catch let error as DefinitionSourceError {
+            throw SessionError(error)
         } catch {
-            throw ControlError.unavailable("definition_unavailable", "the questionnaire of stage \(stage) (\(language)) cannot be loaded: \(error)")
+            throw SessionError(.definitionUnavailable, "the questionnaire of stage \(stage) (\(language)) cannot be loaded: \(error)")
         }
         try Self.checkReferences(of: definition, stage: stage, answerNames: earlierAnswers)
         return definition
@@ -29,19 +28,11 @@ extension SessionManager {
         return definition
     }
 
-    static func checkReferences(of definition: LoadedDefinition, stage: String, answerNames: Set<String>) throws(ControlError) {
+    static func checkReferences(of definition: LoadedDefinition, stage: String, answerNames: Set<String>) throws(SessionError) {
         do {
             try definition.questionnaire.checkReferences(against: answerNames)
         } catch {
-            throw ControlError.definitionInvalid(stage: stage, error)
+            throw SessionError(.definitionInvalid, DefinitionSourceError.invalidMessage(stage: stage, error))
         }
-    }
-}
-
-extension ControlError {
-    /// `503 definition_invalid`: the questionnaire of `stage` has errors, or names answers of
-    /// earlier stages the session does not have.
-    static func definitionInvalid(stage: String, _ errors: DefinitionErrors) -> ControlError {
-        .unavailable("definition_invalid", "the questionnaire of stage \(stage) has errors: \(errors); fix the survey definition on the server")
     }
 }

@@ -63,7 +63,7 @@ extension SessionManager {
             try await journal.compact(keeping: kept)
             for id in settled.sorted(by: { $0.uuidString < $1.uuidString }) {
                 let left = (history[id]?.count ?? 0) - (rewritten[id]?.count ?? 0)
-                let place = sessions[id].map { "stage \($0.stage), question \($0.view().current)" } ?? "where it was"
+                let place = sessions[id].map { "stage \($0.stage), question \($0.progress.current)" } ?? "where it was"
                 restoreProblems.append("session \(id): goes on from \(place); the \(left) event\(left == 1 ? "" : "s") journaled after the one that could not be replayed \(left == 1 ? "was" : "were") left out, and the recovered state was written to the journal, so later answers build on it (the damaged bytes are kept beside the segments)")
             }
             history = rewritten

@@ -1,0 +1,55 @@
+import Entities
+import Foundation
+
+/// The calls a front end makes to start and look at sessions (answers: `SessionManager+Answer.swift`).
+extension SessionManager {
+    /// Starts a session at the first question of `stage` in `language`.
+    ///
+    /// - Parameters:
+    ///   - stage: the stage to start; nil for `common`.
+    ///   - language: nil for ``Settings/defaultLanguage``.
+    public func start(stage: String?, language: String?) async throws(SessionError) -> Session {
+        let stage = stage ?? "common"
+        let language = language ?? settings.defaultLanguage
+        guard Language(rawValue: language) != nil else {
+            throw SessionError(.badLanguage, "lang must be \(Language.choices), not \"\(language)\"")
+        }
+        let definition = try await loadDefinition(stage: stage, language: language, earlierAnswers: [])
+        let id = UUID()
+        let time = now()
+        let event = SessionEvent.stageStarted(session: id, stage: stage, language: language, definitionHash: definition.hash, at: time)
+        try await persist([event])
+        let session = Session(id: id, stage: stage, language: language, definitionHash: definition.hash, questionnaire: definition.questionnaire, startedAt: time)
+        sessions[id] = session
+        logger.info("session started", metadata: ["session": "\(id)", "stage": "\(stage)", "lang": "\(language)"])
+        return session
+    }
+
+    /// The session with `id` (its canonical text, in either case), open or closed.
+    public func session(id: String) throws(SessionError) -> Session {
+        guard let uuid = UUID(canonicalText: id), let session = sessions[uuid] else { throw .noSuchSession(id) }
+        return session
+    }
+
+    /// Open sessions, oldest activity first.
+    public func openSessions() -> [Session] {
+        sessions.values.filter(\.isOpen).sorted { $0.lastActivity < $1.lastActivity }
+    }
+
+    /// Closed sessions that ended `queued` and whose upload was later delivered with a follow-up
+    /// stage, most recently closed first, at most `limit`: the respondent left before the server
+    /// named the stage, so the operator is shown it.
+    ///
+    /// The daemon keeps every session of its journal in memory, so this covers the sessions since
+    /// the journal's last compaction.
+    public func queuedSessionsWithFollowUps(limit: Int) -> [Session] {
+        Array(
+            sessions.values
+                .filter { session in
+                    guard case .closed(.queued) = session.state else { return false }
+                    return session.followUp != nil
+                }
+                .sorted { ($0.lastActivity, $0.id.uuidString) > ($1.lastActivity, $1.id.uuidString) }
+                .prefix(max(0, limit)))
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+
+/// What the daemon's housekeeping service asks of sessions: closing idle ones, settling completed
+/// stages, compacting the journal.
+extension SessionManager {
+    /// Closes sessions idle longer than the timeout as `abandoned`. Returns how many.
+    @discardableResult
+    public func closeIdleSessions() async -> Int {
+        var closed = 0
+        let candidates = sessions.filter { id, session in
+            if case .asking = session.state { return isIdle(session) && !locks.isHeld(id) }
+            return false
+        }.keys
+        for id in candidates {
+            do {
+                let closedNow = try await withSession(id) { session throws(SessionError) -> Bool in
+                    guard session.isOpen, isIdle(session) else { return false }
+                    try await close(&session, .abandoned)
+                    return true
+                }
+                if closedNow { closed += 1 }
+            } catch {
+                logger.error("cannot close an idle session", metadata: ["session": "\(id)", "error": "\(error)"])
+            }
+        }
+        return closed
+    }
+
+    /// Makes sure every completed stage that no request is waiting on is queued: queues it again
+    /// when the queue does not know it (queueing failed, or a crash came first), and moves the
+    /// session on when its delivery was settled meanwhile. A session that still fails is logged
+    /// and left for the next call (housekeeping calls this periodically). Returns how many
+    /// stages it queued.
+    @discardableResult
+    public func settleCompletedStages() async -> Int {
+        var queued = 0
+        for (id, session) in sessions where !locks.isHeld(id) {
+            guard case .awaitingDelivery(let key) = session.state else { continue }
+            let queuedNow = try? await withSession(id) { current -> Bool in
+                guard case .awaitingDelivery(key) = current.state else { return false }
+                return await settleStage(&current, key: key)
+            }
+            if queuedNow == true { queued += 1 }
+        }
+        return queued
+    }
+
+    /// Queues the completed stage of `session` under `key` when the queue does not know it, or
+    /// moves the session on when its delivery is settled. Returns whether it queued the stage;
+    /// logs a failure, which the next round tries again.
+    func settleStage(_ session: inout Session, key: UUID) async -> Bool {
+        do {
+            let state = try await queue.state(of: key)
+            if state == nil {
+                try await queue.enqueue(submission(of: session, key: key))
+                logger.info("completed stage queued", metadata: ["session": "\(session.id)", "stage": "\(session.stage)"])
+                return true
+            } else if let state, state != .pending {
+                try await proceed(&session, after: state)
+            }
+        } catch {
+            logger.error("a completed stage cannot be queued yet; it is tried again later", metadata: ["session": "\(session.id)", "stage": "\(session.stage)", "error": "\(error)"])
+        }
+        return false
+    }
+
+    /// The definition hashes that sessions in the journal were started with: a restart needs
+    /// each of them from the cache to rebuild its session.
+    public func definitionHashesInUse() -> Set<String> {
+        var hashes = Set<String>()
+        for events in history.values {
+            for case .stageStarted(_, _, _, let hash, _) in events { hashes.insert(hash) }
+        }
+        return hashes
+    }
+
+    /// What a journal compaction did.
+    public struct JournalCompaction: Sendable, Hashable {
+        /// Sessions dropped from memory and from the journal.
+        public var retired: Int
+        /// Sessions written again into the snapshot.
+        public var kept: Int
+    }
+
+    /// Retires sessions closed more than `retention` ago (those that ended `queued` only once
+    /// their upload is no longer pending) and rewrites the session journal as one snapshot of the
+    /// rest, removing the old segments. Answers wait while it runs. Does nothing when no session
+    /// can be retired.
+    @discardableResult
+    public func compactJournal(retention: Duration) async throws -> JournalCompaction {
+        await journalGate.enterExclusive()
+        defer { journalGate.leaveExclusive() }
+        let cutoff = now().addingTimeInterval(-retention.timeInterval)
+        var retired: Set<UUID> = []
+        for (id, session) in sessions where !locks.isHeld(id) {
+            guard case .closed(let outcome) = session.state, session.lastActivity < cutoff else { continue }
+            if outcome == .queued, let key = session.lastCompletedKey, try await queue.state(of: key) == .pending { continue }
+            retired.insert(id)
+        }
+        guard !retired.isEmpty else { return JournalCompaction(retired: 0, kept: history.count) }
+        // Oldest first, so that a replay rebuilds sessions in the order they began.
+        let kept = history.filter { !retired.contains($0.key) }.values.sorted { ($0.first?.time ?? .distantPast) < ($1.first?.time ?? .distantPast) }
+        try await journal.compact(keeping: kept)
+        for id in retired {
+            sessions[id] = nil
+            history[id] = nil
+        }
+        logger.info("session journal compacted", metadata: ["retired": "\(retired.count)", "kept": "\(kept.count)"])
+        return JournalCompaction(retired: retired.count, kept: kept.count)
+    }
+}
