@@ -5,6 +5,8 @@
 // Layout in its directory:
 //   by-hash/<hash>.json     the response bytes, written atomically (temporary file, fsync, rename, directory fsync)
 //   current/<typeID>.<lang> the hash of the newest definition for that pair, written the same way
+//
+// Every system call goes through `FileIO` and the `JournalFileOperations` seam, as the journal's.
 
 #if canImport(Glibc)
 import Glibc
@@ -27,6 +29,7 @@ public struct CachedDefinition: Sendable, Hashable {
 /// file operations are short and synchronous, so call it off event-loop threads.
 public struct DefinitionCache: Sendable {
     public let directory: String
+    private let io: FileIO
     /// Serialises `store` and `prune`, so that a prune never removes a definition whose pointer
     /// is about to name it. Shared by copies of this value.
     private let writing = WriteGate()
@@ -37,11 +40,13 @@ public struct DefinitionCache: Sendable {
 
     /// Opens (creating if needed) the cache in `directory`: its directories are 0700 (each new
     /// one made durable by an fsync of its parent) and its files 0600, whoever loosened them.
-    public init(directory: String) throws {
+    /// `operations` are the system calls it makes (tests inject failures there).
+    public init(directory: String, operations: JournalFileOperations = JournalFileOperations()) throws {
         self.directory = directory
+        io = FileIO(operations)
         for path in [directory, directory + "/by-hash", directory + "/current"] {
-            try PrivateDirectory.create(path)
-            if path != directory { Journal.tightenModes(path) }
+            try PrivateDirectory.create(path, operations: operations)
+            if path != directory { try Journal.tightenModes(path, io: io) }
         }
     }
 
@@ -71,13 +76,13 @@ public struct DefinitionCache: Sendable {
         let name = try Self.pairName(typeID: typeID, language: language)
         let hash = Self.hash(bytes)
         let path = directory + "/by-hash/" + hash + ".json"
-        if (try? Self.readFile(path)) != bytes {
-            try Self.writeAtomically(bytes, to: path, directory: directory + "/by-hash")
+        if (try? readFile(path)) != bytes {
+            try writeAtomically(bytes, to: path, directory: directory + "/by-hash")
         }
         // Usually the server sends what is cached already: then nothing is written or fsync'd.
         let pointer = directory + "/current/" + name
-        if (try? Self.readFile(pointer)) != Array(hash.utf8) {
-            try Self.writeAtomically(Array(hash.utf8), to: pointer, directory: directory + "/current")
+        if (try? readFile(pointer)) != Array(hash.utf8) {
+            try writeAtomically(Array(hash.utf8), to: pointer, directory: directory + "/current")
         }
         return hash
     }
@@ -85,7 +90,7 @@ public struct DefinitionCache: Sendable {
     /// The newest definition stored for (typeID, language); nil when there is none.
     public func current(typeID: String, language: String) throws -> CachedDefinition? {
         let name = try Self.pairName(typeID: typeID, language: language)
-        guard let pointer = try? Self.readFile(directory + "/current/" + name) else { return nil }
+        guard let pointer = try? readFile(directory + "/current/" + name) else { return nil }
         return try definition(hash: String(decoding: pointer, as: UTF8.self))
     }
 
@@ -93,7 +98,7 @@ public struct DefinitionCache: Sendable {
     /// longer match their hash.
     public func definition(hash: String) throws -> CachedDefinition? {
         guard !hash.isEmpty, hash.allSatisfy(\.isHexDigit) else { return nil }
-        guard let bytes = try? Self.readFile(directory + "/by-hash/" + hash + ".json") else { return nil }
+        guard let bytes = try? readFile(directory + "/by-hash/" + hash + ".json") else { return nil }
         guard Self.hash(bytes) == hash else {
             throw StorageError(code: .undecodableRecord, message: "The cached definition \(hash) in \(directory) is damaged (its content does not match its hash); delete it and connect once to fetch it again.")
         }
@@ -109,15 +114,25 @@ public struct DefinitionCache: Sendable {
 
     private func pruneLocked(keeping pinned: Set<String>) throws -> [String] {
         var keep = pinned
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory + "/current")) ?? [] where !name.contains(".tmp") {
-            if let pointer = try? Self.readFile(directory + "/current/" + name) { keep.insert(String(decoding: pointer, as: UTF8.self)) }
+        // A pointer that cannot be listed or read would keep nothing: then nothing is removed.
+        for name in try list(directory + "/current") where !name.contains(".tmp") {
+            let pointer = try readFile(directory + "/current/" + name)
+            keep.insert(String(decoding: pointer, as: UTF8.self))
         }
         var removed: [String] = []
-        for file in (try? FileManager.default.contentsOfDirectory(atPath: directory + "/by-hash")) ?? [] where file.hasSuffix(".json") {
+        var failure: (any Error)?
+        for file in try list(directory + "/by-hash") where file.hasSuffix(".json") {
             let hash = String(file.dropLast(5))
-            if !keep.contains(hash), unlink(directory + "/by-hash/" + file) == 0 { removed.append(hash) }
+            guard !keep.contains(hash) else { continue }
+            do {
+                if try io.unlinkIfPresent(directory + "/by-hash/" + file) { removed.append(hash) }
+            } catch {
+                failure = failure ?? StorageError(code: .ioFailed, message: "Cannot remove the unused definition \(directory)/by-hash/\(file); check permissions.", cause: error as? SystemCallError)
+            }
         }
-        if !removed.isEmpty { try Journal.fsyncDirectory(directory + "/by-hash") }
+        // What was removed is made durable even when another removal failed.
+        if !removed.isEmpty { try io.fsyncDirectory(directory + "/by-hash") }
+        if let failure { throw failure }
         return removed.sorted()
     }
 
@@ -129,46 +144,37 @@ public struct DefinitionCache: Sendable {
         return typeID + "." + language
     }
 
-    /// Reads a file of the cache, setting it to 0600 first.
-    static func readFile(_ path: String) throws -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            throw StorageError(code: .notFound, message: "Cannot read \(path).", cause: SystemCallError(call: "open", errno: errno))
-        }
-        defer { close(fd) }
-        fchmod(fd, 0o600)
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 << 10)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 { throw StorageError(code: .ioFailed, message: "Cannot read \(path); check the disk.", cause: SystemCallError(call: "read", errno: errno)) }
-            if n == 0 { return bytes }
-            bytes.append(contentsOf: chunk[..<n])
+    private func list(_ path: String) throws -> [String] {
+        do {
+            return try io.list(path)
+        } catch {
+            throw StorageError(code: .ioFailed, message: "Cannot list \(path); check its permissions.", cause: error as? SystemCallError)
         }
     }
 
-    /// Writes a temporary file, fsyncs it, renames it over `path` and fsyncs the directory.
+    /// Reads a file of the cache, setting it to 0600 first.
+    func readFile(_ path: String) throws -> [UInt8] {
+        do {
+            return try io.readAll(path, mode: 0o600)
+        } catch let error as SystemCallError where error.call == "open" {
+            throw StorageError(code: .notFound, message: "Cannot read \(path).", cause: error)
+        } catch {
+            throw StorageError(code: .ioFailed, message: "Cannot read \(path); check the disk and its owner.", cause: error as? SystemCallError)
+        }
+    }
+
     /// Numbers temporary files, so that concurrent writers of one file never share one.
     private static let temporaryCounter = Atomic<Int>(0)
 
-    static func writeAtomically(_ bytes: [UInt8], to path: String, directory: String) throws {
-        let temporary = path + ".tmp-\(getpid())-\(temporaryCounter.add(1, ordering: .relaxed).newValue)"
-        let fd = try Journal.createFile(temporary, flags: O_WRONLY | O_CREAT | O_TRUNC)
-        var written = 0
-        while written < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { break }
-            written += n
+    /// Writes a temporary file, fsyncs it, renames it over `path` and fsyncs the directory.
+    func writeAtomically(_ bytes: [UInt8], to path: String, directory: String) throws {
+        let temporary = path + ".tmp-\(getpid())-\(Self.temporaryCounter.add(1, ordering: .relaxed).newValue)"
+        do {
+            try io.replaceFile(bytes, at: path, temporary: temporary, directory: directory)
+        } catch let error as StorageError {
+            throw error
+        } catch {
+            throw StorageError(code: .ioFailed, message: "Cannot write \(path); check free space and permissions.", cause: error as? SystemCallError)
         }
-        let synced = fsync(fd)
-        Glibc.close(fd)
-        guard written == bytes.count, synced == 0, rename(temporary, path) == 0 else {
-            let code = errno
-            unlink(temporary)
-            throw StorageError(code: .ioFailed, message: "Cannot write \(path); check free space and permissions.", cause: SystemCallError(call: "write", errno: code))
-        }
-        try Journal.fsyncDirectory(directory)
     }
 }

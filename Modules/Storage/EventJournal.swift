@@ -58,7 +58,7 @@ public struct EventJournal<Event: Codable & Sendable>: Sendable {
     @discardableResult
     public func compact(keeping live: [Event]) async throws -> Int {
         let bytes = try JSONEncoder().encode(live)
-        let location = try await journal.appendLocated(type: Self.snapshotType, payload: [UInt8](bytes), mayExceedCap: true, startsSegment: true, alwaysDurable: true)
+        let location = try await journal.appendLocated(type: Self.snapshotType, payload: [UInt8](bytes), kind: .snapshot)
         let older = try journal.segments().map(\.name).filter { $0 < location.segment }
         try journal.removeSegments(older)
         return older.count

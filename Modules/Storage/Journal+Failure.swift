@@ -99,24 +99,21 @@ extension Journal {
     /// acknowledged records since then again, fsyncs, and checks the size and the last record.
     func restoreActiveSegment() throws {
         if segmentFD >= 0 {
-            Glibc.close(segmentFD)
+            io.close(segmentFD)
             segmentFD = -1
         }
-        let ops = options.fileOperations
         var removed = false
-        for name in try Journal.segmentNames(directory) where name > segmentName && Journal.fileSize(directory + "/" + name) == 0 {
-            if unlink(directory + "/" + name) == 0 { removed = true }
+        for name in try Journal.segmentNames(directory, io: io) where name > segmentName && io.size(at: directory + "/" + name) == 0 {
+            if try io.unlinkIfPresent(directory + "/" + name) { removed = true }
         }
-        if removed { try Journal.fsyncDirectory(directory, operations: ops) }
+        if removed { try io.fsyncDirectory(directory) }
         let path = directory + "/" + segmentName
-        let fd = ops.open(path, O_WRONLY | O_APPEND | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw SystemCallError(call: "open", errno: errno) }
+        let fd = try io.open(path, O_WRONLY | O_APPEND, mode: 0o600)
         var restored = false
-        defer { if !restored { Glibc.close(fd) } }
-        fchmod(fd, 0o600)
-        if ops.ftruncate(fd, syncedBytes) != 0 { throw SystemCallError(call: "ftruncate", errno: errno) }
-        try writeAll(fd, unsynced)
-        if ops.fsync(fd) != 0 { throw SystemCallError(call: "fsync", errno: errno) }
+        defer { if !restored { io.close(fd) } }
+        try io.truncate(fd, to: syncedBytes)
+        try io.writeAll(fd, unsynced)
+        try io.fsync(fd)
         let end = syncedBytes + unsynced.count
         try checkSegment(fd: fd, path: path, end: end)
         restored = true
@@ -132,38 +129,48 @@ extension Journal {
     /// Checks what is on disk after a restore: the segment ends where the acknowledged records
     /// end, and the last of them reads back whole.
     private func checkSegment(fd: Int32, path: String, end: Int) throws {
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { throw SystemCallError(call: "fstat", errno: errno) }
-        guard Int(st.st_size) == end else {
-            throw StorageError(code: .ioFailed, message: "Segment \(path) holds \(st.st_size) bytes after it was cut back to \(end); the segment changed underneath the journal.")
+        let size = try io.size(of: fd)
+        guard size == end else {
+            throw StorageError(code: .ioFailed, message: "Segment \(path) holds \(size) bytes after it was cut back to \(end); the segment changed underneath the journal.")
         }
         guard let last = lastAcknowledged else { return }
-        let reader = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-        guard reader >= 0 else { throw SystemCallError(call: "open", errno: errno) }
-        defer { Glibc.close(reader) }
-        _ = try Journal.readFrame(fd: reader, path: path, at: JournalLocation(sequence: last.sequence, segment: segmentName, offset: last.offset), maxPayload: options.maxPayloadSize)
+        let reader = try io.open(path, O_RDONLY)
+        defer { io.close(reader) }
+        // Only whether it reads back whole (CRC and sequence number checked) matters here.
+        _ = try readFrame(fd: reader, path: path, at: JournalLocation(sequence: last.sequence, segment: segmentName, offset: last.offset))
     }
 
-    /// Writes a page to a scratch file (`probe`) in the directory and fdatasyncs it: whether the
-    /// journal could write durably now. The file is removed again.
+    /// Writes a page to a scratch file (`probe`) in the directory and fdatasyncs it, removes it
+    /// and fsyncs the directory: whether the journal could write durably now, a new segment
+    /// included.
     private func probeWrite() throws {
         let path = directory + "/probe"
-        let ops = options.fileOperations
-        let fd = ops.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw SystemCallError(call: "open", errno: errno) }
-        defer {
-            Glibc.close(fd)
-            unlink(path)
+        let fd = try io.open(path, O_WRONLY | O_CREAT | O_TRUNC, mode: 0o600)
+        do {
+            try io.writeAll(fd, [UInt8](repeating: 0, count: 4096))
+            try io.fdatasync(fd)
+        } catch {
+            io.close(fd)
+            // Best effort: the write's error is the one reported; a probe left behind is
+            // truncated by the next one and removed by the first that succeeds.
+            _ = try? io.unlinkIfPresent(path)
+            throw error
         }
-        fchmod(fd, 0o600)
-        try writeAll(fd, [UInt8](repeating: 0, count: 4096))
-        if ops.fdatasync(fd) != 0 { throw SystemCallError(call: "fdatasync", errno: errno) }
+        io.close(fd)
+        try io.unlinkIfPresent(path)
+        try io.fsyncDirectory(directory)
     }
 
     /// The system call error inside `error`, if any.
     static func systemCallError(_ error: any Error) -> SystemCallError? {
         if let e = error as? SystemCallError { return e }
         if let e = error as? StorageError, let cause = e.cause { return systemCallError(cause) }
+        return nil
+    }
+
+    static func sendableCause(_ error: any Error) -> (any Error & Sendable)? {
+        if let e = error as? SystemCallError { return e }
+        if let e = error as? StorageError { return e }
         return nil
     }
 }

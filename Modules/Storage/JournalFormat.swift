@@ -1,8 +1,6 @@
-// The journal's value types, settings and record frame (doc/journal-format.md).
+// The record frame: how one record is laid out in a segment file (doc/journal-format.md). The
+// writer encodes with it, recovery and the reader decode with it; nothing else knows the layout.
 
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 
 /// One record read back from the journal.
@@ -10,100 +8,6 @@ public struct JournalRecord: Sendable, Equatable {
     public var sequence: UInt64
     public var type: UInt8
     public var payload: [UInt8]
-}
-
-/// Where a record lies: its sequence number, the segment file and the byte offset of its frame.
-/// `Journal.read(at:)` reads it back, so an owner can keep locations instead of payloads in memory.
-public struct JournalLocation: Sendable, Hashable {
-    public var sequence: UInt64
-    public var segment: String
-    public var offset: Int
-
-    public init(sequence: UInt64, segment: String, offset: Int) {
-        self.sequence = sequence
-        self.segment = segment
-        self.offset = offset
-    }
-}
-
-/// A segment file of the journal.
-public struct JournalSegment: Sendable, Hashable {
-    public var name: String
-    public var bytes: Int
-    /// True for the segment appends go to; it is never removed.
-    public var isActive: Bool
-}
-
-/// A problem met during recovery, for the daemon status to show.
-public struct RecoveryProblem: Sendable, Equatable {
-    public enum Kind: String, Sendable { case tornTail, corruptSegment }
-    public var kind: Kind
-    public var segment: String
-    public var offset: Int
-    /// Where the cut bytes or the corrupt segment copy were kept.
-    public var keptAt: String
-}
-
-/// The file system calls the journal makes while it runs (writing, syncing, cutting back a failed
-/// write, reopening, probing, creating segments and directories): the seam through which tests
-/// inject failures (ENOSPC on write, EIO on fsync, short writes) and clear them again. Each
-/// returns what the system call returns and leaves the error in `errno`.
-public struct JournalFileOperations: Sendable {
-    public var write: @Sendable (Int32, UnsafeRawBufferPointer) -> Int
-    public var fdatasync: @Sendable (Int32) -> Int32
-    public var fsync: @Sendable (Int32) -> Int32
-    public var ftruncate: @Sendable (Int32, Int) -> Int32
-    /// `open(path, flags, mode)`.
-    public var open: @Sendable (String, Int32, mode_t) -> Int32
-
-    public init(
-        write: @escaping @Sendable (Int32, UnsafeRawBufferPointer) -> Int = { fd, buf in Glibc.write(fd, buf.baseAddress, buf.count) },
-        fdatasync: @escaping @Sendable (Int32) -> Int32 = { Glibc.fdatasync($0) },
-        fsync: @escaping @Sendable (Int32) -> Int32 = { Glibc.fsync($0) },
-        ftruncate: @escaping @Sendable (Int32, Int) -> Int32 = { Glibc.ftruncate($0, off_t($1)) },
-        open: @escaping @Sendable (String, Int32, mode_t) -> Int32 = { Glibc.open($0, $1, $2) }
-    ) {
-        self.write = write
-        self.fdatasync = fdatasync
-        self.fsync = fsync
-        self.ftruncate = ftruncate
-        self.open = open
-    }
-}
-
-/// When an append is acknowledged.
-public enum JournalDurability: Sendable, Hashable {
-    /// An append returns only after the `fdatasync` covering it returned (the default).
-    case strict
-    /// An append returns once its bytes are written to the kernel; the writer issues `fdatasync`
-    /// at most `syncInterval` later. A crash of the process loses nothing, but a power loss or a
-    /// kernel crash can lose what was acknowledged in the last `syncInterval`.
-    case relaxed(syncInterval: Duration)
-}
-
-/// Journal settings.
-public struct JournalOptions: Sendable {
-    /// A segment is closed and a new one started once it reaches this size.
-    public var segmentSize: Int = 64 << 20
-    /// Largest payload; a frame claiming more is treated as corruption.
-    public var maxPayloadSize: Int = 16 << 20
-    /// When appends are acknowledged; `.strict` unless a caller opts out.
-    public var durability: JournalDurability = .strict
-    /// The most bytes the segment files may hold together; nil for no cap. An append that would
-    /// go over it fails with `StorageError` `.journalFull` and writes nothing; appends succeed
-    /// again once segments are removed. Appends made with `mayExceedCap` (the records that let
-    /// space be reclaimed: markers that settle records, a compaction's carried copies) go through.
-    /// With a cap, segments are started at a quarter of it when that is below `segmentSize`, so
-    /// that settled segments can be removed (the active one never is).
-    public var diskCap: Int?
-    /// In strict mode, the longest a record appended with `deferSync` waits for its fdatasync
-    /// (any other append's fdatasync covers it sooner). Relaxed mode uses its own interval.
-    public var deferredSyncInterval: Duration = .milliseconds(200)
-    /// After a failed write or sync, how often the writer tries on its own whether writes
-    /// succeed again (each append tries too); until one does, appends fail.
-    public var retryInterval: Duration = .seconds(1)
-    public var fileOperations = JournalFileOperations()
-    public init() {}
 }
 
 /// Frame layout constants.

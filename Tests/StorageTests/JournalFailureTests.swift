@@ -143,7 +143,7 @@ private func payloadsOnDisk(_ dir: TemporaryDirectory) throws -> [[UInt8]] {
         let journal = try Journal(directory: dir.path, options: o, logger: logger)
         _ = try await journal.append(type: 1, payload: payload(1))
         // Acknowledged before its fdatasync: the failed sync below covers it.
-        let deferred = try await journal.appendLocated(type: 1, payload: payload(2), deferSync: true)
+        let deferred = try await journal.appendLocated(type: 1, payload: payload(2), kind: .deferredMarker)
         let segment = try journal.segments().last!.name
         let opensBefore = faults.opened.withLock { $0.filter { $0.hasSuffix(segment) }.count }
         faults.fdatasync.withLock { $0 = EIO }
@@ -173,7 +173,7 @@ private func payloadsOnDisk(_ dir: TemporaryDirectory) throws -> [[UInt8]] {
         for i in 1...3 { _ = try await journal.append(type: 1, payload: payload(i)) }
         faults.fdatasync.withLock { $0 = EIO }
         // A record that waits for its sync: the sync fails, the record is refused.
-        await #expect(throws: StorageError.self) { try await journal.appendLocated(type: 1, payload: payload(99), alwaysDurable: true) }
+        await #expect(throws: StorageError.self) { try await journal.appendLocated(type: 1, payload: payload(99), kind: .carriedCopy) }
         #expect(journal.currentFailure?.errnoName == "EIO")
         // The probe fails while syncs fail; the journal keeps refusing.
         try await Task.sleep(for: .milliseconds(100))

@@ -245,7 +245,7 @@ func corruptionInTheMiddleIsReportedAndLaterRecordsKept(kind: String) async thro
     defer { journal.close() }
     _ = try await journal.append(type: 1, payload: [UInt8](repeating: 1, count: 200))
     await #expect(throws: StorageError.self) { _ = try await journal.append(type: 1, payload: [UInt8](repeating: 2, count: 200)) }
-    let carried = try await journal.appendLocated(type: 1, payload: [UInt8](repeating: 3, count: 200), mayExceedCap: true)
+    let carried = try await journal.appendLocated(type: 1, payload: [UInt8](repeating: 3, count: 200), kind: .marker)
     #expect(carried.sequence == 2)
     #expect(try journal.read(at: carried).payload == [UInt8](repeating: 3, count: 200))
 }
@@ -328,17 +328,17 @@ private final class SyncCounter: Sendable {
     o.fileOperations = counter.operations
     o.deferredSyncInterval = .seconds(3600)
     let journal = try Journal(directory: dir.path, options: o, logger: logger)
-    for i in 0..<10 { _ = try await journal.append(type: 2, payload: payload(i), deferSync: true) }
+    for i in 0..<10 { _ = try await journal.append(type: 2, payload: payload(i), kind: .deferredMarker) }
     #expect(counter.calls.withLock { $0 } == 0, "deferred records are acknowledged once written")
     // A durable append's fdatasync covers the deferred records before it.
     _ = try await journal.append(type: 1, payload: payload(10))
     #expect(counter.calls.withLock { $0 } == 1)
-    _ = try await journal.append(type: 2, payload: payload(11), deferSync: true)
+    _ = try await journal.append(type: 2, payload: payload(11), kind: .deferredMarker)
     #expect(counter.calls.withLock { $0 } == 1)
-    // alwaysDurable wins over deferSync.
-    _ = try await journal.appendLocated(type: 2, payload: payload(12), alwaysDurable: true, deferSync: true)
+    // A carried copy waits for its own fdatasync.
+    _ = try await journal.appendLocated(type: 2, payload: payload(12), kind: .carriedCopy)
     #expect(counter.calls.withLock { $0 } == 2)
-    _ = try await journal.append(type: 2, payload: payload(13), deferSync: true)
+    _ = try await journal.append(type: 2, payload: payload(13), kind: .deferredMarker)
     journal.close()
     #expect(counter.calls.withLock { $0 } == 3, "close makes the deferred record durable")
     let reopened = try Journal(directory: dir.path, options: options(), logger: logger)
@@ -354,7 +354,7 @@ private final class SyncCounter: Sendable {
     t.deferredSyncInterval = .milliseconds(20)
     let short = try Journal(directory: other.path, options: t, logger: logger)
     defer { short.close() }
-    _ = try await short.append(type: 2, payload: [1], deferSync: true)
+    _ = try await short.append(type: 2, payload: [1], kind: .deferredMarker)
     let deadline = ContinuousClock.now + .seconds(10)
     while timed.calls.withLock({ $0 }) == 0 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
     #expect(timed.calls.withLock { $0 } == 1)

@@ -1,5 +1,6 @@
 import Entities
 import Foundation
+import Storage
 import Logging
 
 /// Runs every respondent session of the daemon.

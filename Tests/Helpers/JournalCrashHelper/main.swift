@@ -1,6 +1,6 @@
 // Crash-test helper: appends records from several concurrent writers to the journal in argv[1],
 // printing "<sequence> <payload hex>" only after each append returned, one unbuffered write per line.
-// Even-numbered writers wait for the fdatasync; odd ones append with `deferSync` (acknowledged once
+// Even-numbered writers wait for the fdatasync; odd ones append `.deferredMarker` records (acknowledged once
 // written), which a kill of the process must not lose either.
 // The test kills it with SIGKILL at a random moment and checks every printed record was recovered.
 #if canImport(Glibc)
@@ -22,7 +22,7 @@ await withTaskGroup(of: Void.self) { group in
             var i = 0
             while true {
                 let payload = Array("w\(w)-\(start)-\(i)-".utf8) + (0..<((i * 7 + w) % 200)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ w) }
-                guard let seq = try? await journal.append(type: UInt8(w), payload: payload, deferSync: w % 2 == 1) else { exit(3) }
+                guard let seq = try? await journal.append(type: UInt8(w), payload: payload, kind: w % 2 == 1 ? .deferredMarker : .record) else { exit(3) }
                 let line = "\(seq) \(payload.map { String(format: "%02x", $0) }.joined())\n"
                 // One write(2) per line, unbuffered: a pipe write under PIPE_BUF bytes is atomic.
                 _ = Array(line.utf8).withUnsafeBytes { write(1, $0.baseAddress, $0.count) }

@@ -1,0 +1,114 @@
+// Recovery on open: every segment is scanned (Journal+Reader.swift); a torn tail is kept aside
+// and cut off, a segment with mid-segment corruption is kept aside as a copy, and the files of the
+// directory are made owner-only again.
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension Journal {
+    /// What opening found in the segments.
+    struct Recovered {
+        /// Every record in sequence order (empty when the owner visits them instead).
+        var records: [JournalRecord] = []
+        var problems: [RecoveryProblem] = []
+        var nextSequence: UInt64 = 1
+        /// Bytes the segments hold after recovery.
+        var bytes = 0
+        /// The last segment, where appends continue; nil when there is none.
+        var lastSegment: String?
+        /// The offset and sequence number of the last record of `lastSegment`.
+        var lastRecord: (offset: Int, sequence: UInt64)?
+    }
+
+    /// Recovers every segment of `directory`, oldest first, handing each record to `visit` with
+    /// its location (or keeping them all when there is no `visit`).
+    static func recoverSegments(directory: String, io: FileIO, maxPayload: Int, visit: ((JournalRecord, JournalLocation) throws -> Void)?) throws -> Recovered {
+        var records: [JournalRecord] = []
+        var problems: [RecoveryProblem] = []
+        var highest: UInt64 = 0
+        var last: (offset: Int, sequence: UInt64)?
+        var bytes = 0
+        let names = try segmentNames(directory, io: io)
+        for name in names {
+            last = nil
+            bytes += try recover(segment: name, directory: directory, io: io, maxPayload: maxPayload, problems: &problems) { record, offset in
+                highest = max(highest, record.sequence)
+                last = (offset, record.sequence)
+                if let visit {
+                    try visit(record, JournalLocation(sequence: record.sequence, segment: name, offset: offset))
+                } else {
+                    records.append(record)
+                }
+            }
+        }
+        records.sort { $0.sequence < $1.sequence }
+        return Recovered(records: records, problems: problems, nextSequence: highest + 1, bytes: bytes, lastSegment: names.last, lastRecord: last)
+    }
+
+    /// Reads one segment, cutting a torn tail or keeping a corrupt segment aside, and hands each
+    /// valid record to `found` with its offset. Returns the segment's size once recovered.
+    static func recover(segment name: String, directory: String, io: FileIO, maxPayload: Int, problems: inout [RecoveryProblem], found: (JournalRecord, Int) throws -> Void) throws -> Int {
+        let path = directory + "/" + name
+        let bytes: [UInt8]
+        do {
+            bytes = try io.readAll(path)
+        } catch {
+            throw StorageError(code: .ioFailed, message: "Cannot read segment \(path); check permissions.", cause: error as? SystemCallError)
+        }
+        let scan = try bytes.withUnsafeBytes { try Journal.scan($0, maxPayload: maxPayload, found: found) }
+        if scan.resynced {
+            let kept = path + ".corrupt"
+            if io.lstat(kept) == nil {
+                try keep(bytes[...], at: kept, of: path, directory: directory, io: io)
+            }
+            problems.append(RecoveryProblem(kind: .corruptSegment, segment: name, offset: 0, keptAt: kept))
+        }
+        if scan.goodEnd < bytes.count {
+            let kept = path + ".torn-\(scan.goodEnd)"
+            // The copy is durable (file and directory entry) before the bytes are cut.
+            try keep(bytes[scan.goodEnd...], at: kept, of: path, directory: directory, io: io)
+            do {
+                let fd = try io.open(path, O_WRONLY)
+                defer { io.close(fd) }
+                try io.truncate(fd, to: scan.goodEnd)
+                try io.fsync(fd)
+            } catch {
+                throw StorageError(code: .ioFailed, message: "Cannot cut the torn tail of \(path); check permissions.", cause: error as? SystemCallError)
+            }
+            problems.append(RecoveryProblem(kind: .tornTail, segment: name, offset: scan.goodEnd, keptAt: kept))
+        }
+        // A torn tail was cut back to goodEnd; otherwise the last good frame ends the file.
+        return scan.goodEnd
+    }
+
+    /// Writes `bytes` of the segment at `path` to `kept` durably (file and directory entry).
+    private static func keep(_ bytes: ArraySlice<UInt8>, at kept: String, of path: String, directory: String, io: FileIO) throws {
+        do {
+            try bytes.withUnsafeBytes { try io.writeFile($0, to: kept) }
+        } catch {
+            throw StorageError(code: .ioFailed, message: "Cannot keep the damaged bytes of \(path) at \(kept); nothing was cut. Free space in \(directory) and open the journal again.", cause: error as? SystemCallError)
+        }
+        try io.fsyncDirectory(directory)
+    }
+
+    /// Sets every regular file in `directory` to 0600: segments, kept copies, the lock and the
+    /// checkpoint, whoever loosened them. Throws when one cannot be set (owned by another user).
+    static func tightenModes(_ directory: String, io: FileIO) throws {
+        let names: [String]
+        do {
+            names = try io.list(directory)
+        } catch {
+            throw StorageError(code: .ioFailed, message: "Cannot list \(directory); check its permissions.", cause: error as? SystemCallError)
+        }
+        for name in names {
+            let path = directory + "/" + name
+            guard let st = io.lstat(path), st.st_mode & S_IFMT == S_IFREG, st.st_mode & 0o7777 != 0o600 else { continue }
+            do {
+                try io.chmod(path, 0o600)
+            } catch {
+                throw StorageError(code: .ioFailed, message: "Cannot make \(path) owner-only (mode 0600); give it to the user the daemon runs as, or remove it.", cause: error as? SystemCallError)
+            }
+        }
+    }
+}

@@ -1,0 +1,162 @@
+// The journal's writer: one dedicated thread takes every pending append, refuses what would go
+// over the disk cap, encodes the rest into one buffer, writes it with one `write` and makes it
+// durable with one `fdatasync` (group commit), or later as the durability mode and the append
+// kinds allow (sync policy). A failure hands over to `Journal+Failure.swift`.
+
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+extension Journal {
+    func writerLoop() {
+        var buffer: [UInt8] = []
+        while true {
+            let failed = state.withLock { $0.failure != nil }
+            var timedOut = false
+            if failed {
+                timedOut = wakeup.wait(timeout: .now() + Journal.dispatchInterval(options.retryInterval)) == .timedOut
+            } else if let since = unsyncedSince {
+                let left = lazySyncInterval - (ContinuousClock.now - since)
+                if left <= .zero || wakeup.wait(timeout: .now() + Journal.dispatchInterval(left)) == .timedOut {
+                    syncWritten()
+                    continue
+                }
+            } else {
+                wakeup.wait()
+            }
+            let (batch, closing) = state.withLock { s -> ([Pending], Bool) in
+                let b = s.pending
+                s.pending = []
+                return (b, s.closing)
+            }
+            // Failed: restore the active segment if needed; with no append to try, probe.
+            if failed && !closing { attemptRecovery(probe: timedOut && batch.isEmpty) }
+            if !batch.isEmpty { commit(batch, buffer: &buffer) }
+            if closing && state.withLock({ $0.pending.isEmpty }) { break }
+        }
+        if unsyncedSince != nil && state.withLock({ $0.failure == nil }) { syncWritten() }
+        writerDone.signal()
+    }
+
+    /// How long written records may wait for their fdatasync: relaxed mode's interval, or in
+    /// strict mode the one for `.deferredMarker` records.
+    private var lazySyncInterval: Duration {
+        if case .relaxed(let interval) = options.durability { return interval }
+        return options.deferredSyncInterval
+    }
+
+    /// Makes what was written so far durable (relaxed mode, deferred records); a failure makes
+    /// the journal fail until it can write again.
+    private func syncWritten() {
+        unsyncedSince = nil
+        guard !needsRestore, segmentFD >= 0 else { return }
+        do {
+            try sync()
+        } catch {
+            fail(error, batch: [])
+        }
+    }
+
+    /// fdatasync of the active segment; on success everything written is durable.
+    private func sync() throws {
+        try io.fdatasync(segmentFD)
+        syncedBytes = segmentBytes
+        unsynced.removeAll(keepingCapacity: true)
+        unsyncedSince = nil
+    }
+
+    private func commit(_ batch: [Pending], buffer: inout [UInt8]) {
+        if needsRestore, let f = state.withLock({ $0.failure?.error }) {
+            for p in batch { p.continuation.resume(throwing: f) }
+            return
+        }
+        // The disk cap: refuse what would go over it, before anything is written.
+        var batch = batch
+        if let cap = options.diskCap {
+            var used = state.withLock { $0.diskBytes }
+            var accepted: [Pending] = []
+            accepted.reserveCapacity(batch.count)
+            for p in batch {
+                let size = Frame.headerSize + p.payload.count
+                if p.kind.mayExceedCap || used + size <= cap {
+                    used += size
+                    accepted.append(p)
+                } else {
+                    p.continuation.resume(throwing: StorageError(
+                        code: .journalFull,
+                        message: "The journal in \(directory) has reached its disk cap of \(cap) bytes (\(used) in use); nothing was written. Space comes back as delivered records are compacted away; deliver what is queued, or raise the cap."))
+                }
+            }
+            batch = accepted
+            if batch.isEmpty { return }
+        }
+        // A record that starts a segment ends the run before it: each run goes to one segment.
+        var start = 0
+        while start < batch.count {
+            var end = start + 1
+            while end < batch.count && !batch[end].kind.startsSegment { end += 1 }
+            do {
+                // The first write after a failure waits for its fdatasync, whatever the mode:
+                // only a successful one shows that the journal writes durably again.
+                let recovering = state.withLock { $0.failure != nil }
+                try writeRun(batch[start..<end], newSegment: batch[start].kind.startsSegment, forceSync: recovering, buffer: &buffer)
+                if recovering { writesAgain() }
+            } catch {
+                fail(error, batch: Array(batch[start...]))
+                return
+            }
+            start = end
+        }
+    }
+
+    /// Writes one run of records to the active segment (after starting a new one when it is full
+    /// or `newSegment` asks for it), makes it durable as the mode says, and resumes the callers.
+    /// When it throws, nothing of the run was acknowledged and its sequence numbers are free again.
+    private func writeRun(_ run: ArraySlice<Pending>, newSegment: Bool, forceSync: Bool, buffer: inout [UInt8]) throws {
+        let firstSequence = nextSequence
+        var done = false
+        defer { if !done { nextSequence = firstSequence } }
+        if segmentBytes >= segmentLimit || (newSegment && segmentBytes > 0) {
+            if unsyncedSince != nil || !unsynced.isEmpty { try sync() }
+            try startSegment()
+        }
+        buffer.removeAll(keepingCapacity: true)
+        var locations: [JournalLocation] = []
+        locations.reserveCapacity(run.count)
+        for p in run {
+            locations.append(JournalLocation(sequence: nextSequence, segment: segmentName, offset: segmentBytes + buffer.count))
+            Frame.encode(type: p.type, sequence: nextSequence, payload: p.payload, into: &buffer)
+            nextSequence += 1
+        }
+        try io.writeAll(segmentFD, buffer)
+        segmentBytes += buffer.count
+        state.withLock { [count = buffer.count] in $0.diskBytes += count }
+        let now = ContinuousClock.now
+        var wantsSync: Bool
+        switch options.durability {
+        case .strict:
+            wantsSync = !run.allSatisfy { $0.kind.defersSync }
+        case .relaxed(let interval):
+            wantsSync = run.contains(where: \.kind.alwaysDurable) || now - (unsyncedSince ?? now) >= interval
+        }
+        wantsSync = wantsSync || forceSync || unsynced.count + buffer.count > Journal.maxUnsyncedBytes
+        if wantsSync {
+            try sync()
+        } else {
+            unsynced.append(contentsOf: buffer)
+            if unsyncedSince == nil { unsyncedSince = now }
+        }
+        done = true
+        if let last = locations.last { lastAcknowledged = (last.offset, last.sequence) }
+        for (p, location) in zip(run, locations) { p.continuation.resume(returning: location) }
+    }
+
+    /// `duration` for a semaphore wait, at most a day (a longer sync interval then syncs early).
+    static func dispatchInterval(_ duration: Duration) -> DispatchTimeInterval {
+        guard duration > .zero else { return .nanoseconds(0) }
+        guard duration < .seconds(86_400) else { return .seconds(86_400) }
+        let (seconds, attoseconds) = duration.components
+        return .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+    }
+}
