@@ -65,7 +65,7 @@ public struct ControlServer: Sendable {
     /// control connection (reads, HTTP parsing, writes), apart from the loops of the
     /// survey-server client. In alternated answers-benchmark runs this gave more answers per
     /// second than the shared loops in 3 of 4 pairs, by amounts the size of the noise
-    /// (`doc/benchmarks.md`, stop 10). Like NIO's singletons, its thread ends with the process.
+    /// (`doc/benchmarks.md`). Like NIO's singletons, its thread ends with the process.
     static let controlLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 
     /// Makes the socket's directory (0700 when created), takes the socket's lock and refuses to
