@@ -355,8 +355,7 @@ private final class SyncCounter: Sendable {
     let short = try Journal(directory: other.path, options: t, logger: logger)
     defer { short.close() }
     _ = try await short.append(type: 2, payload: [1], kind: .deferredMarker)
-    let deadline = ContinuousClock.now + .seconds(10)
-    while timed.calls.withLock({ $0 }) == 0 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+    _ = await eventually(timeout: .seconds(10), every: .milliseconds(5)) { timed.calls.withLock({ $0 }) != 0 }
     #expect(timed.calls.withLock { $0 } == 1)
 }
 

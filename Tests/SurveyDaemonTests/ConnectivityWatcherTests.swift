@@ -3,6 +3,7 @@ import Logging
 import Networking
 import ServiceLifecycle
 import Synchronization
+import SurveyTesting
 import Testing
 @testable import SurveyDaemon
 
@@ -31,8 +32,7 @@ final class SwitchProbe: ConnectivityProbe {
         ) { _, _ in }
         let group = ServiceGroup(services: [worker], gracefulShutdownSignals: [], logger: Logger(label: "test"))
         let task = Task { try await group.run() }
-        let seen = ContinuousClock.now + .seconds(10)
-        while !(await worker.snapshot.lastOutcomeOffline) && ContinuousClock.now < seen { try await Task.sleep(for: .milliseconds(5)) }
+        _ = await eventually(timeout: .seconds(10), every: .milliseconds(5)) { await worker.snapshot.lastOutcomeOffline }
         try #require(await worker.snapshot.lastOutcomeOffline)
 
         let probe = SwitchProbe()

@@ -59,8 +59,7 @@ import Testing
         ) { key, state in log.items.withLock { $0.append((key, state)) } }
         let group = ServiceGroup(services: [worker], gracefulShutdownSignals: [], logger: Logger(label: "test"))
         let task = Task { try await group.run() }
-        let deadline = ContinuousClock.now + .seconds(10)
-        while log.items.withLock({ $0.count }) < 3 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        _ = await eventually(timeout: .seconds(10), every: .milliseconds(5)) { log.items.withLock({ $0.count }) >= 3 }
         await group.triggerGracefulShutdown()
         try await task.value
         #expect(queue.outcomes.withLock { $0 } == [rejected.id: .rejected, garbled.id: .unknown])

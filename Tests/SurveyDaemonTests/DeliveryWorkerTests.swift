@@ -5,6 +5,7 @@ import ServiceLifecycle
 import Storage
 import SurveyDaemon
 import Synchronization
+import SurveyTesting
 import Testing
 
 /// A FIFO queue in memory, in the Storage queue's types.
@@ -157,16 +158,14 @@ final class FinishedLog: Sendable {
         let group = ServiceGroup(services: [w], gracefulShutdownSignals: [], logger: Logger(label: "test"))
         let task = Task { try await group.run() }
         // Once it has seen offline, with a one-hour pause it must sleep: no further checks, no uploads.
-        let first = ContinuousClock.now + .seconds(10)
-        while uploader.offlineChecks.withLock({ $0 }) == 0 && ContinuousClock.now < first { try await Task.sleep(for: .milliseconds(5)) }
+        _ = await eventually(timeout: .seconds(10), every: .milliseconds(5)) { uploader.offlineChecks.withLock({ $0 }) != 0 }
         let checks = uploader.offlineChecks.withLock { $0 }
         #expect(checks >= 1)
         try await Task.sleep(for: .milliseconds(200))
         #expect(uploader.offlineChecks.withLock { $0 } == checks, "the worker kept checking while offline")
         #expect(uploader.attempts.withLock { $0.isEmpty })
         // The round records its offline verdict when it ends, which a loaded machine may delay.
-        let ended = ContinuousClock.now + .seconds(10)
-        while !(await w.snapshot.lastOutcomeOffline) && ContinuousClock.now < ended { try await Task.sleep(for: .milliseconds(5)) }
+        _ = await eventually(timeout: .seconds(10), every: .milliseconds(5)) { await w.snapshot.lastOutcomeOffline }
         #expect(await w.snapshot.lastOutcomeOffline)
         // Connectivity returns; a flush wakes it and everything is delivered.
         uploader.offline.withLock { $0 = false }
