@@ -39,8 +39,7 @@ private func payloadsOnDisk(_ dir: TemporaryDirectory, from first: UInt64 = 1) t
 
 /// Waits (up to 10 s) until the journal accepts appends again on its own.
 private func waitUntilItWritesAgain(_ journal: Journal) async throws {
-    _ = await eventually(timeout: .seconds(10), every: .milliseconds(10)) { journal.currentFailure == nil }
-    #expect(journal.currentFailure == nil, "the journal did not recover by itself")
+    #expect(await eventually(every: .milliseconds(10)) { journal.currentFailure == nil }, "the journal did not recover by itself")
 }
 
 /// Faults injected through the file-system seam into every kind of system call the storage makes:

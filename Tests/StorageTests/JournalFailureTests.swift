@@ -69,8 +69,7 @@ private func payload(_ i: Int) -> [UInt8] { Array("record-\(i)-".utf8) + [UInt8]
 
 /// Waits (up to 10 s) until the journal accepts appends again on its own, without an append.
 private func waitUntilItWritesAgain(_ journal: Journal) async throws {
-    _ = await eventually(timeout: .seconds(10), every: .milliseconds(10)) { journal.currentFailure == nil }
-    #expect(journal.currentFailure == nil, "the journal did not recover by itself")
+    #expect(await eventually(every: .milliseconds(10)) { journal.currentFailure == nil }, "the journal did not recover by itself")
 }
 
 /// Reopens the journal and returns the payloads recovered; expects no recovery problem (a torn

@@ -32,8 +32,7 @@ final class SwitchProbe: ConnectivityProbe {
         ) { _, _ in }
         let group = ServiceGroup(services: [worker], gracefulShutdownSignals: [], logger: Logger(label: "test"))
         let task = Task { try await group.run() }
-        _ = await eventually(timeout: .seconds(10), every: .milliseconds(5)) { await worker.snapshot.lastOutcomeOffline }
-        try #require(await worker.snapshot.lastOutcomeOffline)
+        try #require(await eventually { await worker.snapshot.lastOutcomeOffline })
 
         let probe = SwitchProbe()
         let monitor = ConnectivityMonitor(probe: probe, reuse: .zero)
