@@ -92,7 +92,7 @@ let package = Package(
         .target(
             name: "SurveyDaemon",
             dependencies: [
-                "Entities", "Validation", "ControlAPI", "Storage", "Networking",
+                "Entities", "Validation", "ControlAPI", "Storage", "Networking", "Kiosk",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -206,7 +206,10 @@ let package = Package(
         /// A `KioskBackend` that runs the project's survey from `mock/` in memory, for the kiosk's tests.
         .target(
             name: "KioskTesting",
-            dependencies: ["Kiosk", "Entities", "Validation", "MockServer", "SurveyTesting"],
+            dependencies: [
+                "Kiosk", "Entities", "Validation", "MockServer", "SurveyTesting",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
             path: "Tests/Helpers/KioskTesting",
             swiftSettings: swiftSettings
         ),
@@ -236,8 +239,9 @@ let package = Package(
         .testTarget(
             name: "SurveyDaemonTests",
             dependencies: [
-                "SurveyDaemon", "Storage", "Networking", "MockServer", "SurveyTesting",
+                "SurveyDaemon", "Storage", "Networking", "MockServer", "SurveyTesting", "Kiosk", "KioskTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

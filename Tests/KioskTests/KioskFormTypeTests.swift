@@ -1,4 +1,5 @@
 import Kiosk
+import KioskTesting
 import Testing
 
 /// Each form type of the contract renders as the HTML control a person expects, from the

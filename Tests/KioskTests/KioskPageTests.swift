@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Kiosk
+import KioskTesting
 import Logging
 import Testing
 

@@ -1,5 +1,6 @@
 import Entities
 import Foundation
+import KioskTesting
 import Testing
 
 @testable import Kiosk

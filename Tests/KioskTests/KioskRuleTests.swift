@@ -1,4 +1,5 @@
 import Kiosk
+import KioskTesting
 import Testing
 
 /// A rejected answer shows the same question again with the rule's text next to the field,

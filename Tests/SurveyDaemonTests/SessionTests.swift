@@ -29,7 +29,7 @@ import Testing
         case .accepted(let events):
             for event in events { try session.apply(event) }
             return events
-        case .rejected(let form, let message):
+        case .rejected(let form, let message, _):
             Issue.record("\(form) rejected \(words): \(message)")
             return []
         case .notAsking(let why):
@@ -59,9 +59,9 @@ import Testing
 
     @Test func rejectedAnswersKeepTheSameQuestion() throws {
         let session = newSession()
-        #expect(session.answer(["K"], at: start) == .rejected(form: "name", message: "Your name must be 2 to 20 characters long."))
-        #expect(session.answer([], at: start) == .rejected(form: "name", message: "Please enter your name."))
-        #expect(session.skip(at: start) == .rejected(form: "name", message: "This question needs an answer."))
+        #expect(session.answer(["K"], at: start) == .rejected(form: "name", message: "Your name must be 2 to 20 characters long.", reason: .rule))
+        #expect(session.answer([], at: start) == .rejected(form: "name", message: "Please enter your name.", reason: .rule))
+        #expect(session.skip(at: start) == .rejected(form: "name", message: "This question needs an answer.", reason: .missing))
         #expect(session.currentForm?.name == "name")
     }
 
@@ -69,12 +69,12 @@ import Testing
         var session = newSession()
         try answer(&session, "Kim")
         try answer(&session, "kim.cs@gmail.com")
-        guard case .rejected(_, let message) = session.answer(["other@gmail.com"], at: start) else {
+        guard case .rejected(_, let message, .rule) = session.answer(["other@gmail.com"], at: start) else {
             Issue.record("mismatched e-mail accepted"); return
         }
         #expect(message == "The e-mail addresses do not match.")
         try answer(&session, "kim.cs@gmail.com")
-        #expect(session.answer(["thirty"], at: start) == .rejected(form: "age", message: #""thirty" is not a number. Accepted: a number such as 42 or 3.5"#))
+        #expect(session.answer(["thirty"], at: start) == .rejected(form: "age", message: #""thirty" is not a number. Accepted: a number such as 42 or 3.5"#, reason: .unreadable))
     }
 
     @Test func screeningClosesTheSessionAsNoTarget() throws {
@@ -153,6 +153,7 @@ import Testing
             .answerAccepted(session: id, form: "occasions", value: .list(["home", odd])),
             .answerAccepted(session: id, form: "none", value: .list([])),
             .answerSkipped(session: id, form: odd),
+            .wentBack(session: id, form: odd, at: at.addingTimeInterval(0.25)),
             .stageCompleted(session: id, stage: "common", idempotencyKey: UUID(), at: at.addingTimeInterval(0.5)),
             .followUpNamed(session: id, stage: "1", at: Date(timeIntervalSinceReferenceDate: -1.25)),
         ]

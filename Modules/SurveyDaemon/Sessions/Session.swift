@@ -65,6 +65,13 @@ public struct Session: Sendable, Hashable {
         return true
     }
 
+    /// Whether ``back(at:)`` would go to an earlier question: the session is asking, and not the
+    /// first question of its stage (an earlier stage is submitted and cannot be changed).
+    public var canGoBack: Bool {
+        guard case .asking = state else { return false }
+        return position > 0 && position <= questionnaire.forms.count
+    }
+
     // MARK: Decisions (no state change; they return the events to journal and apply)
 
     /// What answering the current form with the typed `words` leads to.
@@ -75,10 +82,10 @@ public struct Session: Sendable, Hashable {
         do {
             value = try InputParser.parse(words, for: form)
         } catch {
-            return .rejected(form: form.name, message: error.message)
+            return .rejected(form: form.name, message: error.message, reason: .unreadable)
         }
         if let failure = AnswerValidator.check(value, for: form, earlierAnswers: allAnswers) {
-            return .rejected(form: form.name, message: failure.message)
+            return .rejected(form: form.name, message: failure.message, reason: failure.ruleIndex == nil ? .missing : .rule)
         }
         var events: [SessionEvent] = [.answerAccepted(session: id, form: form.name, value: value)]
         var answers = allAnswers
@@ -95,13 +102,21 @@ public struct Session: Sendable, Hashable {
     public func skip(at time: Date, newKey: @autoclosure () -> UUID = UUID()) -> AnswerDecision {
         guard let form = currentForm else { return .notAsking(stateDescription) }
         if let failure = AnswerValidator.check(nil, for: form) {
-            return .rejected(form: form.name, message: failure.message)
+            return .rejected(form: form.name, message: failure.message, reason: .missing)
         }
         var events: [SessionEvent] = [.answerSkipped(session: id, form: form.name)]
         if position + 1 >= questionnaire.forms.count {
             events.append(.stageCompleted(session: id, stage: stage, idempotencyKey: newKey(), at: time))
         }
         return .accepted(events)
+    }
+
+    /// What going back to the previous question of the stage leads to: nil when the session
+    /// cannot go back (``canGoBack``). The answer given there stays until it is answered again
+    /// or skipped.
+    public func back(at time: Date) -> SessionEvent? {
+        guard canGoBack else { return nil }
+        return .wentBack(session: id, form: questionnaire.forms[position - 1].name, at: time)
     }
 
     /// The upload body of the current stage: answered forms only (skipped optional ones are left out).
@@ -133,7 +148,15 @@ public struct Session: Sendable, Hashable {
             guard let form = currentForm, form.name == name else {
                 throw SessionReplayError(session: id, "skip of \"\(name)\" when \(currentForm.map { "\"\($0.name)\"" } ?? "no form") is asked")
             }
+            // Skipped after going back: the answer given before is withdrawn.
+            if stageAnswers.removeValue(forKey: name) != nil { allAnswers[name] = nil }
             position += 1
+        case .wentBack(_, let name, let time):
+            guard canGoBack, questionnaire.forms[position - 1].name == name else {
+                throw SessionReplayError(session: id, "back to \"\(name)\" when \(currentForm.map { "\"\($0.name)\"" } ?? "no form") is asked")
+            }
+            position -= 1
+            lastActivity = max(lastActivity, time)
         case .stageCompleted(_, let completed, let key, let time):
             guard case .asking = state, completed == stage, position >= questionnaire.forms.count else {
                 throw SessionReplayError(session: id, "stage \"\(completed)\" completed before all its forms were answered")
@@ -183,9 +206,19 @@ public enum AnswerDecision: Sendable, Hashable {
     /// Accepted: journal these events, then apply them.
     case accepted([SessionEvent])
     /// Not accepted: show the message and ask the same form again.
-    case rejected(form: String, message: String)
+    case rejected(form: String, message: String, reason: RejectionReason)
     /// The session is not asking anything.
     case notAsking(String)
+}
+
+/// Why an answer was not accepted, for a front end that words it its own way.
+public enum RejectionReason: Sendable, Hashable {
+    /// The input does not fit the form (not a number, not one of the options).
+    case unreadable
+    /// The form needs an answer and none was given.
+    case missing
+    /// A rule of the form failed; the message is its `validateText`.
+    case rule
 }
 
 /// An event that does not fit the session it names: the journal and the session disagree.

@@ -8,8 +8,11 @@ public enum SessionEvent: Sendable, Hashable, Codable {
     case stageStarted(session: UUID, stage: String, language: String, definitionHash: String, at: Date)
     /// An answer passed validation and was accepted.
     case answerAccepted(session: UUID, form: String, value: AnswerValue)
-    /// An optional form was skipped.
+    /// An optional form was skipped (withdrawing the answer given before going back to it).
     case answerSkipped(session: UUID, form: String)
+    /// The respondent went back to the previous form of the stage, `form`; its answer stays until
+    /// it is answered again or skipped.
+    case wentBack(session: UUID, form: String, at: Date)
     /// Every form of the stage is answered; its upload is queued under `idempotencyKey`.
     case stageCompleted(session: UUID, stage: String, idempotencyKey: UUID, at: Date)
     /// The session ended with an outcome.
@@ -20,7 +23,8 @@ public enum SessionEvent: Sendable, Hashable, Codable {
     /// When it happened, for the events that record a time.
     public var time: Date? {
         switch self {
-        case .stageStarted(_, _, _, _, let at), .stageCompleted(_, _, _, let at), .closed(_, _, let at), .followUpNamed(_, _, let at):
+        case .stageStarted(_, _, _, _, let at), .stageCompleted(_, _, _, let at), .closed(_, _, let at), .followUpNamed(_, _, let at),
+             .wentBack(_, _, let at):
             at
         case .answerAccepted, .answerSkipped:
             nil
@@ -30,7 +34,7 @@ public enum SessionEvent: Sendable, Hashable, Codable {
     /// The session the event belongs to.
     public var session: UUID {
         switch self {
-        case .stageStarted(let id, _, _, _, _), .answerAccepted(let id, _, _), .answerSkipped(let id, _),
+        case .stageStarted(let id, _, _, _, _), .answerAccepted(let id, _, _), .answerSkipped(let id, _), .wentBack(let id, _, _),
              .stageCompleted(let id, _, _, _), .closed(let id, _, _), .followUpNamed(let id, _, _):
             id
         }
@@ -72,6 +76,11 @@ extension SessionEvent: JSONOutputWritable {
         case .answerSkipped(let session, let form):
             Self.write(&out, "answerSkipped", session) { out in
                 out.member("form", form)
+            }
+        case .wentBack(let session, let form, let at):
+            Self.write(&out, "wentBack", session) { out in
+                out.member("form", form)
+                Self.time(at, to: &out)
             }
         case .stageCompleted(let session, let stage, let idempotencyKey, let at):
             Self.write(&out, "stageCompleted", session) { out in

@@ -27,13 +27,16 @@ public struct AnswerResult: Sendable, Hashable {
     public var accepted: Bool
     /// Why it was not accepted: the message to show before asking again.
     public var message: String?
+    /// What kind of problem ``message`` describes, when the answer was not accepted.
+    public var rejection: RejectionReason?
     /// The exact answer the session accepted last, sent again: nothing was recorded.
     public var repeated: Bool
     public var session: Session
 
-    public init(accepted: Bool, message: String? = nil, repeated: Bool = false, session: Session) {
+    public init(accepted: Bool, message: String? = nil, rejection: RejectionReason? = nil, repeated: Bool = false, session: Session) {
         self.accepted = accepted
         self.message = message
+        self.rejection = rejection
         self.repeated = repeated
         self.session = session
     }
@@ -85,9 +88,9 @@ extension SessionManager {
         switch decision {
         case .notAsking(let why):
             throw SessionError(.notAsking, "\(why); start a new session with `surveyctl start`")
-        case .rejected(_, let message):
+        case .rejected(_, let message, let reason):
             session.touch(time)
-            return AnswerResult(accepted: false, message: message, session: session)
+            return AnswerResult(accepted: false, message: message, rejection: reason, session: session)
         case .accepted(let events):
             try await record(events, on: &session)
             if let asked { remember(asked, for: session.id) }

@@ -25,6 +25,38 @@ extension SessionManager {
         return session
     }
 
+    /// Goes back to the previous question of the session's current stage, recording it; the
+    /// answer given there is the question's current value until it is answered again or skipped.
+    /// A session that cannot go back (``Session/canGoBack``) is returned unchanged.
+    public func back(session id: String) async throws(SessionError) -> Session {
+        let uuid = try resolve(id)
+        return try await withSession(uuid) { session throws(SessionError) in
+            if case .asking = session.state, isIdle(session) {
+                try await close(&session, .abandoned)
+                throw SessionError(.sessionClosed, "session \(session.id.text(uppercase: false)) was idle too long and is closed as abandoned; start a new one")
+            }
+            guard let event = session.back(at: now()) else { return session }
+            try await record([event], on: &session)
+            lastAnswers[uuid] = nil
+            return session
+        }
+    }
+
+    /// Closes a session that is asking as `abandoned` (the respondent walked away); its stage is
+    /// not uploaded. A session that is closed, awaiting a delivery (its stage is queued already)
+    /// or unknown is left as it is.
+    public func abandon(session id: String) async throws(SessionError) {
+        guard let uuid = UUID(canonicalText: id), sessions[uuid] != nil else { return }
+        do {
+            try await withSession(uuid) { session throws(SessionError) in
+                guard case .asking = session.state else { return }
+                try await close(&session, .abandoned)
+            }
+        } catch where error.code == .noSuchSession {
+            // Retired by a journal compaction meanwhile: it was closed already.
+        }
+    }
+
     /// The session with `id` (its canonical text, in either case), open or closed.
     public func session(id: String) throws(SessionError) -> Session {
         guard let uuid = UUID(canonicalText: id), let session = sessions[uuid] else { throw .noSuchSession(id) }

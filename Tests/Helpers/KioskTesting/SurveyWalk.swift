@@ -1,14 +1,14 @@
 import Kiosk
 
 /// Valid answers to every question of the project's survey, for walking to a question.
-enum SurveyWalk {
-    struct Answer {
-        var values: [String]
-        var extra: String? = nil
+public enum SurveyWalk {
+    public struct Answer {
+        public var values: [String]
+        public var extra: String? = nil
     }
 
     /// `like` of 5 leads to stage 1, of 2 to stage 2 (`mock/routing.json`).
-    static func valid(_ question: String, toStage2: Bool = false) -> Answer? {
+    public static func valid(_ question: String, toStage2: Bool = false) -> Answer? {
         switch question {
         case "name": Answer(values: ["Kim Minji"])
         case "email", "emailConfirm": Answer(values: ["minji@example.com"])
@@ -29,7 +29,7 @@ enum SurveyWalk {
 
     /// Starts a session and answers validly until `question` is asked.
     @discardableResult
-    static func reach(_ question: String, in browser: TestBrowser, language: KioskLanguage = .en, toStage2: Bool = false) async throws -> Page {
+    public static func reach(_ question: String, in browser: TestBrowser, language: KioskLanguage = .en, toStage2: Bool = false) async throws -> Page {
         var page = try await browser.start(language)
         for _ in 0..<20 {
             guard let current = page.question else { break }
@@ -46,7 +46,7 @@ enum SurveyWalk {
     }
 
     /// Answers validly until the session ends; returns the end screen.
-    static func finish(_ browser: TestBrowser, toStage2: Bool = false) async throws -> Page {
+    public static func finish(_ browser: TestBrowser, toStage2: Bool = false) async throws -> Page {
         var page = browser.page
         for _ in 0..<20 {
             guard let current = page.question, let answer = valid(current, toStage2: toStage2) else { return page }

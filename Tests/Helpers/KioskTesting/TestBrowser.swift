@@ -2,20 +2,19 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Kiosk
-import KioskTesting
 import Logging
 import Synchronization
 
 /// A page as a browser got it.
-struct Page {
-    var status: HTTPResponse.Status
-    var headers: HTTPFields
-    var body: String
+public struct Page {
+    public var status: HTTPResponse.Status
+    public var headers: HTTPFields
+    public var body: String
     /// The paths of the redirects followed to reach it.
-    var redirects: [String] = []
+    public var redirects: [String] = []
 
     /// The value of the hidden field `name` in the form with id `formID` (or the first form).
-    func hidden(_ name: String, in formID: String = "answer-form") -> String? {
+    public func hidden(_ name: String, in formID: String = "answer-form") -> String? {
         var scope = body[...]
         if let start = body.range(of: "id=\"\(formID)\"") {
             scope = body[start.lowerBound...]
@@ -29,24 +28,24 @@ struct Page {
     }
 
     /// The question page's form name.
-    var question: String? { hidden("question") }
-    var position: Int? { hidden("position").flatMap { Int($0) } }
-    var csrf: String? { hidden("csrf", in: "answer-form") ?? hidden("csrf", in: "reset-form") }
+    public var question: String? { hidden("question") }
+    public var position: Int? { hidden("position").flatMap { Int($0) } }
+    public var csrf: String? { hidden("csrf", in: "answer-form") ?? hidden("csrf", in: "reset-form") }
 
-    func contains(_ text: String) -> Bool { body.contains(text) }
+    public func contains(_ text: String) -> Bool { body.contains(text) }
 
     /// The number of times `text` occurs.
-    func count(_ text: String) -> Int { body.components(separatedBy: text).count - 1 }
+    public func count(_ text: String) -> Int { body.components(separatedBy: text).count - 1 }
 
     /// The text of the element with id `answer-error`, if shown.
-    var error: String? {
+    public var error: String? {
         guard let start = body.range(of: "id=\"answer-error\" class=\"error\" role=\"alert\">") else { return nil }
         let rest = body[start.upperBound...]
         guard let end = rest.range(of: "</p>") else { return nil }
         return Page.unescape(String(rest[..<end.lowerBound]))
     }
 
-    static func unescape(_ text: String) -> String {
+    public static func unescape(_ text: String) -> String {
         text.replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&#39;", with: "'")
             .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
             .replacingOccurrences(of: "&amp;", with: "&")
@@ -54,39 +53,39 @@ struct Page {
 }
 
 /// One browser talking to the kiosk: it keeps its cookie and follows redirects, as a browser does.
-final class TestBrowser {
-    let client: any TestClientProtocol
-    var cookie: String?
+public final class TestBrowser {
+    public let client: any TestClientProtocol
+    public var cookie: String?
     /// Every `Set-Cookie` value received, in order.
-    var setCookies: [String] = []
-    private(set) var page: Page
+    public var setCookies: [String] = []
+    public private(set) var page: Page
 
-    init(_ client: any TestClientProtocol) {
+    public init(_ client: any TestClientProtocol) {
         self.client = client
         page = Page(status: .ok, headers: [:], body: "")
     }
 
     /// GETs `path`, following redirects.
     @discardableResult
-    func open(_ path: String) async throws -> Page {
+    public func open(_ path: String) async throws -> Page {
         try await follow(try await send(path, method: .get))
     }
 
     /// POSTs `fields` to `path` (form-encoded), following the redirect.
     @discardableResult
-    func post(_ path: String, _ fields: [(String, String)], contentType: String = "application/x-www-form-urlencoded") async throws -> Page {
+    public func post(_ path: String, _ fields: [(String, String)], contentType: String = "application/x-www-form-urlencoded") async throws -> Page {
         let body = fields.map { "\(Self.encode($0.0))=\(Self.encode($0.1))" }.joined(separator: "&")
         return try await follow(try await send(path, method: .post, body: body, contentType: contentType))
     }
 
     /// POSTs a raw body without following anything.
-    func postRaw(_ path: String, body: String, contentType: String? = "application/x-www-form-urlencoded") async throws -> TestResponse {
+    public func postRaw(_ path: String, body: String, contentType: String? = "application/x-www-form-urlencoded") async throws -> TestResponse {
         try await send(path, method: .post, body: body, contentType: contentType)
     }
 
     /// Answers the question on the page with `values` (and the free text of "Other").
     @discardableResult
-    func answer(_ values: [String], extra: String? = nil) async throws -> Page {
+    public func answer(_ values: [String], extra: String? = nil) async throws -> Page {
         let current = page
         var fields = [("csrf", current.csrf ?? ""), ("question", current.question ?? ""), ("position", String(current.position ?? 0))]
         fields += values.map { ("value", $0) }
@@ -95,26 +94,26 @@ final class TestBrowser {
     }
 
     @discardableResult
-    func answer(_ value: String) async throws -> Page { try await answer([value]) }
+    public func answer(_ value: String) async throws -> Page { try await answer([value]) }
 
     @discardableResult
-    func skip() async throws -> Page {
+    public func skip() async throws -> Page {
         try await post("/skip", [("csrf", page.csrf ?? ""), ("question", page.question ?? ""), ("position", String(page.position ?? 0))])
     }
 
     @discardableResult
-    func back() async throws -> Page {
+    public func back() async throws -> Page {
         try await post("/back", [("csrf", page.csrf ?? ""), ("question", page.question ?? ""), ("position", String(page.position ?? 0))])
     }
 
     /// Opens the welcome screen and starts a session in `language`.
     @discardableResult
-    func start(_ language: KioskLanguage = .en) async throws -> Page {
+    public func start(_ language: KioskLanguage = .en) async throws -> Page {
         let welcome = try await open("/?lang=\(language.rawValue)")
         return try await post("/start", [("csrf", welcome.hidden("csrf", in: "start-form") ?? ""), ("lang", language.rawValue)])
     }
 
-    func send(_ path: String, method: HTTPRequest.Method, body: String? = nil, contentType: String? = nil) async throws -> TestResponse {
+    public func send(_ path: String, method: HTTPRequest.Method, body: String? = nil, contentType: String? = nil) async throws -> TestResponse {
         var headers: HTTPFields = [:]
         if let cookie { headers[.cookie] = "\(KioskApplication.cookieName)=\(cookie)" }
         if let contentType, body != nil { headers[.contentType] = contentType }
@@ -139,7 +138,7 @@ final class TestBrowser {
         return page
     }
 
-    static func encode(_ text: String) -> String {
+    public static func encode(_ text: String) -> String {
         var allowed = CharacterSet.alphanumerics
         allowed.insert(charactersIn: "-._~")
         return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
@@ -147,41 +146,11 @@ final class TestBrowser {
 }
 
 /// A clock the tests move by hand.
-final class ManualClock: Sendable {
+public final class ManualClock: Sendable {
+    public init() {}
     private let base = ContinuousClock.now
     private let offset = Mutex(Duration.zero)
 
-    func now() -> ContinuousClock.Instant { base + offset.withLock { $0 } }
-    func advance(by duration: Duration) { offset.withLock { $0 += duration } }
-}
-
-/// The kiosk over the project's survey, for one test.
-struct KioskFixture {
-    let backend: SurveyKioskBackend
-    let clock = ManualClock()
-    var settings: KioskSettings
-
-    init(settings: KioskSettings = KioskSettings(titles: [.ko: "음료 설문", .en: "Drinks survey"], defaultLanguage: .ko)) throws {
-        backend = try SurveyKioskBackend(definitions: Self.definitions())
-        self.settings = settings
-    }
-
-    /// Runs `test` against the kiosk's router.
-    func run<Value>(_ test: @Sendable (any TestClientProtocol) async throws -> Value) async throws -> Value {
-        let clock = clock
-        var logger = Logger(label: "kiosk-tests")
-        logger.logLevel = .critical
-        let router = try KioskApplication.router(backend: backend, settings: settings, logger: logger, now: { clock.now() })
-        return try await Application(router: router).test(.router, test)
-    }
-
-    private static let loaded = Mutex<SurveyDefinitions?>(nil)
-
-    /// The survey, loaded once for all tests.
-    static func definitions() throws -> SurveyDefinitions {
-        if let loaded = loaded.withLock({ $0 }) { return loaded }
-        let definitions = try SurveyDefinitions.load()
-        loaded.withLock { $0 = definitions }
-        return definitions
-    }
+    public func now() -> ContinuousClock.Instant { base + offset.withLock { $0 } }
+    public func advance(by duration: Duration) { offset.withLock { $0 += duration } }
 }

@@ -1,0 +1,94 @@
+import Entities
+import Foundation
+import Kiosk
+
+/// The kiosk pages' backend in the daemon: the same session manager calls as the control API
+/// makes, with the session manager's errors mapped to the kiosk's at this edge
+/// (`KioskError+SessionError.swift`) and sessions shown as the respondent's views
+/// (`Session+RespondentView.swift`).
+public struct SessionKioskBackend: KioskBackend {
+    let sessions: SessionManager
+
+    public init(sessions: SessionManager) {
+        self.sessions = sessions
+    }
+
+    public func start(language: KioskLanguage) async throws(KioskError) -> RespondentView {
+        do {
+            return try await sessions.start(stage: nil, language: language.rawValue).respondentView
+        } catch {
+            throw KioskError(error)
+        }
+    }
+
+    public func answer(session: KioskSessionID, question: String, position: Int, input: KioskInput) async throws(KioskError) -> KioskAnswerResult {
+        var answer = SessionAnswer(session: session.rawValue, question: question, position: position)
+        switch input {
+        case .skip:
+            answer.skip = true
+        case .values(let values):
+            answer.values = values
+            if let refused = try await refuseBlank(values, session: session, question: question, position: position) { return refused }
+        }
+        let result: AnswerResult
+        do {
+            result = try await sessions.answer(answer)
+        } catch where error.code == .questionChanged && error.session != nil {
+            return .questionChanged(error.session!.respondentView)
+        } catch {
+            throw KioskError(error)
+        }
+        guard !result.accepted else { return .accepted(result.session.respondentView) }
+        let rejection: KioskRejection
+        switch result.rejection ?? .rule {
+        case .rule: rejection = .rule(message: result.message ?? "")
+        case .missing: rejection = .missing
+        case .unreadable: rejection = .unreadable(detail: result.message ?? "")
+        }
+        return .rejected(rejection, result.session.respondentView)
+    }
+
+    /// Nothing chosen or entered on a form that is not free text: the pages show "please answer"
+    /// for a required question, and an optional one is skipped with its Skip button (the pages
+    /// turn an empty Next into a skip themselves). Nothing is recorded either way.
+    private func refuseBlank(_ values: [String], session: KioskSessionID, question: String, position: Int) async throws(KioskError) -> KioskAnswerResult? {
+        guard values.allSatisfy({ $0.trimmingCharacters(in: .whitespaces).isEmpty }) else { return nil }
+        let current: Session
+        do {
+            current = try await sessions.session(id: session.rawValue)
+        } catch {
+            throw KioskError(error)
+        }
+        guard let form = current.currentForm, form.name == question, current.position + 1 == position else { return nil }
+        switch form.input {
+        case .text, .checkbox: return nil
+        case .number, .radio, .score, .choiceWithInput:
+            let rejection: KioskRejection = form.isRequired ? .missing : .unreadable(detail: "nothing was given; skip the question instead")
+            return .rejected(rejection, current.respondentView)
+        }
+    }
+
+    public func back(session: KioskSessionID) async throws(KioskError) -> RespondentView {
+        do {
+            return try await sessions.back(session: session.rawValue).respondentView
+        } catch {
+            throw KioskError(error)
+        }
+    }
+
+    public func abandon(session: KioskSessionID) async throws(KioskError) {
+        do {
+            try await sessions.abandon(session: session.rawValue)
+        } catch {
+            throw KioskError(error)
+        }
+    }
+
+    public func view(session: KioskSessionID) async throws(KioskError) -> RespondentView {
+        do {
+            return try await sessions.session(id: session.rawValue).respondentView
+        } catch {
+            throw KioskError(error)
+        }
+    }
+}

@@ -1,0 +1,38 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Kiosk
+import KioskTesting
+import Logging
+import Synchronization
+
+/// The kiosk over the project's survey, for one test.
+struct KioskFixture {
+    let backend: SurveyKioskBackend
+    let clock = ManualClock()
+    var settings: KioskSettings
+
+    init(settings: KioskSettings = KioskSettings(titles: [.ko: "음료 설문", .en: "Drinks survey"], defaultLanguage: .ko)) throws {
+        backend = try SurveyKioskBackend(definitions: Self.definitions())
+        self.settings = settings
+    }
+
+    /// Runs `test` against the kiosk's router.
+    func run<Value>(_ test: @Sendable (any TestClientProtocol) async throws -> Value) async throws -> Value {
+        let clock = clock
+        var logger = Logger(label: "kiosk-tests")
+        logger.logLevel = .critical
+        let router = try KioskApplication.router(backend: backend, settings: settings, logger: logger, now: { clock.now() })
+        return try await Application(router: router).test(.router, test)
+    }
+
+    private static let loaded = Mutex<SurveyDefinitions?>(nil)
+
+    /// The survey, loaded once for all tests.
+    static func definitions() throws -> SurveyDefinitions {
+        if let loaded = loaded.withLock({ $0 }) { return loaded }
+        let definitions = try SurveyDefinitions.load()
+        loaded.withLock { $0 = definitions }
+        return definitions
+    }
+}
