@@ -40,6 +40,13 @@ struct SurveydCommand: AsyncParsableCommand {
     @Option(name: .setting(\.controlReadTimeoutSeconds), help: .setting(\.controlReadTimeoutSeconds)) var controlReadTimeout: Double?
     @Option(name: .setting(\.controlIdleTimeoutSeconds), help: .setting(\.controlIdleTimeoutSeconds)) var controlIdleTimeout: Double?
     @Option(name: .setting(\.maxControlConnections), help: .setting(\.maxControlConnections)) var maxControlConnections: Int?
+    @Option(name: .setting(\.kioskListen), help: .setting(\.kioskListen)) var kioskListen: String?
+    @Option(name: .setting(\.kioskAccess), help: .setting(\.kioskAccess)) var kioskAccess: DaemonConfiguration.KioskAccess?
+    @Option(name: .setting(\.kioskTitleEnglish), help: .setting(\.kioskTitleEnglish)) var kioskTitleEn: String?
+    @Option(name: .setting(\.kioskTitleKorean), help: .setting(\.kioskTitleKorean)) var kioskTitleKo: String?
+    @Option(name: .setting(\.kioskEndScreenSeconds), help: .setting(\.kioskEndScreenSeconds)) var kioskEndScreen: Int?
+    @Option(name: .setting(\.kioskIdleSeconds), help: .setting(\.kioskIdleSeconds)) var kioskIdle: Int?
+    @Option(name: .setting(\.kioskIdleCountdownSeconds), help: .setting(\.kioskIdleCountdownSeconds)) var kioskIdleCountdown: Int?
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: Logger.Level = .info
     @Flag(help: "Start the mock survey server on a loopback port and a daemon against it, with its state in a demo directory.") var demo = false
     @Option(help: "The mock fixtures folder used by --demo.") var fixtures = "mock"
@@ -61,6 +68,13 @@ struct SurveydCommand: AsyncParsableCommand {
         flags[\.controlIdleTimeoutSeconds] = controlIdleTimeout
         flags[\.maxControlConnections] = maxControlConnections
         flags[\.tokenFile] = tokenFile
+        flags[\.kioskListen] = kioskListen
+        flags[\.kioskAccess] = kioskAccess
+        flags[\.kioskTitleEnglish] = kioskTitleEn
+        flags[\.kioskTitleKorean] = kioskTitleKo
+        flags[\.kioskEndScreenSeconds] = kioskEndScreen
+        flags[\.kioskIdleSeconds] = kioskIdle
+        flags[\.kioskIdleCountdownSeconds] = kioskIdleCountdown
         return flags
     }
 
@@ -91,6 +105,7 @@ struct SurveydCommand: AsyncParsableCommand {
 }
 
 extension DaemonConfiguration.Durability: ExpressibleByArgument {}
+extension DaemonConfiguration.KioskAccess: ExpressibleByArgument {}
 extension Language: ExpressibleByArgument {}
 extension Logger.Level: @retroactive ExpressibleByArgument {}
 

@@ -76,6 +76,12 @@ extension DaemonConfiguration {
                 "need 0 < base <= cap <= \(DaemonSetting.numberText(maxBackoffSeconds)) (1 day), got base \(configuration.backoffBaseSeconds) (\(origin(\.backoffBaseSeconds))) and cap \(configuration.backoffCapSeconds) (\(origin(\.backoffCapSeconds)))"
             )
         }
+        if let listen = configuration.kioskListen, let address = try? ListenAddress(parsing: listen),
+            !address.isLoopback, configuration.kioskAccess == .loopback {
+            throw ConfigurationError(
+                source: origin(\.kioskListen),
+                "\(address) is reachable from other machines, and kioskAccess is loopback (\(origin(\.kioskAccess))); bind a loopback address such as 127.0.0.1:\(address.port), or give --kiosk-access network after reading the risks in doc/kiosk.md")
+        }
         return configuration
     }
 }

@@ -95,7 +95,53 @@ extension DaemonSetting {
             kind: .text(valueName: "file", accepts: "a file"),
             none: "no `Authorization` header",
             doc: "a file holding the survey server's bearer token"),
+        DaemonSetting(
+            \.kioskListen, key: "kioskListen", variable: "SURVEYD_KIOSK_LISTEN", flag: "kiosk-listen",
+            kind: .text(valueName: "host:port", accepts: "`HOST:PORT` with an IPv4 address, a bracketed IPv6 address or `localhost`; port 0 picks a free one", check: checkListenAddress),
+            none: "off; with `--demo`, a free loopback port",
+            doc: "serve the respondent's pages (the kiosk) on this TCP address"),
+        DaemonSetting(
+            \.kioskAccess, key: "kioskAccess", variable: "SURVEYD_KIOSK_ACCESS", flag: "kiosk-access",
+            kind: .choice(DaemonConfiguration.KioskAccess.names), default: .loopback,
+            doc: "`network` allows `kioskListen` to be an address other machines reach (a risk: see doc/kiosk.md); `loopback` refuses it"),
+        DaemonSetting(
+            \.kioskTitleEnglish, key: "kioskTitleEnglish", variable: "SURVEYD_KIOSK_TITLE_EN", flag: "kiosk-title-en",
+            kind: .text(valueName: "title", accepts: "any text", check: checkTitle),
+            none: "the Korean title, else \"Survey\"",
+            doc: "the survey's title on the kiosk's welcome screen in English"),
+        DaemonSetting(
+            \.kioskTitleKorean, key: "kioskTitleKorean", variable: "SURVEYD_KIOSK_TITLE_KO", flag: "kiosk-title-ko",
+            kind: .text(valueName: "title", accepts: "any text", check: checkTitle),
+            none: "the English title, else \"Survey\"",
+            doc: "the survey's title on the kiosk's welcome screen in Korean"),
+        DaemonSetting(
+            \.kioskEndScreenSeconds, key: "kioskEndScreenSeconds", variable: "SURVEYD_KIOSK_END_SCREEN", flag: "kiosk-end-screen",
+            kind: .wholeNumber(.from(1, to: 3600, "1 hour"), valueName: "seconds"), default: 10,
+            doc: "how long a kiosk end screen stays before the welcome screen returns"),
+        DaemonSetting(
+            \.kioskIdleSeconds, key: "kioskIdleSeconds", variable: "SURVEYD_KIOSK_IDLE", flag: "kiosk-idle",
+            kind: .wholeNumber(.from(5, to: 24 * 3600, "1 day"), valueName: "seconds"), default: 120,
+            doc: "how long a kiosk question may go untouched before \"Are you still there?\""),
+        DaemonSetting(
+            \.kioskIdleCountdownSeconds, key: "kioskIdleCountdownSeconds", variable: "SURVEYD_KIOSK_IDLE_COUNTDOWN", flag: "kiosk-idle-countdown",
+            kind: .wholeNumber(.from(1, to: 3600, "1 hour"), valueName: "seconds"), default: 20,
+            doc: "how long \"Are you still there?\" counts down before the session is abandoned and the welcome screen returns"),
     ]
+
+    static func checkListenAddress(_ text: String) -> String? {
+        do {
+            _ = try ListenAddress(parsing: text)
+            return nil
+        } catch {
+            return error.message
+        }
+    }
+
+    static func checkTitle(_ text: String) -> String? {
+        if text.count > 200 { return "the title is \(text.count) characters; give at most 200" }
+        if text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) { return "the title contains a control character; give one line of text" }
+        return nil
+    }
 
     static func checkServerURL(_ text: String) -> String? {
         guard let url = URL(string: text), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else {

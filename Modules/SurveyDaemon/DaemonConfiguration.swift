@@ -54,6 +54,27 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var maxRequestBytes: Int = DaemonSetting.defaultValue(of: \.maxRequestBytes)
     /// A file holding the survey server's bearer token; read at start and again once after a 401.
     public var tokenFile: String?
+    /// The TCP address of the respondent's pages (the kiosk), `HOST:PORT`; nil serves none.
+    public var kioskListen: String?
+    /// Whether `kioskListen` may be an address other machines reach.
+    public var kioskAccess: KioskAccess = DaemonSetting.defaultValue(of: \.kioskAccess)
+    /// The survey's title on the kiosk's welcome screen, in English and in Korean.
+    public var kioskTitleEnglish: String?
+    public var kioskTitleKorean: String?
+    /// How long a kiosk end screen stays, in seconds.
+    public var kioskEndScreenSeconds: Int = DaemonSetting.defaultValue(of: \.kioskEndScreenSeconds)
+    /// How long a kiosk question may go untouched before "Are you still there?", in seconds.
+    public var kioskIdleSeconds: Int = DaemonSetting.defaultValue(of: \.kioskIdleSeconds)
+    /// How long "Are you still there?" counts down, in seconds.
+    public var kioskIdleCountdownSeconds: Int = DaemonSetting.defaultValue(of: \.kioskIdleCountdownSeconds)
+
+    /// Who may reach the kiosk's address.
+    public enum KioskAccess: String, Sendable, Hashable, CaseIterable {
+        /// Only this machine: a non-loopback `kioskListen` is refused.
+        case loopback
+        /// Any machine that reaches the address.
+        case network
+    }
 
     public enum Durability: String, Sendable, Hashable, Codable, CaseIterable {
         case strict, relaxed

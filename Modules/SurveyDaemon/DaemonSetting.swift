@@ -197,6 +197,7 @@ extension SettingChoice {
 
 extension Language: SettingChoice {}
 extension DaemonConfiguration.Durability: SettingChoice {}
+extension DaemonConfiguration.KioskAccess: SettingChoice {}
 
 extension DaemonSetting {
     /// `a`, `a or b`, `a, b or c`.

@@ -33,6 +33,8 @@ public enum DemoMode {
         demo[\.serverURL] = "http://127.0.0.1:\(mock.port)"
         demo[\.stateDirectory] = demoDirectory + "/state"
         if flags[\.socketPath] == nil { demo[\.socketPath] = demoDirectory + "/surveyd.sock" }
+        // The kiosk pages on a free loopback port, unless --kiosk-listen names an address.
+        if flags[\.kioskListen] == nil { demo[\.kioskListen] = "127.0.0.1:0" }
         let configuration: DaemonConfiguration
         do {
             configuration = try await DaemonConfiguration.resolve(file: configurationFile, environment: environment, flags: flags, demo: demo, userID: getuid())
@@ -41,9 +43,10 @@ public enum DemoMode {
             throw error
         }
         do {
-            try await DaemonMain.run(configuration: configuration, logger: logger) {
+            try await DaemonMain.run(configuration: configuration, logger: logger) { endpoints in
                 let text = """
                     surveyd demo is running.
+                      kiosk pages:        \(endpoints.kioskURL ?? "off") (open it in a browser to take the survey)
                       mock survey server: http://127.0.0.1:\(mock.port) (every accepted submission is appended to \(record))
                       state directory:    \(configuration.stateDirectory)
                       control socket:     \(configuration.socketPath)

@@ -19,7 +19,7 @@ import Testing
         let configuration = try await DaemonConfiguration.resolve(file: nil, environment: ["HOME": dir.path], flags: flags, userID: getuid())
         let daemon = try await Daemon(configuration: configuration, version: "test", logger: Logger(label: "t"))
         let (ready, readyContinuation) = AsyncStream<Void>.makeStream()
-        let running = Task { try await daemon.run(signals: []) { readyContinuation.yield() } }
+        let running = Task { try await daemon.run(signals: []) { _ in readyContinuation.yield() } }
         var iterator = ready.makeAsyncIterator()
         _ = await iterator.next()
         running.cancel()
@@ -29,6 +29,69 @@ import Testing
         // The state directory's lock was released: another daemon opens it.
         let again = try await Daemon(configuration: configuration, version: "test", logger: Logger(label: "t"))
         await again.close()
+    }
+
+    /// With `kioskListen`, the daemon serves the respondent's pages in its service group and is
+    /// ready only once they listen, on the port the system chose for port 0.
+    @Test func theKioskPagesAreServedWhenConfigured() async throws {
+        let dir = try TemporaryDirectory(prefix: "dk")
+        defer { dir.remove() }
+        var flags = DaemonConfiguration.Overrides()
+        flags[\.serverURL] = "http://127.0.0.1:9"
+        flags[\.stateDirectory] = dir.appending("state").path
+        flags[\.socketPath] = dir.appending("d.sock").path
+        flags[\.kioskListen] = "127.0.0.1:0"
+        flags[\.kioskTitleEnglish] = "Drinks & you"
+        let configuration = try await DaemonConfiguration.resolve(file: nil, environment: ["HOME": dir.path], flags: flags, userID: getuid())
+        let daemon = try await Daemon(configuration: configuration, version: "test", logger: Logger(label: "t"))
+        let (ready, readyContinuation) = AsyncStream<DaemonEndpoints>.makeStream()
+        let running = Task { try await daemon.run(signals: []) { readyContinuation.yield($0) } }
+        defer { running.cancel() }
+        var iterator = ready.makeAsyncIterator()
+        let endpoints = try #require(await iterator.next())
+        let url = try #require(endpoints.kioskURL)
+        #expect(url.hasPrefix("http://127.0.0.1:") && !url.hasPrefix("http://127.0.0.1:0/"))
+        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: url + "?lang=en"), timeout: .seconds(10))
+        #expect(response.status == .ok)
+        #expect(response.headers["Set-Cookie"].first?.contains("HttpOnly") == true)
+        let page = String(buffer: try await response.body.collect(upTo: 1 << 20))
+        #expect(page.contains("Drinks &amp; you"))
+        running.cancel()
+        _ = await running.result
+    }
+
+    /// A kiosk address other machines reach is refused unless `kioskAccess` is `network`.
+    @Test func aNetworkKioskAddressNeedsExplicitAccess() async throws {
+        var flags = DaemonConfiguration.Overrides()
+        flags[\.serverURL] = "http://127.0.0.1:9"
+        flags[\.kioskListen] = "0.0.0.0:8080"
+        do {
+            _ = try await DaemonConfiguration.resolve(file: nil, environment: ["HOME": "/nonexistent"], flags: flags, userID: getuid())
+            Issue.record("0.0.0.0 was accepted without kioskAccess network")
+        } catch {
+            #expect(error.description.contains("--kiosk-access network"), "\(error)")
+            #expect(error.description.contains("0.0.0.0:8080"), "\(error)")
+        }
+        flags[\.kioskAccess] = .network
+        let configuration = try await DaemonConfiguration.resolve(file: nil, environment: ["HOME": "/nonexistent"], flags: flags, userID: getuid())
+        #expect(configuration.kioskListen == "0.0.0.0:8080")
+        for loopback in ["127.0.0.1:0", "localhost:8080", "[::1]:80"] {
+            flags[\.kioskListen] = loopback
+            flags[\.kioskAccess] = nil
+            _ = try await DaemonConfiguration.resolve(file: nil, environment: ["HOME": "/nonexistent"], flags: flags, userID: getuid())
+        }
+    }
+
+    @Test func kioskAddressesAreReadStrictly() throws {
+        #expect(try ListenAddress(parsing: "127.0.0.1:8080") == ListenAddress(host: "127.0.0.1", port: 8080))
+        #expect(try ListenAddress(parsing: "[::1]:0").description == "[::1]:0")
+        #expect(try ListenAddress(parsing: "localhost:1").isLoopback)
+        #expect(try ListenAddress(parsing: "127.5.0.1:1").isLoopback)
+        #expect(try !ListenAddress(parsing: "[::]:1").isLoopback)
+        #expect(try !ListenAddress(parsing: "192.168.1.20:80").isLoopback)
+        for bad in ["", "8080", "127.0.0.1", "127.0.0.1:", "127.0.0.1:65536", "127.0.0.1:-1", "127.0.0.1:+80", "kiosk.local:80", "::1:80", "[::1:80", "[1.2.3.4]:80", "127.0.0.1:8080\u{0}"] {
+            #expect(throws: ListenAddressError.self, "\(bad.debugDescription)") { _ = try ListenAddress(parsing: bad) }
+        }
     }
 
     /// A session journal the daemon cannot restore makes the start fail with that error, after

@@ -4,6 +4,7 @@ import Glibc
 import AsyncHTTPClient
 import ControlAPI
 import Foundation
+import Kiosk
 import Logging
 import Networking
 import ServiceLifecycle
@@ -33,6 +34,8 @@ public final class Daemon: Sendable {
     let definitions: ServerDefinitionSource
     let httpClient: HTTPClient
     let control: ControlServer
+    /// The respondent's pages, when `kioskListen` is set.
+    let kiosk: KioskServer?
     /// The control socket's lock, held from before the socket is checked until the daemon stops.
     let socketClaim: ControlSocketClaim
     let logger: Logger
@@ -45,6 +48,7 @@ public final class Daemon: Sendable {
             throw DaemonStartError("no survey server URL is configured; give --server-url, SURVEYD_SERVER_URL or serverURL in the --config file (or run surveyd --demo)")
         }
         let socketGroup = try Self.group(configuration.socketGroup)
+        let kioskPlan = try Self.kioskPlan(configuration)
         // Released by its deinit when the start fails below.
         do throws(ControlError) {
             socketClaim = try ControlSocket.prepare(path: configuration.socketPath)
@@ -102,6 +106,7 @@ public final class Daemon: Sendable {
         ) { key, state in await sessions.deliveryFinished(key: key, state: state) }
         let worker = self.worker
         backend = DaemonBackend(version: version, startedAt: Date(), sessions: sessions, worker: worker, inspector: queue, connectivity: monitor)
+        kiosk = kioskPlan.map { KioskServer(address: $0.address, settings: $0.settings, sessions: sessions, logger: logger) }
         control = ControlServer(socketPath: configuration.socketPath, socketGroup: socketGroup, maxRequestBytes: configuration.maxRequestBytes, limits: configuration.controlLimits, backend: backend, logger: logger)
         do {
             try await sessions.restore()
@@ -114,9 +119,15 @@ public final class Daemon: Sendable {
     }
 
     /// Runs every service until a graceful shutdown (one of `signals`, or the group ending), then
-    /// closes the journals. `onReady` is called once the control socket accepts connections.
-    public func run(signals: [UnixSignal] = [.sigterm, .sigint], onReady: @escaping @Sendable () async -> Void = {}) async throws {
+    /// closes the journals. `onReady` is called once the control socket accepts connections and
+    /// the kiosk pages (when configured) listen.
+    public func run(signals: [UnixSignal] = [.sigterm, .sigint], onReady: @escaping @Sendable (DaemonEndpoints) async -> Void = { _ in }) async throws {
         let server = control
+        let readiness = Readiness(socketPath: configuration.socketPath, needsKiosk: kiosk != nil, onReady: onReady)
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        if let kiosk {
+            services.append(.init(service: try kiosk.service { url in await readiness.kiosk(url) }))
+        }
         let housekeeping = Housekeeping(sessions: sessions, queue: queue.queue, cache: cache, interval: min(.seconds(30), max(.seconds(1), configuration.idleSessionTimeout / 4)), logger: logger)
         let watcher = ConnectivityWatcher(monitor: monitor, worker: worker, queue: queue.queue, interval: .seconds(2))
         // Services shut down in reverse order: the control server stops accepting first, the
@@ -127,7 +138,8 @@ public final class Daemon: Sendable {
                 .init(service: worker),
                 .init(service: housekeeping),
                 .init(service: watcher),
-                .init(service: server.service(claim: socketClaim, onReady: onReady)),
+            ] + services + [
+                .init(service: server.service(claim: socketClaim) { await readiness.control() }),
             ],
             gracefulShutdownSignals: signals,
             logger: logger)
@@ -165,6 +177,18 @@ public final class Daemon: Sendable {
             try PrivateDirectory.create(path, intermediates: true)
         } catch let error as StorageError {
             throw DaemonStartError("cannot create the state directory \(path): \(error.message); create it or give another --state-dir")
+        }
+    }
+
+    /// The kiosk's address and settings, checked before anything is opened.
+    static func kioskPlan(_ configuration: DaemonConfiguration) throws -> (address: ListenAddress, settings: KioskSettings)? {
+        guard let listen = configuration.kioskListen else { return nil }
+        do {
+            let settings = KioskServer.settings(from: configuration)
+            try settings.check()
+            return (try ListenAddress(parsing: listen), settings)
+        } catch {
+            throw DaemonStartError("cannot serve the kiosk pages on \(listen): \(error); fix kioskListen or the kiosk settings")
         }
     }
 

@@ -13,16 +13,19 @@ public enum SurveyDaemonVersion {
 
 /// What `surveyd` runs: the daemon until SIGTERM or SIGINT; a second signal forces the exit.
 public enum DaemonMain {
-    public static func run(configuration: DaemonConfiguration, logger: Logger, onReady: @escaping @Sendable () async -> Void = {}) async throws {
+    /// - Parameter onReady: called once the control socket and the kiosk pages (when configured) listen.
+    public static func run(configuration: DaemonConfiguration, logger: Logger, onReady: @escaping @Sendable (DaemonEndpoints) async -> Void = { _ in }) async throws {
         if let files = OpenFileLimit.raiseToHardLimit(), files < UInt64(configuration.maxControlConnections) + 64 {
             logger.warning("the open file limit is low for maxControlConnections: connections beyond it are refused", metadata: ["limit": "\(files)", "maxControlConnections": "\(configuration.maxControlConnections)"])
         }
         let daemon = try await Daemon(configuration: configuration, version: SurveyDaemonVersion.current, logger: logger)
         let escalation = SecondSignal(logger: logger)
         defer { escalation.cancel() }
-        try await daemon.run {
-            logger.info("surveyd ready", metadata: ["socket": "\(configuration.socketPath)", "state": "\(configuration.stateDirectory)", "server": "\(configuration.serverURL ?? "")"])
-            await onReady()
+        try await daemon.run { endpoints in
+            var metadata: Logger.Metadata = ["socket": "\(configuration.socketPath)", "state": "\(configuration.stateDirectory)", "server": "\(configuration.serverURL ?? "")"]
+            if let url = endpoints.kioskURL { metadata["kiosk"] = "\(url)" }
+            logger.info("surveyd ready", metadata: metadata)
+            await onReady(endpoints)
         }
     }
 }

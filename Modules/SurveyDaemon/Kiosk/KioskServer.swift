@@ -1,0 +1,44 @@
+import Hummingbird
+import Kiosk
+import Logging
+import NIOCore
+import ServiceLifecycle
+
+/// The respondent's pages as a service of the daemon: the kiosk's Hummingbird application over
+/// the session manager, on the configured TCP address.
+struct KioskServer {
+    let address: ListenAddress
+    let settings: KioskSettings
+    let sessions: SessionManager
+    let logger: Logger
+
+    /// The settings of the pages from the daemon's configuration, checked.
+    static func settings(from configuration: DaemonConfiguration) -> KioskSettings {
+        var titles: [KioskLanguage: String] = [:]
+        titles[.en] = configuration.kioskTitleEnglish
+        titles[.ko] = configuration.kioskTitleKorean
+        return KioskSettings(
+            titles: titles,
+            defaultLanguage: KioskLanguage(rawValue: configuration.defaultLanguage.rawValue) ?? .ko,
+            endScreenSeconds: configuration.kioskEndScreenSeconds,
+            idleSeconds: configuration.kioskIdleSeconds,
+            idleCountdownSeconds: configuration.kioskIdleCountdownSeconds)
+    }
+
+    /// The application, as a service; `onRunning` gets the URL the pages answer on (with the
+    /// port the system chose for port 0).
+    func service(onRunning: @escaping @Sendable (String) async -> Void) throws -> some Service {
+        let address = address
+        let logger = logger
+        return try KioskApplication.application(
+            backend: SessionKioskBackend(sessions: sessions), settings: settings,
+            address: .hostname(address.host, port: address.port), logger: logger
+        ) { channel in
+            var bound = address
+            if let port = channel.localAddress?.port { bound.port = port }
+            let url = "http://\(bound)/"
+            logger.info("kiosk pages listening", metadata: ["url": "\(url)"])
+            await onRunning(url)
+        }
+    }
+}
