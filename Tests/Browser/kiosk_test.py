@@ -369,18 +369,31 @@ def main():
     parser.add_argument("--idle-seconds", type=int, default=120)
     parser.add_argument("--countdown-seconds", type=int, default=20)
     parser.add_argument("--size", default="1280x1024", help="the page's viewport, WIDTHxHEIGHT")
+    parser.add_argument("--walks", default="english,korean,screened,noscript,offline,idle",
+                        help="which walks to run, comma-separated (offline and idle also need their URL)")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     width, height = (int(n) for n in args.size.split("x"))
 
-    walks = [("English, every form type, to thanks", args.base_url, walk_english_to_thanks),
-             ("Korean, stage 2, to thanks", args.base_url, walk_korean_stage_two),
-             ("screened out", args.base_url, walk_screened_out)]
-    walks.append(("scripts off", args.base_url, walk_without_script))
-    if args.offline_url:
+    chosen = set(args.walks.split(","))
+    unknown = chosen - {"english", "korean", "screened", "noscript", "offline", "idle"}
+    if unknown:
+        parser.error("unknown walks: %s" % ", ".join(sorted(unknown)))
+    walks = []
+    if "english" in chosen:
+        walks.append(("English, every form type, to thanks", args.base_url, walk_english_to_thanks))
+    if "korean" in chosen:
+        walks.append(("Korean, stage 2, to thanks", args.base_url, walk_korean_stage_two))
+    if "screened" in chosen:
+        walks.append(("screened out", args.base_url, walk_screened_out))
+    if "noscript" in chosen:
+        walks.append(("scripts off", args.base_url, walk_without_script))
+    if args.offline_url and "offline" in chosen:
         walks.append(("offline: saved", args.offline_url, walk_offline))
-    if args.idle_url:
+    if args.idle_url and "idle" in chosen:
         walks.append(("idle reset", args.idle_url, lambda k: walk_idle(k, args.idle_seconds, args.countdown_seconds)))
+    if not walks:
+        parser.error("no walk to run: name one with --walks (offline and idle need --offline-url and --idle-url)")
 
     screens, failures = [], []
     for title, base, walk in walks:

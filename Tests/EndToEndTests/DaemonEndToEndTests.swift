@@ -14,7 +14,11 @@ final class Stack: @unchecked Sendable {
     let ctlBinary = PackagePaths.executable("surveyctl")
     var mock: BackgroundProcess?
     var daemon: BackgroundProcess?
+    /// Daemons started beside the main one (their own socket and state), stopped by ``finish()``.
+    var others: [BackgroundProcess] = []
     var port = 0
+    /// How long each process may live.
+    var deadline: Duration = .seconds(120)
 
     init() throws { dir = try TemporaryDirectory(prefix: "e2e") }
 
@@ -25,7 +29,7 @@ final class Stack: @unchecked Sendable {
 
     /// Starts the mock server (on the same port as before when restarted).
     func startMock(_ extra: [String] = []) async throws {
-        let mock = try BackgroundProcess(mockBinary, ["--fixtures", PackagePaths.mock.path, "--port", String(port), "--record", record] + extra)
+        let mock = try BackgroundProcess(mockBinary, ["--fixtures", PackagePaths.mock.path, "--port", String(port), "--record", record] + extra, deadline: deadline)
         let line = try await mock.waitForLine(containing: "listening on")
         port = Int(line.split(separator: ":").last ?? "") ?? 0
         #expect(port > 0)
@@ -42,10 +46,13 @@ final class Stack: @unchecked Sendable {
         let daemon = try BackgroundProcess(
             daemonBinary,
             ["--server-url", serverURL, "--socket", socket ?? self.socket, "--state-dir", state ?? self.state, "--delivery-wait", "2"] + extra,
-            environment: ["SURVEYD_BACKOFF_BASE": "0.2", "SURVEYD_BACKOFF_CAP": "1"].merging(environment) { $1 })
+            environment: ["SURVEYD_BACKOFF_BASE": "0.2", "SURVEYD_BACKOFF_CAP": "1"].merging(environment) { $1 },
+            deadline: deadline)
         if socket == nil && state == nil {
             _ = try await daemon.waitForLine(containing: "surveyd ready", onStandardError: true)
             self.daemon = daemon
+        } else {
+            others.append(daemon)
         }
         return daemon
     }
@@ -108,6 +115,7 @@ final class Stack: @unchecked Sendable {
     }
 
     func finish() async {
+        for other in others { await other.stop() }
         await daemon?.stop()
         await mock?.stop()
         dir.remove()
@@ -397,6 +405,12 @@ final class Stack: @unchecked Sendable {
         #expect(status.stdout.contains("surveyd 0.") && status.stdout.contains("sessions: 0 open"), "\(status.stdout)")
         let started = try await runProcess(surveyctl, ["start", "--lang", "en", "--socket", socket], deadline: .seconds(30))
         #expect(started.status == 0 && started.stdout.contains("question 1 of 5"), "\(started.stdout) \(started.stderr)")
+        // The kiosk pages are on, at a loopback URL printed above the socket's line.
+        let kiosk = try #require(demo.output.split(separator: "\n").first { $0.contains("kiosk pages:") })
+        let url = try #require(kiosk.split(separator: " ").first { $0.hasPrefix("http://127.0.0.1:") })
+        let port = try #require(Int(url.dropFirst("http://127.0.0.1:".count).prefix { $0.isNumber }))
+        let welcome = try await LoopbackHTTP.request(port: port, method: "GET", target: "/?lang=en")
+        #expect(welcome.status == 200 && welcome.bodyText.contains("Start"), "\(welcome.status) \(welcome.bodyText)")
         #expect(await demo.stop() == 0, "\(demo.errorOutput)")
     }
 

@@ -1,0 +1,93 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import SurveyTesting
+import Testing
+
+/// The kiosk pages of the built surveyd in a real browser: headless Chromium, driven by
+/// `Tests/Browser/kiosk_test.py` through chromium-driver, walks the mock survey in both languages
+/// (every form type, a validation message, Back, each end screen, scripts off, the idle reset)
+/// with an axe-core audit of every screen; then, with the survey server stopped, a respondent
+/// finishes, sees "saved", and the submission is delivered once after the server returns.
+///
+/// `Tests/Browser/install.sh` (run by `.ci/run`) installs the browser; without it this test
+/// prints a SKIPPED line. `SURVEYD_KIOSK_SCREENSHOTS=doc/kiosk` keeps the screenshots there.
+@Suite(.serialized) struct KioskBrowserEndToEndTests {
+    static let python = PackagePaths.root.appending(path: "Tests/Browser/.venv/bin/python")
+    static let script = PackagePaths.root.appending(path: "Tests/Browser/kiosk_test.py")
+
+    /// Why the browser cannot run here, or nil.
+    static func missing() -> String? {
+        let files = [python.path, "/usr/bin/chromium", "/usr/bin/chromedriver"]
+        let absent = files.filter { !FileManager.default.isExecutableFile(atPath: $0) }
+        return absent.isEmpty ? nil : absent.joined(separator: ", ")
+    }
+
+    /// The kiosk URL in the daemon's "surveyd ready" line.
+    static func kioskURL(_ daemon: BackgroundProcess) async throws -> String {
+        let line = try await daemon.waitForLine(containing: "surveyd ready", onStandardError: true)
+        let field = try #require(line.split(separator: " ").first { $0.hasPrefix("kiosk=") })
+        return String(field.dropFirst("kiosk=".count))
+    }
+
+    func walk(_ arguments: [String], deadline: Duration) async throws -> ProcessResult {
+        let out = ProcessInfo.processInfo.environment["SURVEYD_KIOSK_SCREENSHOTS"].map { PackagePaths.root.appending(path: $0).path }
+        let result = try await runProcess(
+            Self.python, [Self.script.path] + arguments + ["--out", out ?? (FileManager.default.temporaryDirectory.path + "/kiosk-browser-\(getpid())")],
+            deadline: deadline)
+        print(result.stdout)
+        if !result.stderr.isEmpty { print(result.stderr) }
+        return result
+    }
+
+    @Test func aRespondentInARealBrowser() async throws {
+        if let missing = Self.missing() {
+            print("SKIPPED: the kiosk browser test needs \(missing); run Tests/Browser/install.sh first")
+            return
+        }
+        let stack = try Stack()
+        stack.deadline = .seconds(900)
+        do {
+            try await walkOnlineThenOffline(stack)
+        } catch {
+            await stack.finish()
+            throw error
+        }
+        await stack.finish()
+    }
+
+    func walkOnlineThenOffline(_ stack: Stack) async throws {
+        try await stack.startMock()
+        let kioskFlags = ["--kiosk-listen", "127.0.0.1:0", "--kiosk-title-en", "Drinks survey", "--kiosk-title-ko", "음료 설문"]
+        let daemon = try await stack.startDaemon(kioskFlags)
+        let url = try await Self.kioskURL(daemon)
+        // A second daemon whose pages reset after a few seconds without a touch.
+        let idleDaemon = try await stack.startDaemon(
+            socket: stack.dir.path + "/idle.sock", state: stack.dir.path + "/idle-state",
+            kioskFlags + ["--kiosk-idle", "5", "--kiosk-idle-countdown", "5"])
+        let idleURL = try await Self.kioskURL(idleDaemon)
+
+        let online = try await walk(
+            [url, "--idle-url", idleURL, "--idle-seconds", "5", "--countdown-seconds", "5", "--walks", "english,korean,screened,noscript,idle"],
+            deadline: .seconds(420))
+        #expect(online.status == 0 && online.stdout.contains("5 passed, 0 failed"), "\(online.stdout)\n\(online.stderr)")
+        #expect(!online.timedOut)
+        let delivered = try stack.records()
+        // English: common and stage 1; Korean: common and stage 2; scripts off: common, stage 1 left open.
+        #expect(delivered.count >= 5, "\(delivered)")
+
+        // The survey server goes away: the respondent still finishes and is told the answers are saved.
+        await stack.stopMock()
+        let offline = try await walk([url, "--offline-url", url, "--walks", "offline"], deadline: .seconds(180))
+        #expect(offline.status == 0 && offline.stdout.contains("1 passed, 0 failed"), "\(offline.stdout)\n\(offline.stderr)")
+        let status = try await stack.statusOnceOfflineAndIdle()
+        #expect((status["queue"] as? [String: Any])?["pending"] as? Int == 1, "\(status)")
+        try await stack.startMock()
+        let flushed = try await stack.ctl(["flush", "--wait", "--timeout", "30"])
+        #expect(flushed.status == 0, "\(flushed.stdout) \(flushed.stderr)")
+        let saved = try stack.records().filter { ($0["answers"] as? [String: Any])?["name"] as? String == "Park Hana" }
+        #expect(saved.count == 1, "\(saved)")
+        #expect(saved.first?["typeID"] as? String == "common")
+    }
+}
