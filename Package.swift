@@ -213,18 +213,6 @@ let package = Package(
             path: "Tests/Helpers/KioskTesting",
             swiftSettings: swiftSettings
         ),
-        /// Serves the kiosk pages over the fake backend on loopback, for the browser test.
-        .executableTarget(
-            name: "KioskPreview",
-            dependencies: [
-                "Kiosk", "KioskTesting",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "Tests/Helpers/KioskPreview",
-            swiftSettings: swiftSettings
-        ),
         .executableTarget(
             name: "JournalCrashHelper",
             dependencies: ["Storage", .product(name: "Logging", package: "swift-log")],

@@ -11,7 +11,9 @@ that nothing is loaded from another host, and saves a screenshot of each screen.
 --offline-url is a kiosk whose survey server is unreachable (its walk ends as "saved");
 --idle-url is a kiosk with short idle settings (given by --idle-seconds/--countdown-seconds),
 to see the "Are you still there?" overlay and the reset. Prints one line per screen and a summary; writes
-axe-summary.json beside the screenshots. Exit status 0 only when every step and audit passed.
+axe-summary.json beside the screenshots (screens of an earlier run in the same folder are kept unless
+this run saw them again, so that walks run one after another add up). Exit status 0 only when every
+step and audit passed.
 """
 import argparse
 import json
@@ -411,8 +413,15 @@ def main():
         screens += kiosk.screens
         failures += ["%s: screen %s" % (title, name) for name in kiosk.failures]
 
-    with open(os.path.join(args.out, "axe-summary.json"), "w", encoding="utf8") as f:
-        json.dump({"screens": screens, "failures": failures}, f, ensure_ascii=False, indent=2)
+    summary_path = os.path.join(args.out, "axe-summary.json")
+    seen = {screen["screen"] for screen in screens}
+    try:
+        with open(summary_path, encoding="utf8") as f:
+            earlier = [screen for screen in json.load(f).get("screens", []) if screen.get("screen") not in seen]
+    except (OSError, ValueError):
+        earlier = []
+    with open(summary_path, "w", encoding="utf8") as f:
+        json.dump({"screens": earlier + screens, "failures": failures}, f, ensure_ascii=False, indent=2)
     passed = len(walks) - len({f.split(":")[0] for f in failures})
     print("%d passed, %d failed" % (passed, len(walks) - passed))
     return 1 if failures else 0
