@@ -14,7 +14,8 @@ struct SurveyCtl: AsyncParsableCommand {
             74 a journal of the daemon cannot write (status; answers are refused meanwhile); \
             75 temporary failure (e.g. flush timed out while offline).
             """,
-        subcommands: [Start.self, Answer.self, Status.self, Flush.self, Dead.self, Requeue.self, Lint.self]
+        version: ProductVersion.current,
+        subcommands: [Start.self, Answer.self, Status.self, Flush.self, Dead.self, Requeue.self, Lint.self, Version.self]
     )
 }
 

@@ -33,6 +33,39 @@ import Testing
         #expect(result.stderr.contains(message))
     }
 
+    /// `version` prints the client's version and, with a daemon, the daemon's; without one it
+    /// still prints the client's and exits 69. `--version` prints the same client version.
+    @Test func versionShowsClientAndDaemon() async throws {
+        let dir = try TemporaryDirectory(prefix: "ver")
+        defer { dir.remove() }
+        let alone = try await runProcess(surveyctl, ["version", "--socket", dir.appending("none.sock").path], deadline: .seconds(30))
+        #expect(alone.status == 69)
+        #expect(alone.stdout == "surveyctl 0.3.0\n", "\(alone.stdout)")
+        #expect(alone.stderr.contains("no surveyd answers"), "\(alone.stderr)")
+        #expect(try await runProcess(surveyctl, ["--version"], deadline: .seconds(30)).stdout == "0.3.0\n")
+
+        let stack = try Stack()
+        try await stack.startMock()
+        try await stack.startDaemon()
+        let both = try await stack.ctl(["version"])
+        #expect(both.status == 0, "\(both.stderr)")
+        #expect(both.stdout.hasPrefix("surveyctl 0.3.0\nsurveyd   0.3.0 (up "), "\(both.stdout)")
+        let json = try await stack.ctl(["version", "--json"])
+        let versions = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: String]
+        #expect(versions == ["client": "0.3.0", "daemon": "0.3.0"])
+        await stack.finish()
+    }
+
+    /// Shell completion scripts come from the argument parser itself.
+    @Test(arguments: ["bash", "zsh", "fish"])
+    func completionScripts(shell: String) async throws {
+        let result = try await runProcess(surveyctl, ["--generate-completion-script", shell], deadline: .seconds(30))
+        #expect(result.status == 0)
+        for word in ["surveyctl", "requeue", "version", "socket"] {
+            #expect(result.stdout.contains(word), "\(shell): \(word)")
+        }
+    }
+
     @Test func helpDocumentsExitCodes() async throws {
         let result = try await runProcess(surveyctl, ["--help"], deadline: .seconds(30))
         #expect(result.status == 0)

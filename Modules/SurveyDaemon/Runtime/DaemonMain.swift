@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import ControlAPI
 import Dispatch
 import Foundation
 import Logging
@@ -8,7 +9,7 @@ import Synchronization
 
 /// The daemon's version, shown by `surveyd --version` and `surveyctl status`.
 public enum SurveyDaemonVersion {
-    public static let current = "0.2.0"
+    public static let current = ProductVersion.current
 }
 
 /// What `surveyd` runs: the daemon until SIGTERM or SIGINT; a second signal forces the exit.
