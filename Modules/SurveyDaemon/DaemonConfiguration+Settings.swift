@@ -1,5 +1,6 @@
 import Entities
 import Foundation
+import Logging
 
 /// Every setting of `surveyd`, declared once.
 ///
@@ -94,7 +95,11 @@ extension DaemonSetting {
             \.tokenFile, key: "tokenFile", variable: "SURVEYD_TOKEN_FILE", flag: "token-file",
             kind: .text(valueName: "file", accepts: "a file"),
             none: "no `Authorization` header",
-            doc: "a file holding the survey server's bearer token"),
+            doc: "a file holding the survey server's bearer token; read again on SIGHUP"),
+        DaemonSetting(
+            \.logLevel, key: "logLevel", variable: "SURVEYD_LOG_LEVEL", flag: "log-level",
+            kind: .choice(Logger.Level.names), default: .info,
+            doc: "the least severe log lines written (to stderr; under systemd, to the journal); SIGHUP applies a new value"),
     ]
 
     static func checkServerURL(_ text: String) -> String? {

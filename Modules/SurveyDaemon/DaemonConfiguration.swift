@@ -1,5 +1,6 @@
 import ControlAPI
 import Entities
+import Logging
 import Storage
 
 /// Everything `surveyd` can be configured with.
@@ -54,6 +55,8 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var maxRequestBytes: Int = DaemonSetting.defaultValue(of: \.maxRequestBytes)
     /// A file holding the survey server's bearer token; read at start and again once after a 401.
     public var tokenFile: String?
+    /// The least severe log lines written; a reload (SIGHUP) applies a new value.
+    public var logLevel: Logger.Level = DaemonSetting.defaultValue(of: \.logLevel)
 
     public enum Durability: String, Sendable, Hashable, Codable, CaseIterable {
         case strict, relaxed

@@ -32,22 +32,29 @@ public final class Daemon: Sendable {
     let cache: DefinitionCache
     let definitions: ServerDefinitionSource
     let httpClient: HTTPClient
+    let surveyClient: SurveyClient
     let control: ControlServer
     /// The control socket's lock, held from before the socket is checked until the daemon stops.
     let socketClaim: ControlSocketClaim
     let logger: Logger
 
-    /// Opens the state and builds every part; nothing runs until ``run(signals:onReady:)``.
-    public init(configuration: DaemonConfiguration, version: String, logger: Logger) async throws {
+    /// Opens the state and builds every part; nothing runs until ``run(signals:systemd:onReady:reload:)``.
+    /// - Parameter inheritedSocket: the listening control socket systemd passed (socket
+    ///   activation), served instead of binding `socketPath`.
+    public init(configuration: DaemonConfiguration, version: String, logger: Logger, inheritedSocket: InheritedControlSocket? = nil) async throws {
         self.configuration = configuration
         self.logger = logger
         guard let serverURL = configuration.serverURL.flatMap(URL.init(string:)), let probe = TCPConnectProbe(baseURL: serverURL) else {
-            throw DaemonStartError("no survey server URL is configured; give --server-url, SURVEYD_SERVER_URL or serverURL in the --config file (or run surveyd --demo)")
+            throw Self.noServerURL
         }
         let socketGroup = try Self.group(configuration.socketGroup)
         // Released by its deinit when the start fails below.
         do throws(ControlError) {
-            socketClaim = try ControlSocket.prepare(path: configuration.socketPath)
+            if let inheritedSocket {
+                socketClaim = ControlSocketClaim.inherited(inheritedSocket)
+            } else {
+                socketClaim = try ControlSocket.prepare(path: configuration.socketPath)
+            }
         } catch {
             throw DaemonStartError(error.message)
         }
@@ -82,6 +89,7 @@ public final class Daemon: Sendable {
         let client = SurveyClient(
             configuration: clientConfiguration,
             transport: AsyncHTTPClientTransport(client: httpClient), connectivity: monitor, logger: logger)
+        surveyClient = client
         let wakeup = DeliveryWakeup()
         let sessionProblems = sessionJournal.recoveryReport.map { "\($0.kind.rawValue) in \(state)/sessions/\($0.segment) at byte \($0.offset); kept at \($0.keptAt)" }
         queue = StoredSubmissionQueue(queue: submissionQueue, wakeup: wakeup, problems: { sessionProblems }, otherJournals: [("sessions", sessionJournal)])
@@ -115,8 +123,15 @@ public final class Daemon: Sendable {
 
     /// Runs every service until a graceful shutdown (one of `signals`, or the group ending), then
     /// closes the journals. `onReady` is called once the control socket accepts connections.
-    public func run(signals: [UnixSignal] = [.sigterm, .sigint], onReady: @escaping @Sendable () async -> Void = {}) async throws {
+    /// - Parameters:
+    ///   - systemd: where readiness, status and watchdog pings go (`Daemon+Systemd.swift`).
+    ///   - reload: called on every SIGHUP; nil leaves SIGHUP alone.
+    public func run(
+        signals: [UnixSignal] = [.sigterm, .sigint], systemd: SystemdContext = SystemdContext(),
+        onReady: @escaping @Sendable () async -> Void = {}, reload: (@Sendable () async -> Void)? = nil
+    ) async throws {
         let server = control
+        let extras = await DaemonSystemdServices(daemon: self, systemd: systemd, reload: reload, logger: logger)
         let housekeeping = Housekeeping(sessions: sessions, queue: queue.queue, cache: cache, interval: min(.seconds(30), max(.seconds(1), configuration.idleSessionTimeout / 4)), logger: logger)
         let watcher = ConnectivityWatcher(monitor: monitor, worker: worker, queue: queue.queue, interval: .seconds(2))
         // Services shut down in reverse order: the control server stops accepting first, the
@@ -124,11 +139,14 @@ public final class Daemon: Sendable {
         var groupConfiguration = ServiceGroupConfiguration(
             services: [
                 .init(service: DefinitionFetchesService(source: definitions)),
-                .init(service: worker),
+                .init(service: extras.track(DaemonSystemdServices.deliveryName, worker)),
                 .init(service: housekeeping),
                 .init(service: watcher),
-                .init(service: server.service(claim: socketClaim, onReady: onReady)),
-            ],
+                .init(service: extras.track(DaemonSystemdServices.controlName, server.service(claim: socketClaim) {
+                    await onReady()
+                    await extras.ready()
+                })),
+            ] + extras.services,
             gracefulShutdownSignals: signals,
             logger: logger)
         groupConfiguration.maximumGracefulShutdownDuration = Duration.seconds(10)

@@ -13,17 +13,47 @@ public enum SurveyDaemonVersion {
 
 /// What `surveyd` runs: the daemon until SIGTERM or SIGINT; a second signal forces the exit.
 public enum DaemonMain {
-    public static func run(configuration: DaemonConfiguration, logger: Logger, onReady: @escaping @Sendable () async -> Void = {}) async throws {
+    /// - Parameters:
+    ///   - environment: where systemd's variables are read (`$NOTIFY_SOCKET`, `$WATCHDOG_USEC`,
+    ///     `$LISTEN_FDS`…).
+    ///   - reload: resolves the configuration again from the same sources, on SIGHUP; nil leaves
+    ///     SIGHUP alone.
+    public static func run(
+        configuration: DaemonConfiguration, logger: Logger, environment: [String: String] = [:],
+        onReady: @escaping @Sendable () async -> Void = {},
+        reload: (@Sendable () async throws(ConfigurationError) -> DaemonConfiguration)? = nil
+    ) async throws {
+        DaemonLogLevel.shared.level = configuration.logLevel
         if let files = OpenFileLimit.raiseToHardLimit(), files < UInt64(configuration.maxControlConnections) + 64 {
             logger.warning("the open file limit is low for maxControlConnections: connections beyond it are refused", metadata: ["limit": "\(files)", "maxControlConnections": "\(configuration.maxControlConnections)"])
         }
-        let daemon = try await Daemon(configuration: configuration, version: SurveyDaemonVersion.current, logger: logger)
+        let inherited: InheritedControlSocket?
+        do throws(ControlError) {
+            inherited = try SocketActivation.controlSocket(environment: environment)
+        } catch {
+            throw DaemonStartError(error.message)
+        }
+        // Read once; not passed on to anything the daemon might start.
+        for name in SocketActivation.variables { unsetenv(name) }
+        if let inherited, inherited.path != configuration.socketPath {
+            logger.notice("serving the control socket systemd passed, not socketPath", metadata: ["socket": "\(inherited.path)", "socketPath": "\(configuration.socketPath)"])
+        }
+        let daemon = try await Daemon(configuration: configuration, version: SurveyDaemonVersion.current, logger: logger, inheritedSocket: inherited)
+        var onReload: (@Sendable () async -> Void)?
+        if let reload {
+            let reloader = ConfigurationReloader(current: configuration, daemon: daemon, logLevel: .shared, logger: logger, resolve: reload)
+            onReload = { await reloader.reload() }
+        }
         let escalation = SecondSignal(logger: logger)
         defer { escalation.cancel() }
-        try await daemon.run {
-            logger.info("surveyd ready", metadata: ["socket": "\(configuration.socketPath)", "state": "\(configuration.stateDirectory)", "server": "\(configuration.serverURL ?? "")"])
-            await onReady()
-        }
+        let socket = inherited?.path ?? configuration.socketPath
+        try await daemon.run(
+            systemd: .from(environment: environment, logger: logger),
+            onReady: {
+                logger.info("surveyd ready", metadata: ["socket": "\(socket)", "state": "\(configuration.stateDirectory)", "server": "\(configuration.serverURL ?? "")", "socketActivation": "\(inherited != nil)"])
+                await onReady()
+            },
+            reload: onReload)
     }
 }
 
