@@ -173,3 +173,52 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: path + ".lock"), "no lock file is made for a passed socket")
     }
 }
+
+/// A reload on a whole daemon in process: what it applies reaches the worker, the sessions and
+/// the log level; what needs a restart keeps its value; a configuration that fails changes nothing.
+@Suite struct DaemonReloadTests {
+    @Test func aReloadAppliesLevelBackoffAndIdleTimeoutOnly() async throws {
+        let dir = try TemporaryDirectory(prefix: "rl")
+        defer { dir.remove() }
+        var flags = DaemonConfiguration.Overrides()
+        flags[\.serverURL] = "http://127.0.0.1:9"
+        flags[\.stateDirectory] = dir.appending("state").path
+        flags[\.socketPath] = dir.appending("d.sock").path
+        let configuration = try await DaemonConfiguration.resolve(file: nil, environment: ["HOME": dir.path], flags: flags, userID: getuid())
+        let daemon = try await Daemon(configuration: configuration, version: "test", logger: Logger(label: "t"))
+        var next = configuration
+        next.logLevel = .debug
+        next.idleSessionTimeoutSeconds = 60
+        next.backoffBaseSeconds = 0.5
+        next.backoffCapSeconds = 2
+        next.maxInFlight = 9
+        let resolved = Mutex<Result<DaemonConfiguration, ConfigurationError>>(.success(next))
+        let level = DaemonLogLevel(.info)
+        let reloader = ConfigurationReloader(current: configuration, daemon: daemon, logLevel: level, logger: Logger(label: "t")) { () async throws(ConfigurationError) in
+            try resolved.withLock { $0 }.get()
+        }
+        let changes = await reloader.reload()
+        #expect(changes?.applied == ["backoffBaseSeconds", "backoffCapSeconds", "idleSessionTimeoutSeconds", "logLevel"])
+        #expect(changes?.needRestart == ["maxInFlight"])
+        #expect(level.level == .debug)
+        #expect(await daemon.sessions.settings.idleTimeout == .seconds(60))
+        let delays = await (0..<20).asyncMap { attempt in await daemon.worker.settings.backoff(attempt + 10, nil) }
+        #expect(delays.allSatisfy { $0 <= .seconds(2) }, "\(delays)")
+        #expect(await reloader.current.maxInFlight == configuration.maxInFlight)
+        #expect(await reloader.current.logLevel == .debug)
+
+        resolved.withLock { $0 = .failure(ConfigurationError(source: "flag --x", "wrong")) }
+        #expect(await reloader.reload() == nil)
+        #expect(level.level == .debug)
+        #expect(await daemon.sessions.settings.idleTimeout == .seconds(60))
+        await daemon.close()
+    }
+}
+
+extension Sequence where Element: Sendable {
+    func asyncMap<T>(_ transform: (Element) async -> T) async -> [T] {
+        var results: [T] = []
+        for element in self { results.append(await transform(element)) }
+        return results
+    }
+}

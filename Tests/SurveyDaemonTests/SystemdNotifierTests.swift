@@ -8,42 +8,6 @@ import SurveyTesting
 import Testing
 @testable import SurveyDaemon
 
-/// A Unix datagram socket the test binds, standing in for systemd's notify socket.
-final class NotifySocketStandIn {
-    let fd: Int32
-    /// The name for `$NOTIFY_SOCKET`: the path, or `@name` for an abstract socket.
-    let name: String
-
-    init(path: String? = nil, abstract: String? = nil) throws {
-        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        var bytes: [UInt8]
-        if let abstract {
-            bytes = [0] + Array(abstract.utf8)
-            name = "@" + abstract
-        } else {
-            bytes = Array(path!.utf8) + [0]
-            name = path!
-        }
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
-        let length = socklen_t(MemoryLayout<sockaddr_un>.offset(of: \sockaddr_un.sun_path)! + bytes.count)
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        guard bound == 0 else { throw POSIXError(.init(rawValue: errno) ?? .EINVAL) }
-    }
-
-    deinit { close(fd) }
-
-    /// The next datagram (nil after 5 s without one).
-    func receive() -> String? {
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        let count = recv(fd, &buffer, buffer.count, 0)
-        return count < 0 ? nil : String(decoding: buffer[..<count], as: UTF8.self)
-    }
-}
-
 /// Records what the notify service sends.
 final class RecordingNotifier: ServiceManagerNotifying {
     let messages = Mutex<[String]>([])
@@ -52,20 +16,24 @@ final class RecordingNotifier: ServiceManagerNotifying {
 }
 
 @Suite struct SystemdNotifierTests {
-    @Test func sendsADatagramToAPathSocket() throws {
+    @Test func sendsADatagramToAPathSocket() async throws {
         let dir = try TemporaryDirectory(prefix: "sn")
         defer { dir.remove() }
-        let listener = try NotifySocketStandIn(path: dir.appending("notify").path)
+        let listener = try DatagramListener(path: dir.appending("notify").path)
+        defer { listener.stop() }
         let notifier = try #require(try SystemdNotifier(environment: ["NOTIFY_SOCKET": listener.name]))
         try notifier.notify("READY=1\nSTATUS=online, 0 pending, 0 dead, 0 sessions")
-        #expect(listener.receive() == "READY=1\nSTATUS=online, 0 pending, 0 dead, 0 sessions")
+        try notifier.notify("WATCHDOG=1")
+        #expect(await eventually { listener.messages.count == 2 })
+        #expect(listener.messages == ["READY=1\nSTATUS=online, 0 pending, 0 dead, 0 sessions", "WATCHDOG=1"])
     }
 
-    @Test func sendsADatagramToAnAbstractSocket() throws {
-        let listener = try NotifySocketStandIn(abstract: "surveyd-test-\(UUID().uuidString)")
+    @Test func sendsADatagramToAnAbstractSocket() async throws {
+        let listener = try DatagramListener(abstract: "surveyd-test-\(UUID().uuidString)")
+        defer { listener.stop() }
         let notifier = try SystemdNotifier(socketName: listener.name)
         try notifier.notify("WATCHDOG=1")
-        #expect(listener.receive() == "WATCHDOG=1")
+        #expect(await eventually { listener.messages == ["WATCHDOG=1"] })
     }
 
     @Test func withoutNotifySocketThereIsNoNotifier() throws {
