@@ -40,11 +40,11 @@ extension DaemonSetting {
         DaemonSetting(
             \.backoffBaseSeconds, key: "backoffBaseSeconds", variable: "SURVEYD_BACKOFF_BASE",
             kind: .seconds(.above(0, atMost: DaemonConfiguration.maxBackoffSeconds, "1 day")), default: 1,
-            doc: "first retry delay of a transient delivery failure; at most `backoffCapSeconds`"),
+            doc: "first retry delay of a transient delivery failure; at most `backoffCapSeconds`; SIGHUP applies a new value"),
         DaemonSetting(
             \.backoffCapSeconds, key: "backoffCapSeconds", variable: "SURVEYD_BACKOFF_CAP",
             kind: .seconds(.above(0, atMost: DaemonConfiguration.maxBackoffSeconds, "1 day")), default: 300,
-            doc: "longest retry delay (delays are drawn uniformly in `0…min(cap, base·2^attempt)`)"),
+            doc: "longest retry delay (delays are drawn uniformly in `0…min(cap, base·2^attempt)`); SIGHUP applies a new value"),
         DaemonSetting(
             \.durability, key: "durability", variable: "SURVEYD_DURABILITY", flag: "durability",
             kind: .choice(DaemonConfiguration.Durability.names), default: .strict,
@@ -57,7 +57,7 @@ extension DaemonSetting {
         DaemonSetting(
             \.idleSessionTimeoutSeconds, key: "idleSessionTimeoutSeconds", variable: "SURVEYD_IDLE_TIMEOUT", flag: "idle-timeout",
             kind: .seconds(.above(0, atMost: week, "1 week")), default: 900,
-            doc: "sessions idle longer are closed as `abandoned` (their answers are not uploaded)"),
+            doc: "sessions idle longer are closed as `abandoned` (their answers are not uploaded); SIGHUP applies a new value"),
         DaemonSetting(
             \.deliveryWaitSeconds, key: "deliveryWaitSeconds", variable: "SURVEYD_DELIVERY_WAIT", flag: "delivery-wait",
             kind: .seconds(.from(0, to: week, "1 week")), default: 2,
