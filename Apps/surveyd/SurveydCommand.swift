@@ -41,7 +41,7 @@ struct SurveydCommand: AsyncParsableCommand {
     @Option(name: .setting(\.controlIdleTimeoutSeconds), help: .setting(\.controlIdleTimeoutSeconds)) var controlIdleTimeout: Double?
     @Option(name: .setting(\.maxControlConnections), help: .setting(\.maxControlConnections)) var maxControlConnections: Int?
     @Option(name: .setting(\.logLevel), help: .setting(\.logLevel)) var logLevel: Logger.Level?
-    @Flag(help: "Check the configuration (file, environment, flags) and exit: 0 when it is valid, 78 with the errors otherwise. Starts nothing.") var checkConfig = false
+    @Flag(help: "Check the configuration (file, environment, flags) and exit: 0 when it is valid, 78 with what is wrong otherwise (the messages of a start). Starts nothing.") var checkConfig = false
     @Flag(help: "Start the mock survey server on a loopback port and a daemon against it, with its state in a demo directory.") var demo = false
     @Option(help: "The mock fixtures folder used by --demo.") var fixtures = "mock"
 

@@ -134,7 +134,8 @@ public final class Daemon: Sendable {
         let extras = await DaemonSystemdServices(daemon: self, systemd: systemd, reload: reload, logger: logger)
         let housekeeping = Housekeeping(sessions: sessions, queue: queue.queue, cache: cache, interval: min(.seconds(30), max(.seconds(1), configuration.idleSessionTimeout / 4)), logger: logger)
         let watcher = ConnectivityWatcher(monitor: monitor, worker: worker, queue: queue.queue, interval: .seconds(2))
-        // Services shut down in reverse order: the control server stops accepting first, the
+        // Services shut down in reverse order: after the systemd services (the notifier says
+        // STOPPING=1 at once), the control server stops accepting first, the
         // questionnaire fetches still in flight are stopped last.
         var groupConfiguration = ServiceGroupConfiguration(
             services: [
