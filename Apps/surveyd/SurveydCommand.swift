@@ -47,7 +47,8 @@ struct SurveydCommand: AsyncParsableCommand {
     @Option(name: .setting(\.kioskEndScreenSeconds), help: .setting(\.kioskEndScreenSeconds)) var kioskEndScreen: Int?
     @Option(name: .setting(\.kioskIdleSeconds), help: .setting(\.kioskIdleSeconds)) var kioskIdle: Int?
     @Option(name: .setting(\.kioskIdleCountdownSeconds), help: .setting(\.kioskIdleCountdownSeconds)) var kioskIdleCountdown: Int?
-    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: Logger.Level = .info
+    @Option(name: .setting(\.logLevel), help: .setting(\.logLevel)) var logLevel: Logger.Level?
+    @Flag(help: "Check the configuration (file, environment, flags) and exit: 0 when it is valid, 78 with what is wrong otherwise (the messages of a start). Starts nothing.") var checkConfig = false
     @Flag(help: "Start the mock survey server on a loopback port and a daemon against it, with its state in a demo directory.") var demo = false
     @Option(help: "The mock fixtures folder used by --demo.") var fixtures = "mock"
 
@@ -75,25 +76,32 @@ struct SurveydCommand: AsyncParsableCommand {
         flags[\.kioskEndScreenSeconds] = kioskEndScreen
         flags[\.kioskIdleSeconds] = kioskIdle
         flags[\.kioskIdleCountdownSeconds] = kioskIdleCountdown
+        flags[\.logLevel] = logLevel
         return flags
     }
 
     func run() async throws {
         umask(0o077)
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = logLevel
-            return handler
-        }
-        let logger = Logger(label: "surveyd")
         let environment = ProcessInfo.processInfo.environment
+        // Until the configuration is resolved, the flag's level; then the configured one.
+        DaemonLogLevel.shared.level = logLevel ?? .info
+        let journal = DaemonLogHandler.standardErrorIsJournal(environment: environment)
+        LoggingSystem.bootstrap { label in DaemonLogHandler(label: label, journal: journal) }
+        let logger = Logger(label: "surveyd")
         do {
+            if checkConfig {
+                try await check(environment: environment)
+                return
+            }
             if demo {
                 try await DemoMode.run(fixtures: fixtures, configurationFile: config, environment: environment, flags: flags, logger: logger)
                 return
             }
-            let resolved = try await DaemonConfiguration.resolve(file: config, environment: environment, flags: flags, userID: getuid())
-            try await DaemonMain.run(configuration: resolved, logger: logger)
+            let (file, flags, userID) = (config, flags, getuid())
+            let resolved = try await DaemonConfiguration.resolve(file: file, environment: environment, flags: flags, userID: userID)
+            try await DaemonMain.run(configuration: resolved, logger: logger, environment: environment, reload: { () async throws(ConfigurationError) in
+                try await DaemonConfiguration.resolve(file: file, environment: environment, flags: flags, userID: userID)
+            })
         } catch let error as ConfigurationError {
             FileHandle.standardError.write(Data("surveyd: \(error)\n".utf8))
             throw ExitCode(78)  // EX_CONFIG
@@ -101,6 +109,23 @@ struct SurveydCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("surveyd: \(error.message)\n".utf8))
             throw ExitCode.failure
         }
+    }
+}
+
+extension SurveydCommand {
+    /// `--check-config`: resolves and checks the configuration as a start does, with the same
+    /// messages, and prints the settings; opens, creates and binds nothing. Exit 0 or 78.
+    func check(environment: [String: String]) async throws {
+        if demo { throw ValidationError("--check-config checks the daemon's configuration; leave out --demo") }
+        let resolved = try await DaemonConfiguration.resolve(file: config, environment: environment, flags: flags, userID: getuid())
+        do {
+            try Daemon.check(resolved)
+        } catch let error as DaemonStartError {
+            FileHandle.standardError.write(Data("surveyd: \(error.message)\n".utf8))
+            throw ExitCode(78)
+        }
+        print("surveyd: the configuration is valid")
+        print(Daemon.describe(resolved))
     }
 }
 

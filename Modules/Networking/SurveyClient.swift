@@ -150,6 +150,13 @@ public actor SurveyClient {
         }
     }
 
+    /// Forgets the token read from the token file, so that the next request reads the file again
+    /// (the daemon's reload on SIGHUP).
+    public func reloadToken() {
+        tokenLoaded = false
+        token = nil
+    }
+
     private func loadToken(reload: Bool) throws(NetworkError) -> String? {
         guard let file = configuration.tokenFile else { return nil }
         if tokenLoaded, !reload { return token }

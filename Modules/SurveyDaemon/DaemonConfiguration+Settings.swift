@@ -1,5 +1,6 @@
 import Entities
 import Foundation
+import Logging
 
 /// Every setting of `surveyd`, declared once.
 ///
@@ -39,11 +40,11 @@ extension DaemonSetting {
         DaemonSetting(
             \.backoffBaseSeconds, key: "backoffBaseSeconds", variable: "SURVEYD_BACKOFF_BASE",
             kind: .seconds(.above(0, atMost: DaemonConfiguration.maxBackoffSeconds, "1 day")), default: 1,
-            doc: "first retry delay of a transient delivery failure; at most `backoffCapSeconds`"),
+            doc: "first retry delay of a transient delivery failure; at most `backoffCapSeconds`; SIGHUP applies a new value"),
         DaemonSetting(
             \.backoffCapSeconds, key: "backoffCapSeconds", variable: "SURVEYD_BACKOFF_CAP",
             kind: .seconds(.above(0, atMost: DaemonConfiguration.maxBackoffSeconds, "1 day")), default: 300,
-            doc: "longest retry delay (delays are drawn uniformly in `0…min(cap, base·2^attempt)`)"),
+            doc: "longest retry delay (delays are drawn uniformly in `0…min(cap, base·2^attempt)`); SIGHUP applies a new value"),
         DaemonSetting(
             \.durability, key: "durability", variable: "SURVEYD_DURABILITY", flag: "durability",
             kind: .choice(DaemonConfiguration.Durability.names), default: .strict,
@@ -56,7 +57,7 @@ extension DaemonSetting {
         DaemonSetting(
             \.idleSessionTimeoutSeconds, key: "idleSessionTimeoutSeconds", variable: "SURVEYD_IDLE_TIMEOUT", flag: "idle-timeout",
             kind: .seconds(.above(0, atMost: week, "1 week")), default: 900,
-            doc: "sessions idle longer are closed as `abandoned` (their answers are not uploaded)"),
+            doc: "sessions idle longer are closed as `abandoned` (their answers are not uploaded); SIGHUP applies a new value"),
         DaemonSetting(
             \.deliveryWaitSeconds, key: "deliveryWaitSeconds", variable: "SURVEYD_DELIVERY_WAIT", flag: "delivery-wait",
             kind: .seconds(.from(0, to: week, "1 week")), default: 2,
@@ -94,7 +95,7 @@ extension DaemonSetting {
             \.tokenFile, key: "tokenFile", variable: "SURVEYD_TOKEN_FILE", flag: "token-file",
             kind: .text(valueName: "file", accepts: "a file"),
             none: "no `Authorization` header",
-            doc: "a file holding the survey server's bearer token"),
+            doc: "a file holding the survey server's bearer token; read again on SIGHUP"),
         DaemonSetting(
             \.kioskListen, key: "kioskListen", variable: "SURVEYD_KIOSK_LISTEN", flag: "kiosk-listen",
             kind: .text(valueName: "host:port", accepts: "`HOST:PORT` with an IPv4 address, a bracketed IPv6 address or `localhost`; port 0 picks a free one", check: checkListenAddress),
@@ -126,6 +127,10 @@ extension DaemonSetting {
             \.kioskIdleCountdownSeconds, key: "kioskIdleCountdownSeconds", variable: "SURVEYD_KIOSK_IDLE_COUNTDOWN", flag: "kiosk-idle-countdown",
             kind: .wholeNumber(.from(1, to: 3600, "1 hour"), valueName: "seconds"), default: 20,
             doc: "how long \"Are you still there?\" counts down before the session is abandoned and the welcome screen returns"),
+        DaemonSetting(
+            \.logLevel, key: "logLevel", variable: "SURVEYD_LOG_LEVEL", flag: "log-level",
+            kind: .choice(Logger.Level.names), default: .info,
+            doc: "the least severe log lines written (to stderr; under systemd, to the journal); SIGHUP applies a new value"),
     ]
 
     static func checkListenAddress(_ text: String) -> String? {

@@ -1,5 +1,6 @@
 import ControlAPI
 import Entities
+import Logging
 import Storage
 
 /// Everything `surveyd` can be configured with.
@@ -75,6 +76,8 @@ public struct DaemonConfiguration: Sendable, Hashable {
         /// Any machine that reaches the address.
         case network
     }
+    /// The least severe log lines written; a reload (SIGHUP) applies a new value.
+    public var logLevel: Logger.Level = DaemonSetting.defaultValue(of: \.logLevel)
 
     public enum Durability: String, Sendable, Hashable, Codable, CaseIterable {
         case strict, relaxed

@@ -1,4 +1,5 @@
 import Entities
+import Logging
 
 /// One setting of `surveyd`, declared once: where each source names it (JSON key, environment
 /// variable, flag), what it accepts, its default and one line of documentation. The resolution,
@@ -198,6 +199,7 @@ extension SettingChoice {
 extension Language: SettingChoice {}
 extension DaemonConfiguration.Durability: SettingChoice {}
 extension DaemonConfiguration.KioskAccess: SettingChoice {}
+extension Logger.Level: SettingChoice {}
 
 extension DaemonSetting {
     /// `a`, `a or b`, `a, b or c`.

@@ -8,7 +8,8 @@ import ServiceLifecycle
 
 /// The control server's listening socket and accept loop, a `Service` of the daemon.
 ///
-/// The daemon binds the socket itself (``ControlSocketClaim/bind()``) and hands the bound
+/// The daemon binds the socket itself (``ControlSocketClaim/bind()``), or takes the one systemd
+/// passed (socket activation), and hands the bound
 /// descriptor to NIO, rather than letting the HTTP server bind the path: a server that binds a
 /// path removes whatever socket file is there when it binds and again when it closes, which
 /// would remove another daemon's socket. Here the file is removed at shutdown only while it is
@@ -32,11 +33,14 @@ struct ControlListener<Responder: HTTPResponder>: Service where Responder.Contex
         let connections = ControlConnections(limit: limits.maxConnections, logger: logger)
         let childChannel = ControlChildChannel(responder: Self.respond(with: responder, logger: logger), limits: limits, connections: connections)
         defer { claim.removeSocketFile() }
-        let socket = try claim.bind()
-        do {
-            try ControlSocket.setMode(path: claim.path, group: socketGroup)
-        } catch {
-            logger.error("cannot set the control socket's mode", metadata: ["path": "\(claim.path)", "error": "\(error)"])
+        let socket = try claim.listeningSocket()
+        // A socket systemd passed has the mode, owner and group its .socket unit gives it.
+        if !claim.isInherited {
+            do {
+                try ControlSocket.setMode(path: claim.path, group: socketGroup)
+            } catch {
+                logger.error("cannot set the control socket's mode", metadata: ["path": "\(claim.path)", "error": "\(error)"])
+            }
         }
         let server: NIOAsyncChannel<ControlChildChannel.Value, Never>
         do {

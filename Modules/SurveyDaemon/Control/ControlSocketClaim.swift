@@ -19,6 +19,9 @@ import Synchronization
 /// and records its device and inode: ``removeSocketFile()`` removes the file only while the path
 /// still names that one, so a daemon never removes a socket file it did not create. (The open
 /// descriptor keeps the inode alive, so that its number cannot go to a file that replaced it.)
+///
+/// A socket systemd passed (socket activation, ``inherited(_:)``) belongs to systemd's `.socket`
+/// unit: the claim takes no lock, binds nothing, and never removes the file.
 public final class ControlSocketClaim: Sendable {
     /// The control socket's path.
     public let path: String
@@ -29,13 +32,38 @@ public final class ControlSocketClaim: Sendable {
         var lockFD: Int32
         /// The socket file this daemon bound: an `O_PATH` descriptor of it, its `st_dev` and `st_ino`.
         var bound: (fd: Int32, device: UInt64, inode: UInt64)?
+        /// A listening socket systemd passed, until the listener takes it.
+        var inherited: Int32?
     }
 
     private let state: Mutex<State>
 
-    private init(path: String, lockFD: Int32) {
+    /// Whether the socket was passed by systemd rather than bound by this daemon.
+    public let isInherited: Bool
+
+    private init(path: String, lockFD: Int32, inherited: Int32? = nil) {
         self.path = path
-        state = Mutex(State(lockFD: lockFD, bound: nil))
+        isInherited = inherited != nil
+        state = Mutex(State(lockFD: lockFD, bound: nil, inherited: inherited))
+    }
+
+    /// The claim of a listening socket systemd passed: no lock, and the file is never removed.
+    public static func inherited(_ socket: InheritedControlSocket) -> ControlSocketClaim {
+        ControlSocketClaim(path: socket.path, lockFD: -1, inherited: socket.descriptor)
+    }
+
+    /// The socket to serve on: the one systemd passed (once), or a new one bound at ``path``.
+    func listeningSocket() throws(ControlError) -> Int32 {
+        if let fd = state.withLock({ state in
+            defer { state.inherited = nil }
+            return state.inherited
+        }) {
+            return fd
+        }
+        guard !isInherited else {
+            throw ControlError(status: 500, code: "socket_bind", "the control socket systemd passed was already used; restart surveyd")
+        }
+        return try bind()
     }
 
     deinit { release() }

@@ -41,7 +41,7 @@ public actor DeliveryWorker: Service {
 
     let queue: any DeliveryQueue
     let uploader: any AnswerUploader
-    let settings: Settings
+    var settings: Settings
     let onFinished: @Sendable (UUID, SubmissionState) async -> Void
     let logger: Logger
     let wakeup: DeliveryWakeup

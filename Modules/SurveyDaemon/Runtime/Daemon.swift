@@ -33,6 +33,7 @@ public final class Daemon: Sendable {
     let cache: DefinitionCache
     let definitions: ServerDefinitionSource
     let httpClient: HTTPClient
+    let surveyClient: SurveyClient
     let control: ControlServer
     /// The respondent's pages, when `kioskListen` is set.
     let kiosk: KioskServer?
@@ -40,18 +41,24 @@ public final class Daemon: Sendable {
     let socketClaim: ControlSocketClaim
     let logger: Logger
 
-    /// Opens the state and builds every part; nothing runs until ``run(signals:onReady:)``.
-    public init(configuration: DaemonConfiguration, version: String, logger: Logger) async throws {
+    /// Opens the state and builds every part; nothing runs until ``run(signals:systemd:onReady:reload:)``.
+    /// - Parameter inheritedSocket: the listening control socket systemd passed (socket
+    ///   activation), served instead of binding `socketPath`.
+    public init(configuration: DaemonConfiguration, version: String, logger: Logger, inheritedSocket: InheritedControlSocket? = nil) async throws {
         self.configuration = configuration
         self.logger = logger
         guard let serverURL = configuration.serverURL.flatMap(URL.init(string:)), let probe = TCPConnectProbe(baseURL: serverURL) else {
-            throw DaemonStartError("no survey server URL is configured; give --server-url, SURVEYD_SERVER_URL or serverURL in the --config file (or run surveyd --demo)")
+            throw Self.noServerURL
         }
         let socketGroup = try Self.group(configuration.socketGroup)
         let kioskPlan = try Self.kioskPlan(configuration)
         // Released by its deinit when the start fails below.
         do throws(ControlError) {
-            socketClaim = try ControlSocket.prepare(path: configuration.socketPath)
+            if let inheritedSocket {
+                socketClaim = ControlSocketClaim.inherited(inheritedSocket)
+            } else {
+                socketClaim = try ControlSocket.prepare(path: configuration.socketPath)
+            }
         } catch {
             throw DaemonStartError(error.message)
         }
@@ -86,6 +93,7 @@ public final class Daemon: Sendable {
         let client = SurveyClient(
             configuration: clientConfiguration,
             transport: AsyncHTTPClientTransport(client: httpClient), connectivity: monitor, logger: logger)
+        surveyClient = client
         let wakeup = DeliveryWakeup()
         let sessionProblems = sessionJournal.recoveryReport.map { "\($0.kind.rawValue) in \(state)/sessions/\($0.segment) at byte \($0.offset); kept at \($0.keptAt)" }
         queue = StoredSubmissionQueue(queue: submissionQueue, wakeup: wakeup, problems: { sessionProblems }, otherJournals: [("sessions", sessionJournal)])
@@ -121,26 +129,38 @@ public final class Daemon: Sendable {
     /// Runs every service until a graceful shutdown (one of `signals`, or the group ending), then
     /// closes the journals. `onReady` is called once the control socket accepts connections and
     /// the kiosk pages (when configured) listen.
-    public func run(signals: [UnixSignal] = [.sigterm, .sigint], onReady: @escaping @Sendable (DaemonEndpoints) async -> Void = { _ in }) async throws {
+    /// - Parameters:
+    ///   - systemd: where readiness, status and watchdog pings go (`Daemon+Systemd.swift`).
+    ///   - reload: called on every SIGHUP; nil leaves SIGHUP alone.
+    public func run(
+        signals: [UnixSignal] = [.sigterm, .sigint], systemd: SystemdContext = SystemdContext(),
+        onReady: @escaping @Sendable (DaemonEndpoints) async -> Void = { _ in }, reload: (@Sendable () async -> Void)? = nil
+    ) async throws {
         let server = control
-        let readiness = Readiness(socketPath: configuration.socketPath, needsKiosk: kiosk != nil, onReady: onReady)
-        var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        let extras = await DaemonSystemdServices(daemon: self, systemd: systemd, reload: reload, logger: logger)
+        // READY=1 once both servers listen.
+        let readiness = Readiness(socketPath: configuration.socketPath, needsKiosk: kiosk != nil) { endpoints in
+            await onReady(endpoints)
+            await extras.ready()
+        }
+        var kioskServices: [ServiceGroupConfiguration.ServiceConfiguration] = []
         if let kiosk {
-            services.append(.init(service: try kiosk.service { url in await readiness.kiosk(url) }))
+            kioskServices.append(.init(service: try kiosk.service { url in await readiness.kiosk(url) }))
         }
         let housekeeping = Housekeeping(sessions: sessions, queue: queue.queue, cache: cache, interval: min(.seconds(30), max(.seconds(1), configuration.idleSessionTimeout / 4)), logger: logger)
         let watcher = ConnectivityWatcher(monitor: monitor, worker: worker, queue: queue.queue, interval: .seconds(2))
-        // Services shut down in reverse order: the control server stops accepting first, the
+        // Services shut down in reverse order: after the systemd services (the notifier says
+        // STOPPING=1 at once), the control server stops accepting first, the
         // questionnaire fetches still in flight are stopped last.
         var groupConfiguration = ServiceGroupConfiguration(
             services: [
                 .init(service: DefinitionFetchesService(source: definitions)),
-                .init(service: worker),
+                .init(service: extras.track(DaemonSystemdServices.deliveryName, worker)),
                 .init(service: housekeeping),
                 .init(service: watcher),
-            ] + services + [
-                .init(service: server.service(claim: socketClaim) { await readiness.control() }),
-            ],
+            ] + kioskServices + [
+                .init(service: extras.track(DaemonSystemdServices.controlName, server.service(claim: socketClaim) { await readiness.control() })),
+            ] + extras.services,
             gracefulShutdownSignals: signals,
             logger: logger)
         groupConfiguration.maximumGracefulShutdownDuration = Duration.seconds(10)

@@ -14,20 +14,50 @@ public enum SurveyDaemonVersion {
 
 /// What `surveyd` runs: the daemon until SIGTERM or SIGINT; a second signal forces the exit.
 public enum DaemonMain {
-    /// - Parameter onReady: called once the control socket and the kiosk pages (when configured) listen.
-    public static func run(configuration: DaemonConfiguration, logger: Logger, onReady: @escaping @Sendable (DaemonEndpoints) async -> Void = { _ in }) async throws {
+    /// - Parameters:
+    ///   - environment: where systemd's variables are read (`$NOTIFY_SOCKET`, `$WATCHDOG_USEC`,
+    ///     `$LISTEN_FDS`…).
+    ///   - onReady: called once the control socket and the kiosk pages (when configured) listen.
+    ///   - reload: resolves the configuration again from the same sources, on SIGHUP; nil leaves
+    ///     SIGHUP alone.
+    public static func run(
+        configuration: DaemonConfiguration, logger: Logger, environment: [String: String] = [:],
+        onReady: @escaping @Sendable (DaemonEndpoints) async -> Void = { _ in },
+        reload: (@Sendable () async throws(ConfigurationError) -> DaemonConfiguration)? = nil
+    ) async throws {
+        DaemonLogLevel.shared.level = configuration.logLevel
         if let files = OpenFileLimit.raiseToHardLimit(), files < UInt64(configuration.maxControlConnections) + 64 {
             logger.warning("the open file limit is low for maxControlConnections: connections beyond it are refused", metadata: ["limit": "\(files)", "maxControlConnections": "\(configuration.maxControlConnections)"])
         }
-        let daemon = try await Daemon(configuration: configuration, version: SurveyDaemonVersion.current, logger: logger)
+        let inherited: InheritedControlSocket?
+        do throws(ControlError) {
+            inherited = try SocketActivation.controlSocket(environment: environment)
+        } catch {
+            throw DaemonStartError(error.message)
+        }
+        // Read once; not passed on to anything the daemon might start.
+        for name in SocketActivation.variables { unsetenv(name) }
+        if let inherited, inherited.path != configuration.socketPath {
+            logger.notice("serving the control socket systemd passed, not socketPath", metadata: ["socket": "\(inherited.path)", "socketPath": "\(configuration.socketPath)"])
+        }
+        let daemon = try await Daemon(configuration: configuration, version: SurveyDaemonVersion.current, logger: logger, inheritedSocket: inherited)
+        var onReload: (@Sendable () async -> Void)?
+        if let reload {
+            let reloader = ConfigurationReloader(current: configuration, daemon: daemon, logLevel: .shared, logger: logger, resolve: reload)
+            onReload = { await reloader.reload() }
+        }
         let escalation = SecondSignal(logger: logger)
         defer { escalation.cancel() }
-        try await daemon.run { endpoints in
-            var metadata: Logger.Metadata = ["socket": "\(configuration.socketPath)", "state": "\(configuration.stateDirectory)", "server": "\(configuration.serverURL ?? "")"]
-            if let url = endpoints.kioskURL { metadata["kiosk"] = "\(url)" }
-            logger.info("surveyd ready", metadata: metadata)
-            await onReady(endpoints)
-        }
+        let socket = inherited?.path ?? configuration.socketPath
+        try await daemon.run(
+            systemd: .from(environment: environment, logger: logger),
+            onReady: { endpoints in
+                var metadata: Logger.Metadata = ["socket": "\(socket)", "state": "\(configuration.stateDirectory)", "server": "\(configuration.serverURL ?? "")", "socketActivation": "\(inherited != nil)"]
+                if let url = endpoints.kioskURL { metadata["kiosk"] = "\(url)" }
+                logger.info("surveyd ready", metadata: metadata)
+                await onReady(endpoints)
+            },
+            reload: onReload)
     }
 }
 

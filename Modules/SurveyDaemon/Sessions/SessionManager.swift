@@ -32,7 +32,7 @@ public actor SessionManager {
     let journal: any SessionJournal
     let definitions: any DefinitionSource
     let queue: any SubmissionSink
-    let settings: Settings
+    var settings: Settings
     /// Measures the wait for a delivery.
     let clock: any Clock<Duration>
     /// The dates events record, and that the idle timeout and the retention count from.

@@ -1,0 +1,94 @@
+import Logging
+import Networking
+
+/// What a reload of the configuration (SIGHUP) changes: the settings applied at once, and those
+/// whose new value waits for a restart.
+struct ConfigurationChanges: Sendable, Equatable {
+    /// Keys of the settings applied at once, e.g. `logLevel`.
+    var applied: [String] = []
+    /// Keys of the settings that changed but take effect only after a restart.
+    var needRestart: [String] = []
+
+    /// The settings a running daemon applies: the log level, the delivery backoff and the idle
+    /// session timeout. (The token file is read again on every reload, whatever changed.)
+    static let reloadable: Set<String> = ["logLevel", "backoffBaseSeconds", "backoffCapSeconds", "idleSessionTimeoutSeconds"]
+
+    /// The settings whose values differ, in the order `DaemonSetting.all` declares them.
+    static func between(_ old: DaemonConfiguration, _ new: DaemonConfiguration) -> ConfigurationChanges {
+        var changes = ConfigurationChanges()
+        for setting in DaemonSetting.all where setting.get(old) != setting.get(new) {
+            if reloadable.contains(setting.key) {
+                changes.applied.append(setting.key)
+            } else {
+                changes.needRestart.append(setting.key)
+            }
+        }
+        return changes
+    }
+}
+
+/// Reads the configuration again on request (SIGHUP) from the same file, environment and flags
+/// as at start, and applies what can change while the daemon runs: the log level, the delivery
+/// backoff, the idle session timeout; the survey client reads the token file again at its next
+/// request. A changed setting that needs a restart is named in the log and keeps its value. A
+/// configuration that does not resolve is logged and changes nothing.
+actor ConfigurationReloader {
+    private(set) var current: DaemonConfiguration
+    let resolve: @Sendable () async throws(ConfigurationError) -> DaemonConfiguration
+    let daemon: Daemon
+    let logLevel: DaemonLogLevel
+    let logger: Logger
+
+    init(current: DaemonConfiguration, daemon: Daemon, logLevel: DaemonLogLevel, logger: Logger, resolve: @escaping @Sendable () async throws(ConfigurationError) -> DaemonConfiguration) {
+        self.current = current
+        self.daemon = daemon
+        self.logLevel = logLevel
+        self.logger = logger
+        self.resolve = resolve
+    }
+
+    /// Reloads; returns the changes, or nil when the configuration did not resolve.
+    @discardableResult
+    func reload() async -> ConfigurationChanges? {
+        let new: DaemonConfiguration
+        do {
+            new = try await resolve()
+        } catch {
+            logger.error("configuration not reloaded: \(error); the daemon keeps its current settings")
+            return nil
+        }
+        let changes = ConfigurationChanges.between(current, new)
+        var applied = current
+        for key in changes.applied {
+            guard let setting = DaemonSetting.named(key), let value = setting.get(new) else { continue }
+            setting.set(&applied, value)
+        }
+        logLevel.level = applied.logLevel
+        await daemon.worker.apply(backoff: RetryPolicy(base: applied.backoffBase, cap: applied.backoffCap).backoff)
+        await daemon.sessions.apply(idleTimeout: applied.idleSessionTimeout)
+        await daemon.surveyClient.reloadToken()
+        current = applied
+        logger.notice("configuration reloaded", metadata: [
+            "applied": "\(changes.applied.isEmpty ? "nothing changed" : changes.applied.joined(separator: ", "))",
+            "token": "read again at the next request",
+        ])
+        if !changes.needRestart.isEmpty {
+            logger.warning("configuration changes that take effect only after a restart (systemctl restart surveyd): \(changes.needRestart.joined(separator: ", "))")
+        }
+        return changes
+    }
+}
+
+extension DeliveryWorker {
+    /// Uses `backoff` for the retries scheduled from now on.
+    func apply(backoff: @escaping @Sendable (_ attempt: Int, _ retryAfter: Duration?) -> Duration) {
+        settings.backoff = backoff
+    }
+}
+
+extension SessionManager {
+    /// Closes sessions idle longer than `idleTimeout` from the next housekeeping round on.
+    func apply(idleTimeout: Duration) {
+        settings.idleTimeout = idleTimeout
+    }
+}
