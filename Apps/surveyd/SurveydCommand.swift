@@ -40,6 +40,7 @@ struct SurveydCommand: AsyncParsableCommand {
     @Option(name: .setting(\.controlReadTimeoutSeconds), help: .setting(\.controlReadTimeoutSeconds)) var controlReadTimeout: Double?
     @Option(name: .setting(\.controlIdleTimeoutSeconds), help: .setting(\.controlIdleTimeoutSeconds)) var controlIdleTimeout: Double?
     @Option(name: .setting(\.maxControlConnections), help: .setting(\.maxControlConnections)) var maxControlConnections: Int?
+    @Option(name: .setting(\.metricsListen), help: .setting(\.metricsListen)) var metricsListen: String?
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: Logger.Level = .info
     @Flag(help: "Start the mock survey server on a loopback port and a daemon against it, with its state in a demo directory.") var demo = false
     @Option(help: "The mock fixtures folder used by --demo.") var fixtures = "mock"
@@ -61,6 +62,7 @@ struct SurveydCommand: AsyncParsableCommand {
         flags[\.controlIdleTimeoutSeconds] = controlIdleTimeout
         flags[\.maxControlConnections] = maxControlConnections
         flags[\.tokenFile] = tokenFile
+        flags[\.metricsListen] = metricsListen
         return flags
     }
 

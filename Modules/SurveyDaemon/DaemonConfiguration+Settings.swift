@@ -95,11 +95,26 @@ extension DaemonSetting {
             kind: .text(valueName: "file", accepts: "a file"),
             none: "no `Authorization` header",
             doc: "a file holding the survey server's bearer token"),
+        DaemonSetting(
+            \.metricsListen, key: "metricsListen", variable: "SURVEYD_METRICS_LISTEN", flag: "metrics-listen",
+            kind: .text(valueName: "host:port", accepts: "a loopback `HOST:PORT`: `127.0.0.1:9464`, `[::1]:9464`, `localhost:9464` (port 0: any free port)", check: checkMetricsListen),
+            none: "metrics and health only on the control socket",
+            doc: "also serve `GET /metrics` and `GET /v1/health` (nothing else) over TCP at this loopback address"),
     ]
 
     static func checkServerURL(_ text: String) -> String? {
         guard let url = URL(string: text), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else {
             return "\"\(text)\" is not an http or https URL with a host, e.g. https://survey.example.org"
+        }
+        return nil
+    }
+
+    static func checkMetricsListen(_ text: String) -> String? {
+        guard let address = MetricsAddress(text) else {
+            return "\"\(text)\" is not HOST:PORT with a port from 0 to 65535, e.g. 127.0.0.1:9464 or [::1]:9464"
+        }
+        guard address.isLoopback else {
+            return "\"\(text)\" is not a loopback address: metrics are served only on 127.0.0.1 (127.0.0.0/8), ::1 or localhost; to scrape from another host, put a proxy on this one in front of it"
         }
         return nil
     }

@@ -54,6 +54,12 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var maxRequestBytes: Int = DaemonSetting.defaultValue(of: \.maxRequestBytes)
     /// A file holding the survey server's bearer token; read at start and again once after a 401.
     public var tokenFile: String?
+    /// A loopback `HOST:PORT` where `GET /metrics` and `GET /v1/health` are served over TCP too;
+    /// nil: only on the control socket.
+    public var metricsListen: String?
+
+    /// `metricsListen`, read (the setting's check refused anything else).
+    public var metricsAddress: MetricsAddress? { metricsListen.flatMap(MetricsAddress.init) }
 
     public enum Durability: String, Sendable, Hashable, Codable, CaseIterable {
         case strict, relaxed

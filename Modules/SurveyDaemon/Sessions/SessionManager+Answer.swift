@@ -87,6 +87,7 @@ extension SessionManager {
             throw SessionError(.notAsking, "\(why); start a new session with `surveyctl start`")
         case .rejected(_, let message):
             session.touch(time)
+            metrics.answerRejected()
             return AnswerResult(accepted: false, message: message, session: session)
         case .accepted(let events):
             try await record(events, on: &session)
