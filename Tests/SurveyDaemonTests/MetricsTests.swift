@@ -113,6 +113,27 @@ import Testing
         try await mock.stop()
     }
 
+    /// A metrics address in use stops the daemon with a message naming the address and the fix.
+    @Test func aMetricsPortInUseStopsTheDaemonSayingSo() async throws {
+        let dir = try TemporaryDirectory(prefix: "mp")
+        defer { dir.remove() }
+        let taken = try TCPListener()
+        defer { taken.stop() }
+        var flags = DaemonConfiguration.Overrides()
+        flags[\.serverURL] = "http://127.0.0.1:9"
+        flags[\.stateDirectory] = dir.appending("state").path
+        flags[\.socketPath] = dir.appending("d.sock").path
+        flags[\.metricsListen] = "127.0.0.1:\(taken.port)"
+        let configuration = try await DaemonConfiguration.resolve(file: nil, environment: ["HOME": dir.path], flags: flags, userID: getuid())
+        let daemon = try await Daemon(configuration: configuration, version: "test", logger: Logger(label: "metrics-port"))
+        do {
+            try await daemon.run(signals: [])
+            Issue.record("the daemon ran with its metrics port taken")
+        } catch let error as DaemonStartError {
+            #expect(error.message.hasPrefix("cannot serve metrics on 127.0.0.1:\(taken.port) (") && error.message.hasSuffix("free that port or give another --metrics-listen"), "\(error.message)")
+        }
+    }
+
     /// `GET /metrics` on the control socket, parsed.
     static func scrape(socket: String) async throws -> [String: Double] {
         let reply = try await UnixHTTP.request(socket: socket, method: "GET", target: "/metrics")

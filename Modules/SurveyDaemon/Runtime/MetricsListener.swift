@@ -28,7 +28,11 @@ struct MetricsListener: Service {
                 await onListening(port)
             },
             logger: logger)
-        try await app.run()
+        do {
+            try await app.run()
+        } catch {
+            throw DaemonStartError("cannot serve metrics on \(address.host):\(address.port) (\(error)); free that port or give another --metrics-listen")
+        }
     }
 }
 
