@@ -35,6 +35,9 @@ let package = Package(
         // Only the JSON file provider is used (the default trait); flags come from swift-argument-parser.
         .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0", traits: ["JSON"]),
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
+        // The daemon's metrics: recorded through swift-metrics, exposed in the Prometheus text format.
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         // MARK: Core modules
@@ -95,6 +98,8 @@ let package = Package(
                 "Entities", "Validation", "ControlAPI", "Storage", "Networking", "Kiosk",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

@@ -80,7 +80,10 @@ struct Answer: AsyncParsableCommand {
 struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show the daemon's connectivity, queue, journal and sessions.",
-        discussion: "Exits 74 while a journal cannot write (answers are refused meanwhile).")
+        discussion: """
+            Exits 74 while a journal cannot write (answers are refused meanwhile), 75 while the \
+            daemon is not ready for another reason (starting or stopping; see surveyctl health).
+            """)
 
     @OptionGroup var daemon: DaemonOptions
 
@@ -91,6 +94,12 @@ struct Status: AsyncParsableCommand {
         if status.journalFailed {
             printError("surveyctl status: a journal cannot write; answers are refused until it can (see `journal:` above)")
             throw ExitCode(74)
+        }
+        // Not ready for another reason (starting, stopping). An older daemon without
+        // /v1/health has nothing more to say.
+        if let health = try? await daemon.client.health(), !health.ready {
+            printError("surveyctl status: surveyd is not ready: " + health.reasons.map(\.message).joined(separator: "; "))
+            throw ExitCode(health.journalFailed ? 74 : 75)
         }
     }
 }

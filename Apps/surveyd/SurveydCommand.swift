@@ -49,6 +49,7 @@ struct SurveydCommand: AsyncParsableCommand {
     @Option(name: .setting(\.kioskIdleCountdownSeconds), help: .setting(\.kioskIdleCountdownSeconds)) var kioskIdleCountdown: Int?
     @Option(name: .setting(\.logLevel), help: .setting(\.logLevel)) var logLevel: Logger.Level?
     @Flag(help: "Check the configuration (file, environment, flags) and exit: 0 when it is valid, 78 with what is wrong otherwise (the messages of a start). Starts nothing.") var checkConfig = false
+    @Option(name: .setting(\.metricsListen), help: .setting(\.metricsListen)) var metricsListen: String?
     @Flag(help: "Start the mock survey server on a loopback port and a daemon against it, with its state in a demo directory.") var demo = false
     @Option(help: "The mock fixtures folder used by --demo.") var fixtures = "mock"
 
@@ -77,6 +78,7 @@ struct SurveydCommand: AsyncParsableCommand {
         flags[\.kioskIdleSeconds] = kioskIdle
         flags[\.kioskIdleCountdownSeconds] = kioskIdleCountdown
         flags[\.logLevel] = logLevel
+        flags[\.metricsListen] = metricsListen
         return flags
     }
 

@@ -58,6 +58,29 @@ public struct ControlClient: Sendable {
     }
 
     func send<Reply: Decodable>(_ method: String, _ path: String, bodyData: Data?) async throws(ControlClientError) -> Reply {
+        let (status, data) = try await exchange(method, path, bodyData: bodyData)
+        guard (200..<300).contains(status) else { throw Self.failure(status: status, data) }
+        return try Self.decode(Reply.self, data)
+    }
+
+    /// The error a reply with a status outside 2xx stands for.
+    static func failure(status: UInt, _ data: Data) -> ControlClientError {
+        if let reply = try? JSONDecoder().decode(ErrorReply.self, from: data) {
+            return ControlClientError(kind: .api(status: Int(status), code: reply.error.code), reply.error.message, session: reply.session)
+        }
+        return ControlClientError(kind: .protocolError, "the daemon answered \(status) without an error body")
+    }
+
+    static func decode<Reply: Decodable>(_ type: Reply.Type, _ data: Data) throws(ControlClientError) -> Reply {
+        do {
+            return try JSONDecoder().decode(Reply.self, from: data)
+        } catch {
+            throw ControlClientError(kind: .protocolError, "cannot read the daemon's reply (\(error)); surveyctl and surveyd may be of different versions")
+        }
+    }
+
+    /// One request; the reply's status and body, whatever the status.
+    func exchange(_ method: String, _ path: String, bodyData: Data?) async throws(ControlClientError) -> (status: UInt, body: Data) {
         guard let url = URL(httpURLWithSocketPath: socketPath, uri: path) else {
             throw ControlClientError(kind: .usage, "\(socketPath) cannot be used as a socket path")
         }
@@ -76,18 +99,7 @@ public struct ControlClient: Sendable {
         } catch {
             throw ControlClientError.unavailable(socketPath: socketPath, cause: ConnectFailure(error))
         }
-        let data = Data(bytes.readableBytesView)
-        guard (200..<300).contains(status) else {
-            if let reply = try? JSONDecoder().decode(ErrorReply.self, from: data) {
-                throw ControlClientError(kind: .api(status: Int(status), code: reply.error.code), reply.error.message, session: reply.session)
-            }
-            throw ControlClientError(kind: .protocolError, "the daemon answered \(status) without an error body")
-        }
-        do {
-            return try JSONDecoder().decode(Reply.self, from: data)
-        } catch {
-            throw ControlClientError(kind: .protocolError, "cannot read the daemon's reply (\(error)); surveyctl and surveyd may be of different versions")
-        }
+        return (status, Data(bytes.readableBytesView))
     }
 }
 

@@ -60,7 +60,9 @@ extension Journal {
 
     /// fdatasync of the active segment; on success everything written is durable.
     private func sync() throws {
+        let started = ContinuousClock.now
         try io.fdatasync(segmentFD)
+        options.observer?.synced(after: ContinuousClock.now - started)
         syncedBytes = segmentBytes
         unsynced.removeAll(keepingCapacity: true)
         unsyncedSince = nil
@@ -132,6 +134,7 @@ extension Journal {
         try io.writeAll(segmentFD, buffer)
         segmentBytes += buffer.count
         state.withLock { [count = buffer.count] in $0.diskBytes += count }
+        options.observer?.appended(records: run.count, bytes: buffer.count)
         let now = ContinuousClock.now
         var wantsSync: Bool
         switch options.durability {

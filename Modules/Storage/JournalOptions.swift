@@ -105,5 +105,7 @@ public struct JournalOptions: Sendable {
     public var retryInterval: Duration = .seconds(1)
     /// The system calls the journal makes; tests replace some to inject failures.
     public var fileOperations = JournalFileOperations()
+    /// Told of every write and every successful fdatasync, on the writer thread; nil for none.
+    public var observer: (any JournalObserver)?
     public init() {}
 }

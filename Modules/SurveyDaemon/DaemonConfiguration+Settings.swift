@@ -131,6 +131,11 @@ extension DaemonSetting {
             \.logLevel, key: "logLevel", variable: "SURVEYD_LOG_LEVEL", flag: "log-level",
             kind: .choice(Logger.Level.names), default: .info,
             doc: "the least severe log lines written (to stderr; under systemd, to the journal); SIGHUP applies a new value"),
+        DaemonSetting(
+            \.metricsListen, key: "metricsListen", variable: "SURVEYD_METRICS_LISTEN", flag: "metrics-listen",
+            kind: .text(valueName: "host:port", accepts: "a loopback `HOST:PORT`: `127.0.0.1:9464`, `[::1]:9464`, `localhost:9464` (port 0: any free port)", check: checkMetricsListen),
+            none: "metrics and health only on the control socket",
+            doc: "also serve `GET /metrics` and `GET /v1/health` (nothing else) over TCP at this loopback address"),
     ]
 
     static func checkListenAddress(_ text: String) -> String? {
@@ -151,6 +156,19 @@ extension DaemonSetting {
     static func checkServerURL(_ text: String) -> String? {
         guard let url = URL(string: text), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else {
             return "\"\(text)\" is not an http or https URL with a host, e.g. https://survey.example.org"
+        }
+        return nil
+    }
+
+    static func checkMetricsListen(_ text: String) -> String? {
+        let address: ListenAddress
+        do {
+            address = try ListenAddress(parsing: text)
+        } catch {
+            return error.message
+        }
+        guard address.isLoopback else {
+            return "\"\(text)\" is not a loopback address: metrics are served only on 127.0.0.1 (127.0.0.0/8), ::1 or localhost; to scrape from another host, put a proxy on this one in front of it"
         }
         return nil
     }

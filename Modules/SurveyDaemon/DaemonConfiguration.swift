@@ -78,6 +78,12 @@ public struct DaemonConfiguration: Sendable, Hashable {
     }
     /// The least severe log lines written; a reload (SIGHUP) applies a new value.
     public var logLevel: Logger.Level = DaemonSetting.defaultValue(of: \.logLevel)
+    /// A loopback `HOST:PORT` where `GET /metrics` and `GET /v1/health` are served over TCP too;
+    /// nil: only on the control socket.
+    public var metricsListen: String?
+
+    /// `metricsListen`, read (the setting's check refused anything else).
+    public var metricsAddress: ListenAddress? { metricsListen.flatMap { try? ListenAddress(parsing: $0) } }
 
     public enum Durability: String, Sendable, Hashable, Codable, CaseIterable {
         case strict, relaxed

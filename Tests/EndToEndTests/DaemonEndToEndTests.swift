@@ -151,6 +151,15 @@ final class Stack: @unchecked Sendable {
         #expect(Set(records.compactMap { $0["idempotencyKey"] as? String }).count == 2)
         // Answer contents never reach the log at info level.
         #expect(!(stack.daemon?.errorOutput.contains("kim@example.com") ?? true))
+        // The metrics count the survey; the daemon is healthy.
+        let metrics = try await UnixHTTP.request(socket: stack.socket, method: "GET", target: "/metrics")
+        #expect(metrics.status == 200)
+        let lines = Set(metrics.bodyText.split(separator: "\n").map(String.init))
+        for line in [#"surveyd_sessions_closed_total{outcome="thanks"} 1"#, "surveyd_sessions_started_total 1", "surveyd_submissions_delivered_total 2", "surveyd_submissions_pending 0.0", "surveyd_ready 1.0"] {
+            #expect(lines.contains(line), "\(line) is not in \(metrics.bodyText)")
+        }
+        let health = try await stack.ctl(["health"])
+        #expect(health.status == 0 && health.stdout == "ready\n", "\(health.stdout) \(health.stderr)")
         await stack.finish()
     }
 

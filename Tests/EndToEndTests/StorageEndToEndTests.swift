@@ -59,6 +59,9 @@ import Testing
         let sessionsJournal = try #require((status["journals"] as? [[String: Any]])?.first { $0["name"] as? String == "sessions" }, "\(status)")
         #expect(sessionsJournal["state"] as? String == "failed" && sessionsJournal["cause"] as? String == "ENOSPC", "\(sessionsJournal)")
         #expect(sessionsJournal["since"] is String)
+        let health = try await stack.ctl(["health"])
+        #expect(health.status == 74, "\(health.stdout) \(health.stderr)")
+        #expect(health.stdout.contains("not ready") && health.stdout.contains("journal_failed: the sessions journal cannot write (write ENOSPC"), "\(health.stdout)")
 
         // Space comes back: the daemon finds out by itself, no restart, no request needed.
         unlink(filler)
@@ -68,6 +71,8 @@ import Testing
             if !recovered { try await Task.sleep(for: .milliseconds(100)) }
         }
         #expect(recovered, "the journal did not recover once space was freed")
+        let healthy = try await stack.ctl(["health"])
+        #expect(healthy.status == 0 && healthy.stdout == "ready\n", "\(healthy.stdout) \(healthy.stderr)")
         let again = try await stack.ctl(["answer", "--session", id] + Stack.common[2])
         #expect(again.status == 0, "\(again.stdout) \(again.stderr)")
 

@@ -44,6 +44,10 @@ import Testing
         #expect(fromFile.status == 78)
         #expect(fromFile.stderr.contains("surveyd configuration: configuration file \(file.path), key idleSessionTimeoutSeconds: must be above 0 and at most 604800 (1 week), got 0.0"), "\(fromFile.stderr)")
 
+        let exposed = try await runProcess(surveyd, base + ["--metrics-listen", "0.0.0.0:9464"], environment: environment, deadline: .seconds(30))
+        #expect(exposed.status == 78)
+        #expect(exposed.stderr.contains(#"surveyd configuration: flag --metrics-listen: "0.0.0.0:9464" is not a loopback address"#), "\(exposed.stderr)")
+
         let unparsable = try await runProcess(surveyd, base + ["--idle-timeout", "soon"], environment: environment, deadline: .seconds(30))
         #expect(unparsable.status == 64)
         #expect(!FileManager.default.fileExists(atPath: dir.appending("state").path))

@@ -11,6 +11,20 @@ public protocol ControlBackend: Sendable {
     func flush(_ request: FlushRequest) async throws -> FlushReply
     func deadLetters() async throws -> [DeadLetterView]
     func requeue(deadLetter id: String, _ request: RequeueRequest) async throws -> DeadLetterView
+    /// Whether the daemon is ready, and why not (`GET /v1/health`).
+    func health() async -> HealthView
+    /// Every metric in the Prometheus text format (`GET /metrics`).
+    func metrics() async throws -> [UInt8]
+}
+
+extension ControlBackend {
+    /// Ready: it answered.
+    public func health() async -> HealthView { HealthView(ready: true, reasons: []) }
+
+    /// No metrics.
+    public func metrics() async throws -> [UInt8] {
+        throw ControlError.notFound("no_such_endpoint", "this daemon serves no metrics; see doc/control-api.md")
+    }
 }
 
 /// An error the control API reports to its client as `{"error": {"code", "message"}}` (with

@@ -78,6 +78,7 @@ public struct ControlServer: Sendable {
     func addRoutes(to router: Router<ControlRequestContext>) {
         let backend = backend
         let limit = maxRequestBytes
+        addHealthRoutes(to: router, backend: backend)
         let v1 = router.group("v1")
         v1.get("status") { _, _ in try Self.json(await backend.status()) }
         v1.get("sessions") { _, _ in try Self.json(await backend.openSessions()) }

@@ -27,11 +27,14 @@ public protocol QueueInspector: Sendable {
     func journalProblems() async -> [String]
     /// Whether each journal can write now.
     func journalHealth() async -> [StatusView.Journal]
+    /// The bytes each journal's segment files take on disk, by journal name.
+    func journalDiskBytes() async -> [(name: String, bytes: Int)]
 }
 
 extension QueueInspector {
     /// No journals to report.
     public func journalHealth() async -> [StatusView.Journal] { [] }
+    public func journalDiskBytes() async -> [(name: String, bytes: Int)] { [] }
 }
 
 /// The connectivity verdict and when it last changed (`unknown` before the first check), as
@@ -51,16 +54,41 @@ public struct DaemonBackend: ControlBackend {
     let worker: DeliveryWorker
     let inspector: any QueueInspector
     let connectivity: any ConnectivityObserver
+    /// The daemon's phase, for readiness; nil: serving (it answered).
+    let lifecycle: DaemonHealth?
+    /// The metrics' registry; nil: none served.
+    let exporter: MetricsExporter?
     let now: @Sendable () -> Date
 
-    public init(version: String, startedAt: Date, sessions: SessionManager, worker: DeliveryWorker, inspector: any QueueInspector, connectivity: any ConnectivityObserver, now: @escaping @Sendable () -> Date = { Date() }) {
+    public init(
+        version: String, startedAt: Date, sessions: SessionManager, worker: DeliveryWorker, inspector: any QueueInspector, connectivity: any ConnectivityObserver,
+        lifecycle: DaemonHealth? = nil, exporter: MetricsExporter? = nil, now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.version = version
         self.startedAt = startedAt
         self.sessions = sessions
         self.worker = worker
         self.inspector = inspector
         self.connectivity = connectivity
+        self.lifecycle = lifecycle
+        self.exporter = exporter
         self.now = now
+    }
+
+    public func health() async -> HealthView {
+        DaemonHealth.view(phase: lifecycle?.phase ?? .serving, journals: await inspector.journalHealth())
+    }
+
+    public func metrics() async throws -> [UInt8] {
+        guard let exporter else {
+            throw ControlError.notFound("no_such_endpoint", "this daemon serves no metrics; see doc/control-api.md")
+        }
+        let journals = await inspector.journalHealth()
+        let failed = Set(journals.filter { $0.state != "ok" }.map(\.name))
+        let sizes = await inspector.journalDiskBytes().map { (name: $0.name, diskBytes: $0.bytes, failed: failed.contains($0.name)) }
+        let health = DaemonHealth.view(phase: lifecycle?.phase ?? .serving, journals: journals)
+        return exporter.exposition(MetricsExporter.Snapshot(
+            counts: try? await inspector.counts(), now: now(), connectivity: await connectivity.status.state, journals: sizes, ready: health.ready))
     }
 
     public func startSession(_ request: StartSessionRequest) async throws -> SessionView {

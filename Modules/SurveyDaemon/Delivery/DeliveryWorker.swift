@@ -49,6 +49,8 @@ public actor DeliveryWorker: Service {
     let timeline: Timeline
     /// The injected date source, for the times `surveyctl status` shows.
     let now: @Sendable () -> Date
+    /// Counts deliveries, retries and dead letters.
+    let metrics: DaemonMetrics
 
     /// Retry bookkeeping per submission: attempts so far, and when (on the timeline) the next may start.
     var attempts: [SubmissionID: Int] = [:]
@@ -64,8 +66,9 @@ public actor DeliveryWorker: Service {
     public init(
         queue: any DeliveryQueue, uploader: any AnswerUploader, settings: Settings,
         wakeup: DeliveryWakeup = DeliveryWakeup(), clock: some Clock<Duration> = ContinuousClock(), now: @escaping @Sendable () -> Date = { Date() },
-        logger: Logger, onFinished: @escaping @Sendable (UUID, SubmissionState) async -> Void
+        logger: Logger, metrics: DaemonMetrics = .disabled, onFinished: @escaping @Sendable (UUID, SubmissionState) async -> Void
     ) {
+        self.metrics = metrics
         self.queue = queue
         self.uploader = uploader
         self.settings = settings
@@ -175,12 +178,14 @@ public actor DeliveryWorker: Service {
                 forget(id)
                 snapshotValue.delivered += 1
                 snapshotValue.lastDeliveryAt = now()
+                metrics.submissionDelivered(latency: now().timeIntervalSince(submission.metadata.queuedAt))
                 logger.info("submission delivered", metadata: ["submission": "\(id)", "stage": "\(submission.metadata.stage)"])
                 await onFinished(submission.metadata.key, .delivered(response: next))
             case .rejected(let reason), .permanent(let reason):
                 let verdict: DeadOutcome = if case .rejected = outcome { .rejected } else { .unknown }
                 try await queue.markDead(id, reason: reason, outcome: verdict)
                 forget(id)
+                metrics.submissionDead(verdict)
                 logger.warning("submission refused for good", metadata: ["submission": "\(id)", "outcome": "\(verdict.rawValue)", "reason": "\(reason)"])
                 await onFinished(submission.metadata.key, .dead(reason: reason))
             case .transient(let reason, let retryAfter):
@@ -188,6 +193,7 @@ public actor DeliveryWorker: Service {
                 attempts[id] = attempt
                 let delay = settings.backoff(attempt, retryAfter)
                 notBefore[id] = time + delay
+                metrics.submissionRetried()
                 logger.notice("delivery failed, will retry", metadata: ["submission": "\(id)", "attempt": "\(attempt)", "delay": "\(delay)", "reason": "\(reason)"])
             case .offline:
                 break

@@ -10,6 +10,7 @@ import Networking
 import ServiceLifecycle
 import UnixSignals
 import Storage
+import Synchronization
 
 /// A failure to start the daemon, with what to do about it.
 public struct DaemonStartError: Error, Sendable, CustomStringConvertible {
@@ -39,7 +40,15 @@ public final class Daemon: Sendable {
     let kiosk: KioskServer?
     /// The control socket's lock, held from before the socket is checked until the daemon stops.
     let socketClaim: ControlSocketClaim
+    /// The daemon's phase, for `GET /v1/health`.
+    public let lifecycle = DaemonHealth()
+    /// The registry `GET /metrics` reads; every part records through its ``MetricsExporter/metrics``.
+    public let exporter = MetricsExporter()
+    private let metricsPortValue = Mutex<Int?>(nil)
     let logger: Logger
+
+    /// The TCP port metrics are served on (`metricsListen`), once it listens.
+    public var metricsPort: Int? { metricsPortValue.withLock { $0 } }
 
     /// Opens the state and builds every part; nothing runs until ``run(signals:systemd:onReady:reload:)``.
     /// - Parameter inheritedSocket: the listening control socket systemd passed (socket
@@ -64,12 +73,14 @@ public final class Daemon: Sendable {
         }
         let state = configuration.stateDirectory
         try Self.makeDirectory(state)
+        let metrics = exporter.metrics
         var journalOptions = JournalOptions()
         journalOptions.durability = configuration.journalDurability
         do {
             // A compaction writes every kept session as one snapshot record: allow a large one.
             var sessionOptions = journalOptions
             sessionOptions.maxPayloadSize = 256 << 20
+            sessionOptions.observer = metrics.journal("sessions")
             sessionJournal = try Journal(directory: state + "/sessions", options: sessionOptions, logger: logger)
         } catch let error as StorageError where error.code == .locked {
             throw DaemonStartError("the state directory \(state) is in use by another surveyd; stop it first or give another --state-dir")
@@ -77,6 +88,7 @@ public final class Daemon: Sendable {
         var queueOptions = SubmissionQueueOptions()
         queueOptions.journal = journalOptions
         queueOptions.journal.diskCap = configuration.queueDiskCapBytes
+        queueOptions.journal.observer = metrics.journal("queue")
         let submissionQueue: SubmissionQueue
         do {
             submissionQueue = try SubmissionQueue(directory: state + "/queue", options: queueOptions, logger: logger)
@@ -87,7 +99,7 @@ public final class Daemon: Sendable {
         let cache = try DefinitionCache(directory: state + "/definitions")
         self.cache = cache
 
-        monitor = ConnectivityMonitor(probe: probe, reuse: configuration.connectivityCache)
+        monitor = ConnectivityMonitor(probe: CountingProbe(probe, metrics: metrics), reuse: configuration.connectivityCache)
         let clientConfiguration = SurveyClientConfiguration(baseURL: serverURL, userAgent: "surveyd/\(version)", tokenFile: configuration.tokenFile)
         httpClient = AsyncHTTPClientTransport.makeClient(for: clientConfiguration)
         let client = SurveyClient(
@@ -96,24 +108,26 @@ public final class Daemon: Sendable {
         surveyClient = client
         let wakeup = DeliveryWakeup()
         let sessionProblems = sessionJournal.recoveryReport.map { "\($0.kind.rawValue) in \(state)/sessions/\($0.segment) at byte \($0.offset); kept at \($0.keptAt)" }
-        queue = StoredSubmissionQueue(queue: submissionQueue, wakeup: wakeup, problems: { sessionProblems }, otherJournals: [("sessions", sessionJournal)])
-        let definitions = ServerDefinitionSource(client: client, cache: cache, deadline: configuration.definitionFetchDeadline, logger: logger)
+        var queue = StoredSubmissionQueue(queue: submissionQueue, wakeup: wakeup, problems: { sessionProblems }, otherJournals: [("sessions", sessionJournal)])
+        queue.metrics = metrics
+        self.queue = queue
+        let definitions = ServerDefinitionSource(client: client, cache: cache, deadline: configuration.definitionFetchDeadline, logger: logger, metrics: metrics)
         self.definitions = definitions
         let sessions = SessionManager(
             journal: StoredSessionJournal(journal: sessionJournal),
             definitions: definitions,
             queue: queue,
             settings: .init(defaultLanguage: configuration.defaultLanguage.rawValue, idleTimeout: configuration.idleSessionTimeout, deliveryWait: configuration.deliveryWait),
-            logger: logger)
+            logger: logger, metrics: metrics)
         self.sessions = sessions
         let policy = RetryPolicy(base: configuration.backoffBase, cap: configuration.backoffCap)
         worker = DeliveryWorker(
             queue: queue, uploader: ClientUploader(client: client),
             settings: .init(maxInFlight: configuration.maxInFlight, backoff: policy.backoff, offlinePause: .seconds(30)),
-            wakeup: wakeup, logger: logger
+            wakeup: wakeup, logger: logger, metrics: metrics
         ) { key, state in await sessions.deliveryFinished(key: key, state: state) }
         let worker = self.worker
-        backend = DaemonBackend(version: version, startedAt: Date(), sessions: sessions, worker: worker, inspector: queue, connectivity: monitor)
+        backend = DaemonBackend(version: version, startedAt: Date(), sessions: sessions, worker: worker, inspector: queue, connectivity: monitor, lifecycle: lifecycle, exporter: exporter)
         kiosk = kioskPlan.map { KioskServer(address: $0.address, settings: $0.settings, sessions: sessions, logger: logger) }
         control = ControlServer(socketPath: configuration.socketPath, socketGroup: socketGroup, maxRequestBytes: configuration.maxRequestBytes, limits: configuration.controlLimits, backend: backend, logger: logger)
         do {
@@ -149,8 +163,15 @@ public final class Daemon: Sendable {
         }
         let housekeeping = Housekeeping(sessions: sessions, queue: queue.queue, cache: cache, interval: min(.seconds(30), max(.seconds(1), configuration.idleSessionTimeout / 4)), logger: logger)
         let watcher = ConnectivityWatcher(monitor: monitor, worker: worker, queue: queue.queue, interval: .seconds(2))
+        let lifecycle = lifecycle
+        var extra: [ServiceGroupConfiguration.ServiceConfiguration] = kioskServices
+        if let address = configuration.metricsAddress {
+            extra.append(.init(service: MetricsListener(address: address, backend: backend, logger: logger) { [self] port in
+                self.metricsPortValue.withLock { $0 = port }
+            }))
+        }
         // Services shut down in reverse order: after the systemd services (the notifier says
-        // STOPPING=1 at once), the control server stops accepting first, the
+        // STOPPING=1 at once), the daemon becomes not ready, then the control server stops accepting, the
         // questionnaire fetches still in flight are stopped last.
         var groupConfiguration = ServiceGroupConfiguration(
             services: [
@@ -158,8 +179,13 @@ public final class Daemon: Sendable {
                 .init(service: extras.track(DaemonSystemdServices.deliveryName, worker)),
                 .init(service: housekeeping),
                 .init(service: watcher),
-            ] + kioskServices + [
-                .init(service: extras.track(DaemonSystemdServices.controlName, server.service(claim: socketClaim) { await readiness.control() })),
+            ] + extra + [
+                .init(service: extras.track(DaemonSystemdServices.controlName, server.service(claim: socketClaim) {
+                    lifecycle.serving()
+                    await readiness.control()
+                })),
+                // Shut down first among the daemon's own: from then on the daemon is not ready.
+                .init(service: ShutdownNotice(lifecycle: lifecycle)),
             ] + extras.services,
             gracefulShutdownSignals: signals,
             logger: logger)

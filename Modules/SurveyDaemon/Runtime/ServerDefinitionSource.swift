@@ -30,6 +30,8 @@ public struct ServerDefinitionSource: DefinitionSource {
     let deadline: Duration
     let now: @Sendable () -> Date
     let logger: Logger
+    /// Counts the fetches and the requests the cache answered.
+    let metrics: DaemonMetrics
     let memo = Memo()
     let shared = Shared()
 
@@ -75,7 +77,8 @@ public struct ServerDefinitionSource: DefinitionSource {
 
     /// - Parameter deadline: with a cached copy, how long a request waits for the server
     ///   (`definitionFetchDeadlineSeconds`).
-    public init(client: SurveyClient, cache: DefinitionCache, deadline: Duration = .seconds(3), now: @escaping @Sendable () -> Date = { Date() }, logger: Logger) {
+    public init(client: SurveyClient, cache: DefinitionCache, deadline: Duration = .seconds(3), now: @escaping @Sendable () -> Date = { Date() }, logger: Logger, metrics: DaemonMetrics = .disabled) {
+        self.metrics = metrics
         self.client = client
         self.cache = cache
         self.deadline = deadline
@@ -87,7 +90,9 @@ public struct ServerDefinitionSource: DefinitionSource {
         let key = DefinitionKey(stage: stage, language: language)
         let cached = await lastGood(key)
         let wait = await shared.fetches.outcome(of: key, deadline: cached == nil ? nil : deadline) { [self] in
-            await fetch(key)
+            let outcome = await fetch(key)
+            metrics.definitionFetched(outcome.metricsResult)
+            return outcome
         }
         let outcome: FetchOutcome
         switch wait {
@@ -100,6 +105,7 @@ public struct ServerDefinitionSource: DefinitionSource {
                 throw DefinitionSourceError(.unavailable, "surveyd is stopping; the questionnaire of stage \(stage) (\(language)) was not fetched")
             }
             logger.notice("the survey server is slow: using the cached questionnaire while the fetch goes on", metadata: ["stage": "\(stage)", "lang": "\(language)", "hash": "\(cached.hash)"])
+            metrics.definitionCacheHit()
             return try decode(cached, stage: stage)
         }
         if case .failed(let error) = outcome, !(error.isTransient || error.code == .offline) {
@@ -111,6 +117,7 @@ public struct ServerDefinitionSource: DefinitionSource {
         }
         guard let cached else { throw Self.unavailable(outcome, stage: stage, language: language, readTimeout: await client.configuration.readTimeout) }
         logger.notice("using the cached questionnaire", metadata: ["stage": "\(stage)", "lang": "\(language)", "hash": "\(cached.hash)", "reason": "\(Self.reason(outcome))"])
+        metrics.definitionCacheHit()
         return try decode(cached, stage: stage)
     }
 

@@ -43,6 +43,8 @@ public struct StoredSessionJournal: SessionJournal {
 public struct StoredSubmissionQueue: SubmissionSink, DeliveryQueue, QueueInspector {
     public let queue: SubmissionQueue
     let wakeup: DeliveryWakeup
+    /// Counts the stages queued.
+    var metrics: DaemonMetrics = .disabled
     let problems: @Sendable () -> [String]
     /// Journals to report besides the queue's own, by name.
     let otherJournals: [(name: String, journal: Journal)]
@@ -65,6 +67,7 @@ public struct StoredSubmissionQueue: SubmissionSink, DeliveryQueue, QueueInspect
             key: submission.idempotencyKey, stage: submission.stage, language: submission.language,
             definitionHash: submission.definitionHash, queuedAt: submission.queuedAt, session: submission.session)
         try await queue.enqueue(metadata, body: [UInt8](submission.body))
+        metrics.submissionQueued()
         wakeup.wake()
     }
 
@@ -112,6 +115,10 @@ public struct StoredSubmissionQueue: SubmissionSink, DeliveryQueue, QueueInspect
 
     public func journalHealth() async -> [StatusView.Journal] {
         (otherJournals + [("queue", queue.journal)]).map { Self.health(name: $0.name, of: $0.journal) }
+    }
+
+    public func journalDiskBytes() async -> [(name: String, bytes: Int)] {
+        (otherJournals + [("queue", queue.journal)]).map { ($0.name, $0.journal.diskBytes) }
     }
 
     static func health(name: String, of journal: Journal) -> StatusView.Journal {

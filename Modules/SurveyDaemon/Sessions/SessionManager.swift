@@ -38,6 +38,8 @@ public actor SessionManager {
     /// The dates events record, and that the idle timeout and the retention count from.
     let now: @Sendable () -> Date
     let logger: Logger
+    /// Counts answers and sessions as they are journaled.
+    let metrics: DaemonMetrics
 
     var sessions: [UUID: Session] = [:]
     /// Requests for one session are handled one at a time.
@@ -60,8 +62,10 @@ public actor SessionManager {
     ///   - now: the date events record and idle times count from.
     public init(
         journal: any SessionJournal, definitions: any DefinitionSource, queue: any SubmissionSink, settings: Settings,
-        clock: some Clock<Duration> = ContinuousClock(), now: @escaping @Sendable () -> Date = { Date() }, logger: Logger
+        clock: some Clock<Duration> = ContinuousClock(), now: @escaping @Sendable () -> Date = { Date() }, logger: Logger,
+        metrics: DaemonMetrics = .disabled
     ) {
+        self.metrics = metrics
         self.journal = journal
         self.definitions = definitions
         self.queue = queue
@@ -132,6 +136,7 @@ public actor SessionManager {
             throw .journalUnavailable(error)
         }
         for event in events { history[event.session, default: []].append(event) }
+        metrics.journaled(events) { sessions[$0] == nil }
     }
 
     // MARK: Helpers

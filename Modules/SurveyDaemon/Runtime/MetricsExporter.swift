@@ -1,0 +1,109 @@
+import CoreMetrics
+import Foundation
+import Networking
+import Prometheus
+import Storage
+import Synchronization
+
+/// The daemon's metrics in the Prometheus text format (`GET /metrics`).
+///
+/// Each daemon has a registry of its own, behind a `PrometheusMetricsFactory` that makes the
+/// ``DaemonMetrics`` its parts record through; the global `MetricsSystem` is never bootstrapped,
+/// so several daemons (tests run them in parallel) never mix their counts. The gauges are set
+/// from a ``Snapshot`` taken when a scrape comes, so nothing on the hot path maintains them.
+public final class MetricsExporter: Sendable {
+    /// What the gauges show, read at scrape time.
+    public struct Snapshot: Sendable {
+        public var counts: SubmissionQueueCounts?
+        public var now: Date
+        public var connectivity: ConnectivityStatus.State
+        /// Each journal's name, bytes on disk and whether it is failed.
+        public var journals: [(name: String, diskBytes: Int, failed: Bool)]
+        public var ready: Bool
+
+        public init(counts: SubmissionQueueCounts?, now: Date, connectivity: ConnectivityStatus.State, journals: [(name: String, diskBytes: Int, failed: Bool)], ready: Bool) {
+            self.counts = counts
+            self.now = now
+            self.connectivity = connectivity
+            self.journals = journals
+            self.ready = ready
+        }
+    }
+
+    /// The recorders the daemon's parts are given.
+    public let metrics: DaemonMetrics
+    let registry: PrometheusCollectorRegistry
+    let pending: Meter
+    let dead: Meter
+    let oldestPendingAge: Meter
+    let connectivity: [(ConnectivityStatus.State, Meter)]
+    let journalDiskBytes: [String: Meter]
+    let journalFailed: [String: Meter]
+    let ready: Meter
+
+    /// The Prometheus text format's content type.
+    public static let contentType = "text/plain; version=0.0.4; charset=utf-8"
+
+    public init() {
+        let registry = PrometheusCollectorRegistry()
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.durationHistogramBuckets = DaemonMetrics.durationBuckets
+        self.registry = registry
+        metrics = DaemonMetrics(factory: factory)
+        typealias Name = DaemonMetrics.Name
+        pending = Meter(label: Name.submissionsPending, factory: factory)
+        dead = Meter(label: Name.submissionsDeadNow, factory: factory)
+        oldestPendingAge = Meter(label: Name.oldestPendingAge, factory: factory)
+        connectivity = [ConnectivityStatus.State.unknown, .online, .offline].map {
+            ($0, Meter(label: Name.connectivityState, dimensions: [("state", $0.rawValue)], factory: factory))
+        }
+        journalDiskBytes = Dictionary(uniqueKeysWithValues: DaemonMetrics.journalNames.map {
+            ($0, Meter(label: Name.journalDiskBytes, dimensions: [("journal", $0)], factory: factory))
+        })
+        journalFailed = Dictionary(uniqueKeysWithValues: DaemonMetrics.journalNames.map {
+            ($0, Meter(label: Name.journalFailed, dimensions: [("journal", $0)], factory: factory))
+        })
+        ready = Meter(label: Name.ready, factory: factory)
+    }
+
+    /// Every metric in the text format, with the gauges set from `snapshot`.
+    public func exposition(_ snapshot: Snapshot) -> [UInt8] {
+        if let counts = snapshot.counts {
+            pending.set(counts.pending)
+            dead.set(counts.dead)
+            oldestPendingAge.set(counts.oldestPendingAt.map { max(0, snapshot.now.timeIntervalSince($0)) } ?? 0)
+        }
+        for (state, meter) in connectivity { meter.set(state == snapshot.connectivity ? 1 : 0) }
+        for journal in snapshot.journals {
+            journalDiskBytes[journal.name]?.set(journal.diskBytes)
+            journalFailed[journal.name]?.set(journal.failed ? 1 : 0)
+        }
+        ready.set(snapshot.ready ? 1 : 0)
+        return registry.emitToBuffer()
+    }
+}
+
+/// The connectivity probe, counting the changes of its verdict: the monitor changes its state
+/// exactly when a probe's answer differs from the one before (the first answer included), and
+/// it runs one probe at a time.
+struct CountingProbe: ConnectivityProbe {
+    let probe: any ConnectivityProbe
+    let metrics: DaemonMetrics
+    private let last = LastVerdict()
+
+    init(_ probe: any ConnectivityProbe, metrics: DaemonMetrics) {
+        self.probe = probe
+        self.metrics = metrics
+    }
+
+    func isReachable() async -> Bool {
+        let reachable = await probe.isReachable()
+        if last.swap(reachable) != reachable { metrics.connectivityChanged() }
+        return reachable
+    }
+
+    final class LastVerdict: Sendable {
+        private let value = Mutex<Bool?>(nil)
+        func swap(_ new: Bool) -> Bool? { value.withLock { old in defer { old = new }; return old } }
+    }
+}
