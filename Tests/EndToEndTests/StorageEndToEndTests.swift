@@ -62,11 +62,7 @@ import Testing
 
         // Space comes back: the daemon finds out by itself, no restart, no request needed.
         unlink(filler)
-        var recovered = false
-        for _ in 0..<100 where !recovered {
-            recovered = try await stack.ctl(["status"]).status == 0
-            if !recovered { try await Task.sleep(for: .milliseconds(100)) }
-        }
+        let recovered = try await eventually(every: .milliseconds(100)) { try await stack.ctl(["status"]).status == 0 }
         #expect(recovered, "the journal did not recover once space was freed")
         let again = try await stack.ctl(["answer", "--session", id] + Stack.common[2])
         #expect(again.status == 0, "\(again.stdout) \(again.stderr)")
