@@ -69,8 +69,8 @@ import Testing
         defer { dir.remove() }
         let path = dir.appending("d.sock").path
         _ = try await serve(path) {
-            let reply = try await UnixHTTP.request(socket: path, method: "GET", target: "/v1/status")
-            #expect(reply.status == 200)
+            let status = try await ControlClient(socketPath: path).status()
+            #expect(status.version == "test")
         }
         #expect(!FileManager.default.fileExists(atPath: path))
         #expect(FileManager.default.fileExists(atPath: path + ".lock"), "the lock file stays, so that every daemon locks the same file")
