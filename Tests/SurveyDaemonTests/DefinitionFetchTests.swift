@@ -101,6 +101,16 @@ struct AlwaysReachable: ConnectivityProbe {
         try await run
     }
 
+    /// Fetches stage common (en) once, so that a copy is cached, then makes the server hang until
+    /// the returned gate opens.
+    func cacheThenHang(_ server: ScriptedServer, _ source: ServerDefinitionSource) async throws -> (first: LoadedDefinition, gate: Gate) {
+        let first = try await source.definition(stage: "common", language: "en")
+        await source.settleFetches()
+        let gate = Gate()
+        server.answer { _ in await gate.wait() }
+        return (first, gate)
+    }
+
     /// Lets a hanging server go after a long while, so that a start that waits for it (the
     /// behaviour this guards against) ends the test instead of hanging it.
     func watchdog(_ gate: Gate) -> Task<Void, Never> {
@@ -114,10 +124,7 @@ struct AlwaysReachable: ConnectivityProbe {
         let server = ScriptedServer { [common] _ in ScriptedServer.ok(common) }
         let source = source(server)
         try await withFetchesRunning(source) {
-            let first = try await source.definition(stage: "common", language: "en")
-            await source.settleFetches()
-            let gate = Gate()
-            server.answer { _ in await gate.wait() }
+            let (first, gate) = try await cacheThenHang(server, source)
             let watchdog = watchdog(gate)
             defer { watchdog.cancel() }
 
@@ -216,10 +223,7 @@ struct AlwaysReachable: ConnectivityProbe {
         let source = source(server)
         let group = ServiceGroup(services: [DefinitionFetchesService(source: source)], gracefulShutdownSignals: [], logger: Logger(label: "test"))
         async let run: Void = group.run()
-        let first = try await source.definition(stage: "common", language: "en")
-        await source.settleFetches()
-        let gate = Gate()
-        server.answer { _ in await gate.wait() }
+        let (first, gate) = try await cacheThenHang(server, source)
         let watchdog = watchdog(gate)
         defer { watchdog.cancel() }
         #expect(try await source.definition(stage: "common", language: "en").hash == first.hash)
