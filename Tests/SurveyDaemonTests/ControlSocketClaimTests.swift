@@ -44,20 +44,7 @@ import Testing
     func serve(_ path: String, during: () async throws -> Void) async throws -> ControlSocketClaim {
         let server = server(path)
         let claim = try server.prepareSocketPath()
-        let (ready, readyContinuation) = AsyncStream<Void>.makeStream()
-        let group = ServiceGroup(services: [server.service(claim: claim) { readyContinuation.yield() }], gracefulShutdownSignals: [], logger: Logger(label: "t"))
-        let task = Task { try await group.run() }
-        var iterator = ready.makeAsyncIterator()
-        await iterator.next()
-        do {
-            try await during()
-        } catch {
-            await group.triggerGracefulShutdown()
-            try? await task.value
-            throw error
-        }
-        await group.triggerGracefulShutdown()
-        try await task.value
+        try await serving(server, claim: claim, during: during)
         // Still held until the daemon exits.
         #expect(claim.isHeld)
         claim.release()
