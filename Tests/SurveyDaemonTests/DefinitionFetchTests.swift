@@ -63,6 +63,17 @@ final class Gate: Sendable {
     }
 }
 
+/// Runs `body` while the source's fetches run as in the daemon (their service in a service
+/// group), then shuts the group down gracefully.
+func withFetchesRunning(_ source: ServerDefinitionSource, _ body: () async throws -> Void) async throws {
+    let group = ServiceGroup(services: [DefinitionFetchesService(source: source)], gracefulShutdownSignals: [], logger: Logger(label: "test"))
+    async let run: Void = group.run()
+    #expect(await eventually { await source.shared.fetches.isRunning })
+    try await body()
+    await group.triggerGracefulShutdown()
+    try await run
+}
+
 struct AlwaysReachable: ConnectivityProbe {
     func isReachable() async -> Bool { true }
 }
@@ -89,16 +100,6 @@ struct AlwaysReachable: ConnectivityProbe {
             transport: server, connectivity: ConnectivityMonitor(probe: AlwaysReachable(), reuse: .seconds(3600)), logger: Logger(label: "test"))
         let clock = clock
         return ServerDefinitionSource(client: client, cache: cache, deadline: deadline, now: { clock.now() }, logger: Logger(label: "test"))
-    }
-
-    /// Runs `body` while the source's fetches run as in the daemon (their service in a service
-    /// group), then shuts the group down gracefully.
-    func withFetchesRunning(_ source: ServerDefinitionSource, _ body: () async throws -> Void) async throws {
-        let group = ServiceGroup(services: [DefinitionFetchesService(source: source)], gracefulShutdownSignals: [], logger: Logger(label: "test"))
-        async let run: Void = group.run()
-        try await body()
-        await group.triggerGracefulShutdown()
-        try await run
     }
 
     /// Fetches stage common (en) once, so that a copy is cached, then makes the server hang until
@@ -223,6 +224,7 @@ struct AlwaysReachable: ConnectivityProbe {
         let source = source(server)
         let group = ServiceGroup(services: [DefinitionFetchesService(source: source)], gracefulShutdownSignals: [], logger: Logger(label: "test"))
         async let run: Void = group.run()
+        #expect(await eventually { await source.shared.fetches.isRunning })
         let (first, gate) = try await cacheThenHang(server, source)
         let watchdog = watchdog(gate)
         defer { watchdog.cancel() }
@@ -251,6 +253,7 @@ struct AlwaysReachable: ConnectivityProbe {
     @Test func aStoppedFetchIsCancelled() async throws {
         let fetches = DefinitionFetches<Bool>()
         async let run: Void = fetches.run()
+        #expect(await eventually { await fetches.isRunning })
         let key = DefinitionKey(stage: "common", language: "en")
         let gate = Gate()
         let watchdog = watchdog(gate)

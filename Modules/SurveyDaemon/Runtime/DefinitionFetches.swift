@@ -14,10 +14,11 @@ struct DefinitionKey: Hashable, Sendable {
 /// caching what came) is done by the fetch itself.
 ///
 /// Fetches run as child tasks of ``run()``, which ``DefinitionFetchesService`` runs in the
-/// daemon's service group: a fetch asked for before it runs waits for it. ``stop()`` (at the
-/// graceful shutdown) lets every caller go and makes ``run()`` cancel the fetches in flight (a
-/// cancelled fetch stores nothing) and return once they have ended; later calls fetch inline,
-/// in the caller's task. A caller's deadline is a child task of the caller.
+/// daemon's service group. ``stop()`` (at the graceful shutdown) lets every caller go and makes
+/// ``run()`` cancel the fetches in flight (a cancelled fetch stores nothing) and return once they
+/// have ended. While ``run()`` is not running (before it starts, after the stop, or where no
+/// service runs it), a call fetches inline, in the caller's task, and waits for the outcome. A
+/// caller's deadline is a child task of the caller.
 actor DefinitionFetches<Outcome: Sendable> {
     /// What a caller gets: the fetch's outcome, or nothing because it gave up waiting (its
     /// deadline passed, or the daemon is stopping).
@@ -40,7 +41,7 @@ actor DefinitionFetches<Outcome: Sendable> {
     }
 
     private enum State {
-        /// Not run yet: fetches wait for ``run()``.
+        /// Not run yet: calls fetch inline.
         case waiting
         case running
         case stopped
@@ -62,6 +63,11 @@ actor DefinitionFetches<Outcome: Sendable> {
 
     /// Fetches in flight now.
     var inFlight: Int { flights.count }
+
+    /// Whether ``run()`` runs the fetches (rather than the callers, inline).
+    var isRunning: Bool {
+        if case .running = state { true } else { false }
+    }
 
     /// Runs the fetches, each as a child task, until ``stop()`` or cancellation; then cancels
     /// those still running and returns once they have ended. Runs once.
@@ -93,7 +99,7 @@ actor DefinitionFetches<Outcome: Sendable> {
     /// - Parameter deadline: how long after the fetch began the caller stops waiting; nil waits
     ///   for the outcome. A caller that comes when the fetch has run longer gives up at once.
     func outcome(of key: DefinitionKey, deadline: Duration?, fetch: @escaping @Sendable () async -> Outcome) async -> Wait {
-        if case .stopped = state { return .outcome(await fetch()) }
+        guard case .running = state else { return .outcome(await fetch()) }
         let flight = flights[key] ?? start(key, fetch)
         let waiter = nextID
         nextID += 1
@@ -158,8 +164,6 @@ actor DefinitionFetches<Outcome: Sendable> {
     /// Lets every caller go and makes ``run()`` cancel the fetches in flight (each stores nothing
     /// once cancelled) and return; later calls fetch inline.
     func stop() {
-        // Not run yet: what was handed over never runs.
-        if case .waiting = state { unfinished = 0 }
         state = .stopped
         submit.finish()
         let stopping = flights
