@@ -62,6 +62,7 @@ extension Journal {
             defer { s.failure = (info, refusal) }
             return (refusal, s.failure == nil)
         }
+        failed = true
         if first {
             logger.error("journal failed; appends are refused until it can write again", metadata: ["directory": "\(directory)", "cause": "\(error)"])
         } else {
@@ -86,6 +87,8 @@ extension Journal {
 
     /// Clears the failure once a write and its sync succeeded.
     func writesAgain() {
+        guard failed else { return }
+        failed = false
         guard let failure = state.withLock({ s -> JournalFailure? in
             defer { s.failure = nil }
             return s.failure?.info

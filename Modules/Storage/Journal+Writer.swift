@@ -11,8 +11,11 @@ import Foundation
 extension Journal {
     func writerLoop() {
         var buffer: [UInt8] = []
+        // The batch being committed; swapped with the (empty) pending list under the lock, so
+        // that appends go into storage that already has room for a batch.
+        var batch: [Pending] = []
+        batch.reserveCapacity(Journal.batchCapacity)
         while true {
-            let failed = state.withLock { $0.failure != nil }
             var timedOut = false
             if failed {
                 timedOut = wakeup.wait(timeout: .now() + Journal.dispatchInterval(options.retryInterval)) == .timedOut
@@ -25,17 +28,22 @@ extension Journal {
             } else {
                 wakeup.wait()
             }
-            let (batch, closing) = state.withLock { s -> ([Pending], Bool) in
-                let b = s.pending
-                s.pending = []
-                return (b, s.closing)
+            let closing = state.withLock { s -> Bool in
+                swap(&s.pending, &batch)
+                return s.closing
             }
             // Failed: restore the active segment if needed; with no append to try, probe.
             if failed && !closing { attemptRecovery(probe: timedOut && batch.isEmpty) }
             if !batch.isEmpty { commit(batch, buffer: &buffer) }
+            if batch.capacity > Journal.batchCapacity * 16 {
+                batch = []
+                batch.reserveCapacity(Journal.batchCapacity)
+            } else {
+                batch.removeAll(keepingCapacity: true)
+            }
             if closing && state.withLock({ $0.pending.isEmpty }) { break }
         }
-        if unsyncedSince != nil && state.withLock({ $0.failure == nil }) { syncWritten() }
+        if unsyncedSince != nil && !failed { syncWritten() }
         writerDone.signal()
     }
 
@@ -101,7 +109,7 @@ extension Journal {
             do {
                 // The first write after a failure waits for its fdatasync, whatever the mode:
                 // only a successful one shows that the journal writes durably again.
-                let recovering = state.withLock { $0.failure != nil }
+                let recovering = failed
                 try writeRun(batch[start..<end], newSegment: batch[start].kind.startsSegment, forceSync: recovering, buffer: &buffer)
                 if recovering { writesAgain() }
             } catch {

@@ -81,6 +81,9 @@ public final class Journal: Sendable {
     /// True while a failure may have left bytes after the acknowledged records, or a descriptor
     /// that cannot be trusted: the active segment is restored before anything is written.
     nonisolated(unsafe) var needsRestore = false
+    /// The writer's own copy of `state.failure != nil`: only the writer thread sets and clears
+    /// the failure, so it reads its own flag instead of taking the lock on every wake.
+    nonisolated(unsafe) var failed = false
     /// Read-only descriptors of segments that `read(at:)` has read, by name. Reads hold the lock
     /// while they use a descriptor, so removing a segment never closes one under a reader.
     let readers = Mutex<[String: Int32]>([:])
@@ -88,6 +91,8 @@ public final class Journal: Sendable {
     static let maxOpenReaders = 8
     /// Acknowledged bytes that may wait for their fdatasync at most: beyond, the writer syncs.
     static let maxUnsyncedBytes = 8 << 20
+    /// Appends the pending list has room for before it grows (it grows as needed beyond).
+    static let batchCapacity = 256
 
     /// Opens (creating if needed) the journal in `directory`, recovering what is there.
     /// Throws `StorageError` with code `.locked` when another opener holds the directory.

@@ -8,6 +8,10 @@ import Foundation
 /// A minimal HTTP/1.1 client over a Unix socket for tests: it sends exactly the bytes it is
 /// given (so tests can send garbage) and reads the reply until the server closes or the
 /// deadline passes. Blocking I/O runs on a Dispatch thread, never on the test's executor.
+///
+/// For what a client cannot send or see through `ControlClient`: malformed bytes, exact status
+/// codes and headers of the HTTP edge, one connection closed after each request (the
+/// connection-limit tests). A test that only uses the control API uses `ControlClient`.
 public enum UnixHTTP {
     public struct Reply: Sendable {
         public var status: Int

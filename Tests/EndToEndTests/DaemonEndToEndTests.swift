@@ -94,13 +94,23 @@ final class Stack: @unchecked Sendable {
     /// returns the last status seen, whether or not it got there.
     func statusOnceOfflineAndIdle() async throws -> [String: Any] {
         var status: [String: Any] = [:]
-        for _ in 0..<100 {
+        try await eventually(every: .milliseconds(100)) {
             status = try await self.status()
             let inFlight = (status["queue"] as? [String: Any])?["inFlight"] as? Int
-            if inFlight == 0, (status["connectivity"] as? [String: Any])?["state"] as? String == "offline" { break }
-            try await Task.sleep(for: .milliseconds(100))
+            return inFlight == 0 && (status["connectivity"] as? [String: Any])?["state"] as? String == "offline"
         }
         return status
+    }
+
+    /// Polls status (for up to 5 s) until it lists a follow-up; returns those it lists then
+    /// (none when it never did).
+    func followUpsOnceListed() async throws -> [[String: Any]] {
+        var followUps: [[String: Any]] = []
+        try await eventually(timeout: .seconds(5), every: .milliseconds(100)) {
+            followUps = try await status()["followUps"] as? [[String: Any]] ?? []
+            return !followUps.isEmpty
+        }
+        return followUps
     }
 
     /// The submissions the mock server accepted, one per line of its record.
@@ -215,11 +225,7 @@ final class Stack: @unchecked Sendable {
         #expect(stack.uploadRequestsLogged() > beforeOffline, "\(stack.daemon?.errorOutput ?? "")")
         #expect(try stack.records().first?["typeID"] as? String == "common")
         // The stage the server named once the upload went through is shown by status.
-        var followUps: [[String: Any]] = []
-        for _ in 0..<50 where followUps.isEmpty {
-            followUps = try await stack.status()["followUps"] as? [[String: Any]] ?? []
-            if followUps.isEmpty { try await Task.sleep(for: .milliseconds(100)) }
-        }
+        let followUps = try await stack.followUpsOnceListed()
         #expect(followUps.count == 1 && followUps.first?["followUp"] as? String == "1", "\(followUps)")
         let shown = try await stack.ctl(["status"])
         #expect(shown.stdout.contains("delivered later: the server named stage 1 next"), "\(shown.stdout)")

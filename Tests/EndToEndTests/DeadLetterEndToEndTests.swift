@@ -40,11 +40,7 @@ extension DaemonEndToEndTests {
         #expect(newKey != key)
         #expect(requeued.stdout.contains(newKey), "\(requeued.stdout)")
         // The session that ended `queued` learns of the delivery under the new key.
-        var followUps: [[String: Any]] = []
-        for _ in 0..<50 where followUps.isEmpty {
-            followUps = try await stack.status()["followUps"] as? [[String: Any]] ?? []
-            if followUps.isEmpty { try await Task.sleep(for: .milliseconds(100)) }
-        }
+        let followUps = try await stack.followUpsOnceListed()
         #expect(followUps.count == 1 && followUps.first?["followUp"] as? String == "1", "\(followUps)")
         // Delivered once: nothing more is sent, a flush finds nothing to do.
         let flushed = try await stack.ctl(["flush", "--wait", "--timeout", "5"])
@@ -136,13 +132,11 @@ extension Stack {
     /// than `refusals` refusals (nil: whatever it logged); returns the letter.
     func waitForOneDeadLetter(after refusals: Int? = 0) async throws -> [String: Any] {
         var letters: [[String: Any]] = []
-        for _ in 0..<100 {
+        try await eventually(every: .milliseconds(100)) {
             let logged = (daemon?.errorOutput ?? "").components(separatedBy: "submission refused for good").count - 1
-            if logged > refusals ?? -1 {
-                letters = try await deadLetters()
-                if letters.count == 1 { break }
-            }
-            try await Task.sleep(for: .milliseconds(100))
+            guard logged > refusals ?? -1 else { return false }
+            letters = try await deadLetters()
+            return letters.count == 1
         }
         return try #require(letters.first, "no dead letter: \(daemon?.errorOutput ?? "")")
     }
@@ -150,9 +144,7 @@ extension Stack {
     /// Polls (for up to 10 s) until the mock has recorded `count` accepted submissions, then waits
     /// a little more, so that a second delivery would show; returns the records.
     func waitForRecords(_ count: Int) async throws -> [[String: Any]] {
-        for _ in 0..<100 where try records().count < count {
-            try await Task.sleep(for: .milliseconds(100))
-        }
+        try await eventually(every: .milliseconds(100)) { try records().count >= count }
         try await Task.sleep(for: .milliseconds(500))
         return try records()
     }

@@ -65,11 +65,7 @@ import Testing
 
         // Space comes back: the daemon finds out by itself, no restart, no request needed.
         unlink(filler)
-        var recovered = false
-        for _ in 0..<100 where !recovered {
-            recovered = try await stack.ctl(["status"]).status == 0
-            if !recovered { try await Task.sleep(for: .milliseconds(100)) }
-        }
+        let recovered = try await eventually(every: .milliseconds(100)) { try await stack.ctl(["status"]).status == 0 }
         #expect(recovered, "the journal did not recover once space was freed")
         let healthy = try await stack.ctl(["health"])
         #expect(healthy.status == 0 && healthy.stdout == "ready\n", "\(healthy.stdout) \(healthy.stderr)")

@@ -1,4 +1,5 @@
 import Storage
+import SurveyTesting
 import Testing
 
 /// An actor that uses the gate as its owners do: entering suspends on the actor, and each grant
@@ -22,8 +23,7 @@ private actor GateUser {
 
 /// Waits (up to 10 s) until `user` has `count` waiters, so that tasks queue in a known order.
 private func waitForWaiters(_ user: GateUser, _ count: Int) async throws {
-    let deadline = ContinuousClock.now + .seconds(10)
-    while await user.waiting < count && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+    await eventually(every: .milliseconds(1)) { await user.waiting >= count }
     #expect(await user.waiting == count, "expected \(count) waiters")
 }
 

@@ -37,6 +37,20 @@ private func payloadsOnDisk(_ dir: TemporaryDirectory, from first: UInt64 = 1) t
     return journal.recovered.map(\.payload)
 }
 
+/// Writes payloads 1 to 5 into a journal in `dir`, closes it and appends `tail` to its segment
+/// (a torn tail, as a crash in the middle of a write leaves it); returns the segment's path.
+private func journalWithTornTail(_ dir: TemporaryDirectory, _ tail: [UInt8]) async throws -> String {
+    let journal = try Journal(directory: dir.path, logger: logger)
+    for i in 1...5 { _ = try await journal.append(type: 1, payload: payload(i)) }
+    let segment = dir.path + "/" + (try journal.segments().last!.name)
+    journal.close()
+    let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: segment))
+    try handle.seekToEnd()
+    try handle.write(contentsOf: Data(tail))
+    try handle.close()
+    return segment
+}
+
 /// Waits (up to 10 s) until the journal accepts appends again on its own.
 private func waitUntilItWritesAgain(_ journal: Journal) async throws {
     #expect(await eventually(every: .milliseconds(10)) { journal.currentFailure == nil }, "the journal did not recover by itself")
@@ -86,15 +100,8 @@ private func waitUntilItWritesAgain(_ journal: Journal) async throws {
     @Test func aTornTailIsNotCutWhileItsCopyCannotBeWritten() async throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
-        let journal = try Journal(directory: dir.path, logger: logger)
-        for i in 1...5 { _ = try await journal.append(type: 1, payload: payload(i)) }
-        let segment = dir.path + "/" + (try journal.segments().last!.name)
-        journal.close()
         let garbage = [UInt8](repeating: 0xEE, count: 300)
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: segment))
-        try handle.seekToEnd()
-        try handle.write(contentsOf: Data(garbage))
-        try handle.close()
+        let segment = try await journalWithTornTail(dir, garbage)
         let damaged = size(segment)
         let faults = FileFaults()
         faults.fail("write", .containing(".torn-"), with: ENOSPC)
@@ -115,14 +122,7 @@ private func waitUntilItWritesAgain(_ journal: Journal) async throws {
     @Test func anEIOOnTheFsyncOfACutSegmentFailsTheOpenAndTheNextOpenRecovers() async throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
-        let journal = try Journal(directory: dir.path, logger: logger)
-        for i in 1...5 { _ = try await journal.append(type: 1, payload: payload(i)) }
-        let segment = dir.path + "/" + (try journal.segments().last!.name)
-        journal.close()
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: segment))
-        try handle.seekToEnd()
-        try handle.write(contentsOf: Data([1, 2, 3]))
-        try handle.close()
+        let segment = try await journalWithTornTail(dir, [1, 2, 3])
         let faults = FileFaults()
         faults.fail("fsync", .exactly(segment), with: EIO)
         let error = #expect(throws: StorageError.self) { try Journal(directory: dir.path, options: options(faults), logger: logger) }

@@ -307,14 +307,13 @@ private final class SyncCounter: Sendable {
     defer { journal.close() }
     _ = try await journal.append(type: 1, payload: [1])
     // With no further append, the writer still syncs once the interval has passed.
-    let deadline = ContinuousClock.now + .seconds(10)
-    while counter.calls.withLock({ $0 }) == 0 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+    await eventually { counter.calls.withLock { $0 } != 0 }
     #expect(counter.calls.withLock { $0 } == 1)
     // A failing deferred fdatasync makes the journal fail: later appends are refused while
     // syncs fail (JournalFailureTests shows the recovery).
     counter.failing.withLock { $0 = true }
     _ = try await journal.append(type: 1, payload: [2])
-    while journal.failure == nil && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+    await eventually { journal.failure != nil }
     #expect(journal.failure?.code == .failedClosed)
     let error = await #expect(throws: StorageError.self) { try await journal.append(type: 1, payload: [3]) }
     #expect(error?.code == .failedClosed)

@@ -45,13 +45,8 @@ final class SwitchProbe: ConnectivityProbe {
         probe.reachable.withLock { $0 = true }
         uploader.offline.withLock { $0 = false }
         await ConnectivityWatcher.check(monitor: monitor, worker: worker)
-        let deadline = ContinuousClock.now + .seconds(10)
         // Delivered, and the worker's round (which records the outcome) is over.
-        while ContinuousClock.now < deadline {
-            let offline = await worker.snapshot.lastOutcomeOffline
-            if !offline && !queue.states().contains(.pending) { break }
-            try await Task.sleep(for: .milliseconds(5))
-        }
+        await eventually { await !worker.snapshot.lastOutcomeOffline && !queue.states().contains(.pending) }
         #expect(queue.states() == [.delivered(response: nil)])
         #expect(probe.calls.withLock { $0 } == 2)
 

@@ -28,7 +28,8 @@ import Testing
             #expect(!error.error.message.contains("larger than"), "\(error.error.message)")
             #expect(await backend.answers.isEmpty)
             // The server goes on serving.
-            #expect(try await UnixHTTP.request(socket: path, method: "GET", target: "/v1/status").status == 200)
+            let status = try await ControlClient(socketPath: path).status()
+            #expect(status.version == "test")
         }
     }
 

@@ -76,14 +76,19 @@ func withControlServer(maxRequestBytes: Int = 4096, socketGroup: (name: String, 
     let server = ControlServer(socketPath: path, socketGroup: socketGroup, maxRequestBytes: maxRequestBytes, limits: limits, backend: backend, logger: Logger(label: "test"))
     let claim = try server.prepareSocketPath()
     defer { claim.release() }
+    try await serving(server, claim: claim) { try await body(path, backend as? FakeBackend ?? FakeBackend()) }
+}
+
+/// Runs `server` in a service group from the moment it accepts connections until `during`
+/// returns (or throws), then shuts it down gracefully.
+func serving(_ server: ControlServer, claim: ControlSocketClaim, during: () async throws -> Void) async throws {
     let (ready, readyContinuation) = AsyncStream<Void>.makeStream()
-    let app = server.service(claim: claim) { readyContinuation.yield() }
-    let group = ServiceGroup(services: [app], gracefulShutdownSignals: [], logger: Logger(label: "test"))
+    let group = ServiceGroup(services: [server.service(claim: claim) { readyContinuation.yield() }], gracefulShutdownSignals: [], logger: Logger(label: "test"))
     let task = Task { try await group.run() }
     var iterator = ready.makeAsyncIterator()
     await iterator.next()
     do {
-        try await body(path, backend as? FakeBackend ?? FakeBackend())
+        try await during()
     } catch {
         await group.triggerGracefulShutdown()
         try? await task.value

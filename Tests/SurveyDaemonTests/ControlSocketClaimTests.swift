@@ -44,20 +44,7 @@ import Testing
     func serve(_ path: String, during: () async throws -> Void) async throws -> ControlSocketClaim {
         let server = server(path)
         let claim = try server.prepareSocketPath()
-        let (ready, readyContinuation) = AsyncStream<Void>.makeStream()
-        let group = ServiceGroup(services: [server.service(claim: claim) { readyContinuation.yield() }], gracefulShutdownSignals: [], logger: Logger(label: "t"))
-        let task = Task { try await group.run() }
-        var iterator = ready.makeAsyncIterator()
-        await iterator.next()
-        do {
-            try await during()
-        } catch {
-            await group.triggerGracefulShutdown()
-            try? await task.value
-            throw error
-        }
-        await group.triggerGracefulShutdown()
-        try await task.value
+        try await serving(server, claim: claim, during: during)
         // Still held until the daemon exits.
         #expect(claim.isHeld)
         claim.release()
@@ -69,8 +56,8 @@ import Testing
         defer { dir.remove() }
         let path = dir.appending("d.sock").path
         _ = try await serve(path) {
-            let reply = try await UnixHTTP.request(socket: path, method: "GET", target: "/v1/status")
-            #expect(reply.status == 200)
+            let status = try await ControlClient(socketPath: path).status()
+            #expect(status.version == "test")
         }
         #expect(!FileManager.default.fileExists(atPath: path))
         #expect(FileManager.default.fileExists(atPath: path + ".lock"), "the lock file stays, so that every daemon locks the same file")

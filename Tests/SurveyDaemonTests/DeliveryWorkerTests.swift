@@ -89,8 +89,7 @@ final class FinishedLog: Sendable {
     func run(_ worker: DeliveryWorker, until done: @escaping @Sendable () -> Bool) async throws {
         let group = ServiceGroup(services: [worker], gracefulShutdownSignals: [], logger: Logger(label: "test"))
         let task = Task { try await group.run() }
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !done() && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        await eventually { done() }
         await group.triggerGracefulShutdown()
         try await task.value
     }
@@ -169,8 +168,7 @@ final class FinishedLog: Sendable {
         // Connectivity returns; a flush wakes it and everything is delivered.
         uploader.offline.withLock { $0 = false }
         await w.flush()
-        let deadline = ContinuousClock.now + .seconds(10)
-        while queue.states().contains(.pending) && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        await eventually { !queue.states().contains(.pending) }
         #expect(queue.states() == [.delivered(response: nil), .delivered(response: nil)])
         await group.triggerGracefulShutdown()
         try await task.value
@@ -187,15 +185,13 @@ final class FinishedLog: Sendable {
         ) { _, _ in }
         let group = ServiceGroup(services: [w], gracefulShutdownSignals: [], logger: Logger(label: "test"))
         let task = Task { try await group.run() }
-        var deadline = ContinuousClock.now + .seconds(10)
         // Wait until the failed attempt is recorded with its one-hour retry time.
-        while await w.snapshot.nextRetryAt == nil && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        await eventually { await w.snapshot.nextRetryAt != nil }
         #expect(uploader.attempts.withLock { $0.count } == 1)
         #expect(await w.snapshot.nextRetryAt != nil)
         #expect(queue.states() == [.pending])
         await w.flush()
-        deadline = ContinuousClock.now + .seconds(10)
-        while queue.states() == [.pending] && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        await eventually { queue.states() != [.pending] }
         #expect(queue.states() == [.delivered(response: nil)])
         await group.triggerGracefulShutdown()
         try await task.value

@@ -62,10 +62,7 @@ import Testing
         #expect(health.last?.name == "queue")
 
         full.on.withLock { $0 = false }
-        let deadline = ContinuousClock.now + .seconds(10)
-        while await queue.journalHealth().contains(where: { $0.state != "ok" }) && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        await eventually(every: .milliseconds(10)) { await !queue.journalHealth().contains(where: { $0.state != "ok" }) }
         #expect(await queue.journalHealth().map(\.state) == ["ok", "ok"])
         let reply = try await manager.answer(AnswerRequest(values: ["kim.cs@gmail.com"]))
         #expect(reply.accepted && reply.session.question?.name == "emailConfirm")

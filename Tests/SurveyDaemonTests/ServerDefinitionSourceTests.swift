@@ -99,7 +99,8 @@ import Testing
                 connectivity: ConnectivityMonitor(probe: TCPConnectProbe(host: "127.0.0.1", port: mock.port), reuse: .zero),
                 logger: logger)
             let cache = try DefinitionCache(directory: dir.path + "/definitions")
-            try await body(ServerDefinitionSource(client: client, cache: cache, deadline: deadline, logger: logger), cache, mock)
+            let source = ServerDefinitionSource(client: client, cache: cache, deadline: deadline, logger: logger)
+            try await withFetchesRunning(source) { try await body(source, cache, mock) }
         } catch {
             try? await http.shutdown()
             try? await mock.stop()

@@ -46,8 +46,8 @@ extension SessionManagerTests {
         let m = manager()
         let started = try await m.start(StartSessionRequest())
         try await withControlServer(backend: ManagerBackend(manager: m)) { path, _ in
-        let found = try await UnixHTTP.request(socket: path, method: "GET", target: "/v1/sessions/\(started.id)")
-        #expect(found.status == 200)
+        let found = try await ControlClient(socketPath: path).session(id: started.id)
+        #expect(found.id == started.id)
         for target in ["/v1/sessions/\(started.id)%00anything", "/v1/sessions/\(started.id)%00", "/v1/sessions/%7B\(started.id)%7D"] {
             let reply = try await UnixHTTP.request(socket: path, method: "GET", target: target)
             #expect(reply.status == 404, "\(target)")

@@ -311,9 +311,9 @@ final class TestClock: Sendable {
         #expect(queue.submissions.withLock { $0.map(\.idempotencyKey) } == [key], "queued under the key the journal recorded")
         // The delivery moves the session on to the stage the server named.
         var stage = ""
-        for _ in 0..<200 where stage != "1" {
-            try await Task.sleep(for: .milliseconds(10))
+        await eventually(every: .milliseconds(10)) {
             stage = await m.openSessions().first?.stage ?? ""
+            return stage == "1"
         }
         #expect(stage == "1")
         #expect(await m.settleCompletedStages() == 0, "queued once")

@@ -11,9 +11,14 @@ struct DefinitionKey: Hashable, Sendable {
 ///
 /// A caller may stop waiting after a deadline counted from the start of the fetch (a session
 /// with a cached copy starts from it); the fetch goes on without it and its work (checking and
-/// caching what came) is done by the fetch itself. Fetches are unstructured tasks; the
-/// ``DefinitionFetchesService`` stops them when the daemon shuts down: they are cancelled (a
-/// cancelled fetch stores nothing) and later calls fetch inline, in the caller's task.
+/// caching what came) is done by the fetch itself.
+///
+/// Fetches run as child tasks of ``run()``, which ``DefinitionFetchesService`` runs in the
+/// daemon's service group. ``stop()`` (at the graceful shutdown) lets every caller go and makes
+/// ``run()`` cancel the fetches in flight (a cancelled fetch stores nothing) and return once they
+/// have ended. While ``run()`` is not running (before it starts, after the stop, or where no
+/// service runs it), a call fetches inline, in the caller's task, and waits for the outcome. A
+/// caller's deadline is a child task of the caller.
 actor DefinitionFetches<Outcome: Sendable> {
     /// What a caller gets: the fetch's outcome, or nothing because it gave up waiting (its
     /// deadline passed, or the daemon is stopping).
@@ -22,30 +27,72 @@ actor DefinitionFetches<Outcome: Sendable> {
         case gaveUp
     }
 
+    /// A fetch for ``run()`` to run.
+    private struct Job: Sendable {
+        var key: DefinitionKey
+        var id: Int
+        var fetch: @Sendable () async -> Outcome
+    }
+
     private struct Flight {
         var id: Int
-        var task: Task<Void, Never>
         var startedAt: ContinuousClock.Instant
         var waiters: [Int: CheckedContinuation<Wait, Never>] = [:]
-        var timers: [Int: Task<Void, Never>] = [:]
     }
 
     private enum State {
+        /// Not run yet: calls fetch inline.
+        case waiting
         case running
         case stopped
     }
 
-    private var state = State.running
+    private var state = State.waiting
     private var flights: [DefinitionKey: Flight] = [:]
-    /// Fetches cancelled by ``stop()`` that may still be finishing.
-    private var stopped: [Task<Void, Never>] = []
+    private let jobs: AsyncStream<Job>
+    private let submit: AsyncStream<Job>.Continuation
+    /// Fetches handed to ``run()`` that have not ended yet (stopped ones included).
+    private(set) var unfinished = 0
+    private var settling: [CheckedContinuation<Void, Never>] = []
     private var nextID = 0
     private let clock = ContinuousClock()
 
-    init() {}
+    init() {
+        (jobs, submit) = AsyncStream.makeStream(of: Job.self)
+    }
 
     /// Fetches in flight now.
     var inFlight: Int { flights.count }
+
+    /// Whether ``run()`` runs the fetches (rather than the callers, inline).
+    var isRunning: Bool {
+        if case .running = state { true } else { false }
+    }
+
+    /// Runs the fetches, each as a child task, until ``stop()`` or cancellation; then cancels
+    /// those still running and returns once they have ended. Runs once.
+    func run() async {
+        guard case .waiting = state else { return }
+        state = .running
+        await withDiscardingTaskGroup { group in
+            for await job in jobs {
+                // Handed over before the stop but not started: nobody waits for it any more.
+                guard case .running = state else {
+                    ended()
+                    continue
+                }
+                group.addTask {
+                    let outcome = await job.fetch()
+                    await self.finished(job.key, flight: job.id, outcome)
+                }
+            }
+            group.cancelAll()
+        }
+        // Every fetch that ran has ended; those handed over but never started (cancelled
+        // before the stop) will not run: their callers go.
+        unfinished = 0
+        stop()
+    }
 
     /// The outcome of the fetch of `key`: the one in flight, or a new one running `fetch`.
     ///
@@ -54,25 +101,30 @@ actor DefinitionFetches<Outcome: Sendable> {
     func outcome(of key: DefinitionKey, deadline: Duration?, fetch: @escaping @Sendable () async -> Outcome) async -> Wait {
         guard case .running = state else { return .outcome(await fetch()) }
         let flight = flights[key] ?? start(key, fetch)
-        var remaining: Duration?
-        if let deadline {
-            let left = deadline - (clock.now - flight.startedAt)
-            guard left > .zero else { return .gaveUp }
-            remaining = left
-        }
         let waiter = nextID
         nextID += 1
-        return await withCheckedContinuation { continuation in
-            flights[key]?.waiters[waiter] = continuation
-            if let remaining {
-                flights[key]?.timers[waiter] = Task {
-                    do {
-                        try await Task.sleep(for: remaining)
-                    } catch {
-                        return  // the fetch finished first
-                    }
-                    self.timedOut(key, flight: flight.id, waiter: waiter)
-                }
+        guard let deadline else { return await wait(key, waiter: waiter) }
+        let left = deadline - (clock.now - flight.startedAt)
+        guard left > .zero else { return .gaveUp }
+        return await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                // Cancelled when the fetch finished first.
+                guard (try? await Task.sleep(for: left)) != nil else { return }
+                await self.timedOut(key, flight: flight.id, waiter: waiter)
+            }
+            let wait = await wait(key, waiter: waiter)
+            group.cancelAll()
+            return wait
+        }
+    }
+
+    /// Waits for the flight of `key` (there is one: nothing suspends between its start and this).
+    private func wait(_ key: DefinitionKey, waiter: Int) async -> Wait {
+        await withCheckedContinuation { continuation in
+            if flights[key] == nil {
+                continuation.resume(returning: .gaveUp)
+            } else {
+                flights[key]?.waiters[waiter] = continuation
             }
         }
     }
@@ -80,56 +132,65 @@ actor DefinitionFetches<Outcome: Sendable> {
     private func start(_ key: DefinitionKey, _ fetch: @escaping @Sendable () async -> Outcome) -> Flight {
         let id = nextID
         nextID += 1
-        let task = Task {
-            let outcome = await fetch()
-            self.finished(key, flight: id, outcome)
-        }
-        let flight = Flight(id: id, task: task, startedAt: clock.now)
+        let flight = Flight(id: id, startedAt: clock.now)
         flights[key] = flight
+        unfinished += 1
+        submit.yield(Job(key: key, id: id, fetch: fetch))
         return flight
     }
 
     private func finished(_ key: DefinitionKey, flight id: Int, _ outcome: Outcome) {
+        ended()
         guard let flight = flights[key], flight.id == id else { return }
         flights[key] = nil
-        for timer in flight.timers.values { timer.cancel() }
         for waiter in flight.waiters.values { waiter.resume(returning: .outcome(outcome)) }
+    }
+
+    private func ended() {
+        unfinished -= 1
+        if unfinished == 0 { settled() }
+    }
+
+    private func settled() {
+        for waiter in settling { waiter.resume() }
+        settling = []
     }
 
     private func timedOut(_ key: DefinitionKey, flight id: Int, waiter: Int) {
         guard flights[key]?.id == id, let continuation = flights[key]?.waiters.removeValue(forKey: waiter) else { return }
-        flights[key]?.timers[waiter] = nil
         continuation.resume(returning: .gaveUp)
     }
 
-    /// Cancels every fetch in flight (each stores nothing once cancelled; its request ends with
-    /// the HTTP client's shutdown at the latest) and lets their callers go; later calls fetch
-    /// inline.
+    /// Lets every caller go and makes ``run()`` cancel the fetches in flight (each stores nothing
+    /// once cancelled) and return; later calls fetch inline.
     func stop() {
         state = .stopped
+        submit.finish()
         let stopping = flights
         flights = [:]
         for flight in stopping.values {
-            flight.task.cancel()
-            stopped.append(flight.task)
-            for timer in flight.timers.values { timer.cancel() }
             for waiter in flight.waiters.values { waiter.resume(returning: .gaveUp) }
         }
+        if unfinished == 0 { settled() }
     }
 
     /// Waits until no fetch is in flight, nor any stopped one finishing (tests).
     func settle() async {
-        while let task = flights.values.first?.task ?? stopped.popLast() { await task.value }
+        guard unfinished > 0 else { return }
+        await withCheckedContinuation { settling.append($0) }
     }
 }
 
-/// Stops the questionnaire fetches in flight when the daemon shuts down, so that none outlives
-/// it. Runs until the graceful shutdown (or its cancellation).
+/// Runs the questionnaire fetches (``DefinitionFetches/run()``) in the daemon's service group;
+/// at the graceful shutdown (or its cancellation) it stops them and returns once none is left,
+/// so that none outlives the daemon.
 struct DefinitionFetchesService: Service {
     let source: ServerDefinitionSource
 
     func run() async throws {
+        async let fetches: Void = source.runFetches()
         try? await gracefulShutdown()
         await source.stopFetches()
+        await fetches
     }
 }

@@ -131,6 +131,11 @@ public struct ServerDefinitionSource: DefinitionSource {
         shared.problems.withLock { $0.values.map(\.problem) }.sorted { ($0.stage, $0.language) < ($1.stage, $1.language) }
     }
 
+    /// Runs the fetches (in the daemon's service group) until ``stopFetches()``.
+    func runFetches() async {
+        await shared.fetches.run()
+    }
+
     /// Stops the fetches in flight; later requests fetch inline (the daemon is shutting down).
     func stopFetches() async {
         await shared.fetches.stop()
