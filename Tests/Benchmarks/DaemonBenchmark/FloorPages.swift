@@ -253,3 +253,133 @@ struct FloorScore: Sendable {
         self.scoreTakesFocus = scoreTakesFocus
     }
 }
+
+// The values answer their keys without `Mirror`, as the kiosk's do (`PageModels+Mustache.swift`).
+
+extension FloorFrame: MustacheParent {
+    func child(named name: String) -> Any? {
+        switch name {
+        case "lang": self.lang
+        case "pageTitle": self.pageTitle
+        case "css": self.css
+        case "js": self.js
+        case "bodyClass": self.bodyClass
+        case "idleSeconds": self.idleSeconds
+        case "countdownSeconds": self.countdownSeconds
+        case "returnSeconds": self.returnSeconds
+        case "reload": self.reload
+        case "noscriptRefresh": self.noscriptRefresh
+        default: nil
+        }
+    }
+}
+
+extension FloorRefresh: MustacheParent {
+    func child(named name: String) -> Any? {
+        switch name {
+        case "seconds": self.seconds
+        case "url": self.url
+        default: nil
+        }
+    }
+}
+
+extension FloorStrings: MustacheParent {
+    func child(named name: String) -> Any? {
+        switch name {
+        case "language": self.language
+        case "start": self.start
+        case "startHint": self.startHint
+        case "next": self.next
+        case "back": self.back
+        case "skip": self.skip
+        case "optional": self.optional
+        case "stillThere": self.stillThere
+        case "idleBefore": self.idleBefore
+        case "idleAfter": self.idleAfter
+        case "keepGoing": self.keepGoing
+        default: nil
+        }
+    }
+}
+
+extension FloorWelcomePage: MustacheParent {
+    func child(named name: String) -> Any? {
+        switch name {
+        case "page": self.page
+        case "s": self.s
+        case "surveyTitle": self.surveyTitle
+        case "languages": self.languages
+        case "csrf": self.csrf
+        case "chosenLanguage": self.chosenLanguage
+        default: nil
+        }
+    }
+}
+
+extension FloorLanguage: MustacheParent {
+    func child(named name: String) -> Any? {
+        switch name {
+        case "code": self.code
+        case "name": self.name
+        case "current": self.current
+        default: nil
+        }
+    }
+}
+
+extension FloorQuestionPage: MustacheParent {
+    func child(named name: String) -> Any? {
+        switch name {
+        case "page": self.page
+        case "s": self.s
+        case "progressText": self.progressText
+        case "position": self.position
+        case "total": self.total
+        case "csrf": self.csrf
+        case "name": self.name
+        case "question": self.question
+        case "isOptional": self.isOptional
+        case "error": self.error
+        case "text": self.text
+        case "choices": self.choices
+        case "scale": self.scale
+        case "canGoBack": self.canGoBack
+        case "canSkip": self.canSkip
+        default: nil
+        }
+    }
+}
+
+extension FloorText: MustacheParent {
+    func child(named name: String) -> Any? {
+        switch name {
+        case "entered": self.entered
+        case "placeholder": self.placeholder
+        case "inputmode": self.inputmode
+        default: nil
+        }
+    }
+}
+
+extension FloorScale: MustacheParent {
+    func child(named name: String) -> Any? {
+        switch name {
+        case "scores": self.scores
+        case "hasLabels": self.hasLabels
+        default: nil
+        }
+    }
+}
+
+extension FloorScore: MustacheParent {
+    func child(named name: String) -> Any? {
+        switch name {
+        case "score": self.score
+        case "scoreLabel": self.scoreLabel
+        case "selected": self.selected
+        case "scoreTakesFocus": self.scoreTakesFocus
+        default: nil
+        }
+    }
+}
