@@ -19,6 +19,10 @@ import SurveyTesting
 ///   sessions are started first (that rate is reported too: each start fetches the questionnaire
 ///   from the mock server); then only answers are timed, sent by ``AnswerLoad``;
 /// - the control round trip's p50 and p99;
+/// - the same answers through the kiosk pages of a second daemon, by 1, 8 and 64 respondents
+///   (``KioskLoad``), with each page's p50 and p99;
+/// - the framework's floor of both paths (``FloorServer``, a child process), loaded the same way,
+///   and the daemon's CPU per answer as a ratio to the floor's;
 /// - replay of 100,000 queued submissions to the mock server on loopback, beside a bare
 ///   AsyncHTTPClient loop with the same concurrency (run twice, the faster counts); the mock
 ///   server is a `mock-survey-server` child process, so both talk to it across processes;
