@@ -19,6 +19,10 @@ import SurveyTesting
 ///   sessions are started first (that rate is reported too: each start fetches the questionnaire
 ///   from the mock server); then only answers are timed, sent by ``AnswerLoad``;
 /// - the control round trip's p50 and p99;
+/// - the same answers through the kiosk pages of a second daemon, by 1, 8 and 64 respondents
+///   (``KioskLoad``), with each page's p50 and p99;
+/// - the framework's floor of both paths (``FloorServer``, a child process), loaded the same way,
+///   and the daemon's CPU per answer as a ratio to the floor's;
 /// - replay of 100,000 queued submissions to the mock server on loopback, beside a bare
 ///   AsyncHTTPClient loop with the same concurrency (run twice, the faster counts); the mock
 ///   server is a `mock-survey-server` child process, so both talk to it across processes;
@@ -47,6 +51,9 @@ struct DaemonBenchmark {
     }()
 
     static func main() async throws {
+        if CommandLine.arguments.dropFirst().first == "--floor-server" {
+            return try await FloorServer.run(Array(CommandLine.arguments.dropFirst(2)))
+        }
         let fixtures = URL(fileURLWithPath: CommandLine.arguments.dropFirst().first ?? "mock")
         let binaries = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         let surveyd = binaries.appendingPathComponent("surveyd")
@@ -72,16 +79,19 @@ struct DaemonBenchmark {
         let idleRSS = answersDaemon.residentMegabytes()
         let http = HTTPClient(eventLoopGroupProvider: .singleton)
         let control = ControlClient(socketPath: answersDaemon.socket, httpClient: http)
-        var rows: [(clients: Int, starts: Double, rate: Double, p50: Double, p99: Double, cpu: String)] = []
+        var rows: [(clients: Int, starts: Double, load: Measured)] = []
         for clients in clientCounts {
             let sessions = sessionsPerRow[clients]!
             let (starts, ids) = try await startSessions(control: control, clients: clients, count: sessions)
             // A mark for profilers: from here until the next mark, only answers reach the daemon.
             FileHandle.standardError.write(Data("timing answers of \(clients) clients, daemon pid \(answersDaemon.pid)\n".utf8))
-            let (rate, p50, p99, cpu) = try await answers(socket: answersDaemon.socket, sessions: ids, daemon: answersDaemon.pid)
-            rows.append((clients, starts, rate, p50, p99, cpu))
+            rows.append((clients, starts, try await answers(socket: answersDaemon.socket, sessions: ids, daemon: answersDaemon.pid)))
         }
         await answersDaemon.stop()
+
+        // 1b. The same answers through the kiosk pages, then the framework's floor of both paths.
+        let pages = try await kioskRows(surveyd: surveyd, directory: work + "/kiosk", serverURL: "http://127.0.0.1:\(mock.port)")
+        let floors = try await floorRows(directory: work, templates: URL(fileURLWithPath: "Modules/Kiosk/Resources"))
         // The bare loop runs twice, once against this server process and once after the replay
         // against the one the daemon drains to; the ratio is taken to the faster of the two.
         let bareBefore = try await bareUploads(http: http, port: mock.port, count: queued, concurrency: inFlight)
@@ -132,13 +142,14 @@ struct DaemonBenchmark {
         print("| measure | value | baseline | ratio | goal |")
         print("|---|---|---|---|---|")
         print("| serial write+fdatasync (256 B) | \(BenchmarkSupport.whole(baseline)) /s | | | |")
-        for (clients, starts, rate, p50, p99, cpu) in rows {
+        for (clients, starts, load) in rows {
             let goal = clients == 64 ? "≥ 3" : ""
             print("| session starts/s, \(clients) client\(clients == 1 ? "" : "s") (untimed setup; each fetches the questionnaire) | \(BenchmarkSupport.whole(starts)) /s | | | |")
-            print("| durable answers/s, \(clients) client\(clients == 1 ? "" : "s") | \(BenchmarkSupport.whole(rate)) /s | \(BenchmarkSupport.whole(baseline)) /s | \(BenchmarkSupport.ratio(rate / baseline)) | \(goal) |")
-            print("| control round trip, \(clients) client\(clients == 1 ? "" : "s") | p50 \(String(format: "%.2f", p50)) ms, p99 \(String(format: "%.2f", p99)) ms | | | |")
-            print("| CPU per answer, \(clients) client\(clients == 1 ? "" : "s") | \(cpu) | | | |")
+            print("| durable answers/s, \(clients) client\(clients == 1 ? "" : "s") | \(BenchmarkSupport.whole(load.rate)) /s | \(BenchmarkSupport.whole(baseline)) /s | \(BenchmarkSupport.ratio(load.rate / baseline)) | \(goal) |")
+            print("| control round trip, \(clients) client\(clients == 1 ? "" : "s") | p50 \(String(format: "%.2f", load.p50)) ms, p99 \(String(format: "%.2f", load.p99)) ms | | | |")
+            print("| CPU per answer, \(clients) client\(clients == 1 ? "" : "s") | daemon \(String(format: "%.0f", load.serverMicros)) µs, load generator \(String(format: "%.0f", load.loadMicros)) µs | | | |")
         }
+        printKioskRows(socket: rows.map { ($0.clients, $0.load) }, pages: pages, floors: floors)
         print("| replay of \(queued) queued submissions (\(inFlight) in flight; \(timed) pending when timed) | \(BenchmarkSupport.whole(replayRate)) /s | bare AHC \(BenchmarkSupport.whole(bare)) /s (runs: \(BenchmarkSupport.whole(bareBefore)), \(BenchmarkSupport.whole(bareAfter))) | \(BenchmarkSupport.ratio(replayRate / bare)) | ≥ 0.7 |")
         print("| CPU per upload, replay | \(replayCPU) | \(bareCPU) | | |")
         print("| daemon RSS idle | \(String(format: "%.1f", idleRSS)) MB | | | |")
@@ -173,29 +184,22 @@ struct DaemonBenchmark {
 
     /// Each client answers the first four questions of each of its sessions, one request after
     /// another on its own connection (each answer is journaled with an fdatasync before the
-    /// reply). Returns answers per second, the round trip's p50 and p99 in milliseconds, and the
-    /// CPU time per answer of the daemon and of this process (the load generator).
-    static func answers(socket: String, sessions: [[String]], daemon: Int32) async throws -> (Double, Double, Double, String) {
+    /// reply): answers per second, the round trip's p50 and p99, and the CPU time per answer of
+    /// the daemon and of this process (the load generator).
+    static func answers(socket: String, sessions: [[String]], daemon: Int32) async throws -> Measured {
         let steps = [["Kim Minsu"], ["kim@example.com"], ["kim@example.com"], ["30"]]
         let bodies = sessions.map { ids in ids.flatMap { id in steps.map { AnswerLoad.body(session: id, values: $0) } } }
-        let daemonCPU = BenchmarkSupport.cpuSeconds(pid: daemon)
-        let ownCPU = BenchmarkSupport.cpuSeconds()
-        let clock = ContinuousClock()
-        let start = clock.now
-        let results = try await withThrowingTaskGroup(of: AnswerLoad.Result.self) { group in
-            for client in bodies {
-                group.addTask { try await AnswerLoad.run(socket: socket, bodies: client, group: Self.loadLoop) }
+        return try await measure(server: daemon) {
+            try await withThrowingTaskGroup(of: Measured.Client.self) { group in
+                for client in bodies {
+                    group.addTask {
+                        let result = try await AnswerLoad.run(socket: socket, bodies: client, group: Self.loadLoop)
+                        return Measured.Client(answered: result.answered, requests: result.answered, latencies: result.latencies)
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
             }
-            return try await group.reduce(into: []) { $0.append($1) }
         }
-        let elapsed = (clock.now - start).seconds
-        let answered = results.reduce(0) { $0 + $1.answered }
-        let cpu = "daemon \(microseconds(BenchmarkSupport.cpuSeconds(pid: daemon) - daemonCPU, per: answered)), load generator \(microseconds(BenchmarkSupport.cpuSeconds() - ownCPU, per: answered))"
-        var histogram = Histogram<UInt64>(highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: .three)
-        for result in results {
-            for latency in result.latencies { histogram.record(latency / 1000) }
-        }
-        return (Double(answered) / elapsed, Double(histogram.valueAtPercentile(50)) / 1000, Double(histogram.valueAtPercentile(99)) / 1000, cpu)
     }
 
     /// The body of every upload in the replay and the bare loop: a finished `common` stage.
@@ -261,10 +265,13 @@ struct Daemon {
     let child: BackgroundProcess
     let socket: String
 
-    init(binary: URL, directory: String, serverURL: String, inFlight: Int) throws {
+    /// - Parameter kioskPort: serve the kiosk pages on this loopback port too.
+    init(binary: URL, directory: String, serverURL: String, inFlight: Int, kioskPort: Int? = nil) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         socket = directory + "/d.sock"
-        child = try BackgroundProcess(binary, ["--server-url", serverURL, "--state-dir", directory + "/state", "--socket", socket, "--max-in-flight", String(inFlight), "--log-level", "error"], deadline: childDeadline)
+        var arguments = ["--server-url", serverURL, "--state-dir", directory + "/state", "--socket", socket, "--max-in-flight", String(inFlight), "--log-level", "error"]
+        if let kioskPort { arguments += ["--kiosk-listen", "127.0.0.1:\(kioskPort)"] }
+        child = try BackgroundProcess(binary, arguments, deadline: childDeadline)
     }
 
     var pid: Int32 { child.pid }

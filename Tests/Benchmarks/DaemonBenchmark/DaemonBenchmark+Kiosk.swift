@@ -1,0 +1,174 @@
+import BenchmarkSupport
+import Foundation
+import Histogram
+import NIOCore
+import NIOPosix
+import SurveyTesting
+
+/// The kiosk pages under load beside the control socket, and the framework's floor of both paths
+/// (``FloorServer``), loaded by the same clients.
+extension DaemonBenchmark {
+    /// A timed load against one server process.
+    struct Measured {
+        /// What one client did.
+        struct Client: Sendable {
+            var answered: Int
+            var requests: Int
+            var latencies: [UInt64]
+        }
+
+        var rate = 0.0
+        /// Each answer's time (a control round trip, or a page: POST and redirected GET), in ms.
+        var p50 = 0.0
+        var p99 = 0.0
+        var answered = 0
+        var requests = 0
+        /// CPU time of the server process per answer and per request, and of this process per answer, in µs.
+        var serverMicros = 0.0
+        var serverMicrosPerRequest = 0.0
+        var loadMicros = 0.0
+    }
+
+    /// Runs `load`, reading the CPU time of `server` and of this process around it.
+    static func measure(server: Int32, _ load: () async throws -> [Measured.Client]) async throws -> Measured {
+        let serverCPU = BenchmarkSupport.cpuSeconds(pid: server)
+        let ownCPU = BenchmarkSupport.cpuSeconds()
+        let clock = ContinuousClock()
+        let start = clock.now
+        let clients = try await load()
+        let elapsed = (clock.now - start).seconds
+        let serverSeconds = BenchmarkSupport.cpuSeconds(pid: server) - serverCPU
+        let ownSeconds = BenchmarkSupport.cpuSeconds() - ownCPU
+        var histogram = Histogram<UInt64>(highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: .three)
+        for client in clients {
+            for latency in client.latencies { histogram.record(latency / 1000) }
+        }
+        var measured = Measured()
+        measured.answered = clients.reduce(0) { $0 + $1.answered }
+        measured.requests = clients.reduce(0) { $0 + $1.requests }
+        let answered = Double(max(measured.answered, 1))
+        measured.rate = Double(measured.answered) / elapsed
+        measured.p50 = Double(histogram.valueAtPercentile(50)) / 1000
+        measured.p99 = Double(histogram.valueAtPercentile(99)) / 1000
+        measured.serverMicros = serverSeconds / answered * 1e6
+        measured.serverMicrosPerRequest = serverSeconds / Double(max(measured.requests, 1)) * 1e6
+        measured.loadMicros = ownSeconds / answered * 1e6
+        return measured
+    }
+
+    /// `clients` respondents walking the pages on `port` (``KioskLoad``), `sessions` sessions in all.
+    static func walk(port: Int, clients: Int, sessions: Int) async throws -> [Measured.Client] {
+        try await withThrowingTaskGroup(of: Measured.Client.self) { group in
+            for client in 0 ..< clients {
+                let share = sessions / clients + (client < sessions % clients ? 1 : 0)
+                group.addTask {
+                    let result = try await KioskLoad.run(host: "127.0.0.1", port: port, sessions: share, group: Self.loadLoop)
+                    return Measured.Client(answered: result.answered, requests: result.requests, latencies: result.latencies)
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+    }
+
+    /// The answers of the socket rows given through the kiosk pages of a daemon of their own (the
+    /// same number of sessions per row, four answers each), by 1, 8 and 64 respondents.
+    static func kioskRows(surveyd: URL, directory: String, serverURL: String) async throws -> [(clients: Int, load: Measured)] {
+        guard !clientCounts.isEmpty else { return [] }
+        let port = try await freePort()
+        let daemon = try Daemon(binary: surveyd, directory: directory, serverURL: serverURL, inFlight: inFlight, kioskPort: port)
+        try await daemon.waitReady()
+        try await waitForPort(port, what: "surveyd's kiosk pages", child: daemon.child)
+        var rows: [(Int, Measured)] = []
+        for clients in clientCounts {
+            FileHandle.standardError.write(Data("timing kiosk pages of \(clients) respondents, daemon pid \(daemon.pid)\n".utf8))
+            rows.append((clients, try await measure(server: daemon.pid) { try await walk(port: port, clients: clients, sessions: sessionsPerRow[clients]!) }))
+        }
+        await daemon.stop()
+        return rows
+    }
+
+    /// The floor of both paths: this executable run as ``FloorServer``, on a Unix socket loaded
+    /// like the control socket (the same number of answers, with session ids it ignores), then on
+    /// loopback walked like the kiosk pages.
+    static func floorRows(directory: String, templates: URL) async throws -> (socket: [(clients: Int, load: Measured)], pages: [(clients: Int, load: Measured)]) {
+        guard !clientCounts.isEmpty else { return ([], []) }
+        let me = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        let path = directory + "/floor.sock"
+        let unix = try BackgroundProcess(me, ["--floor-server", "unix", path], deadline: childDeadline)
+        _ = try await unix.waitForLine(containing: "floor listening")
+        var socket: [(Int, Measured)] = []
+        for clients in clientCounts {
+            let bodies = (0 ..< clients).map { client in
+                (0 ..< sessionsPerRow[clients]! * 4 / clients).map { AnswerLoad.body(session: "floor-\(client)-\($0 / 4)", values: ["kim@example.com"]) }
+            }
+            socket.append((clients, try await measure(server: unix.pid) {
+                try await withThrowingTaskGroup(of: Measured.Client.self) { group in
+                    for client in bodies {
+                        group.addTask {
+                            let result = try await AnswerLoad.run(socket: path, bodies: client, group: Self.loadLoop)
+                            return Measured.Client(answered: result.answered, requests: result.answered, latencies: result.latencies)
+                        }
+                    }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+            }))
+        }
+        await unix.stop()
+
+        let tcp = try BackgroundProcess(me, ["--floor-server", "tcp", templates.path], deadline: childDeadline)
+        let line = try await tcp.waitForLine(containing: "floor listening")
+        guard let port = Int(line.split(separator: " ").last ?? ""), port > 0 else {
+            await tcp.stop()
+            throw BenchmarkError("the floor server printed no port: \(line)")
+        }
+        var pages: [(Int, Measured)] = []
+        for clients in clientCounts {
+            pages.append((clients, try await measure(server: tcp.pid) { try await walk(port: port, clients: clients, sessions: sessionsPerRow[clients]!) }))
+        }
+        await tcp.stop()
+        return (socket, pages)
+    }
+
+    /// The kiosk's rows and the floor's, with their ratios, under the socket's rows of the table.
+    static func printKioskRows(socket: [(clients: Int, load: Measured)], pages: [(clients: Int, load: Measured)], floors: (socket: [(clients: Int, load: Measured)], pages: [(clients: Int, load: Measured)])) {
+        func µs(_ value: Double) -> String { String(format: "%.0f µs", value) }
+        func ms(_ value: Double) -> String { String(format: "%.2f ms", value) }
+        func who(_ clients: Int, _ noun: String) -> String { "\(clients) \(noun)\(clients == 1 ? "" : "s")" }
+        for (clients, kiosk) in pages {
+            let control = socket.first { $0.clients == clients }?.load
+            let big = clients == 64
+            print("| kiosk answers/s, \(who(clients, "respondent")) (vs. the control socket's) | \(BenchmarkSupport.whole(kiosk.rate)) /s | \(control.map { BenchmarkSupport.whole($0.rate) + " /s" } ?? "") | \(control.map { BenchmarkSupport.ratio(kiosk.rate / $0.rate) } ?? "") | \(big ? "≥ 0.5" : "") |")
+            print("| kiosk page time (POST + redirected GET), \(who(clients, "respondent")) | p50 \(ms(kiosk.p50)), p99 \(ms(kiosk.p99)) | | | \(big ? "p99 < 20 ms" : "") |")
+            print("| kiosk CPU per answer, \(who(clients, "respondent")) (\(String(format: "%.1f", Double(kiosk.requests) / Double(max(kiosk.answered, 1)))) requests per answer) | daemon \(µs(kiosk.serverMicros)) (\(µs(kiosk.serverMicrosPerRequest)) per request), load generator \(µs(kiosk.loadMicros)) | | | < 5 ms per page |")
+        }
+        let goal = [1: "≤ 2", 64: "≤ 1.25"]
+        for (clients, floor) in floors.socket {
+            let daemon = socket.first { $0.clients == clients }?.load
+            print("| floor, Unix socket, \(who(clients, "client")): CPU per request (requests/s) | \(µs(floor.serverMicros)) (\(BenchmarkSupport.whole(floor.rate)) /s) | daemon \(daemon.map { µs($0.serverMicros) } ?? "") per answer | \(daemon.map { BenchmarkSupport.ratio($0.serverMicros / floor.serverMicros) } ?? "") | \(goal[clients] ?? "") |")
+        }
+        for (clients, floor) in floors.pages {
+            let daemon = pages.first { $0.clients == clients }?.load
+            print("| floor, pages on TCP, \(who(clients, "respondent")): CPU per answer, per request (answers/s; p99 page) | \(µs(floor.serverMicros)), \(µs(floor.serverMicrosPerRequest)) (\(BenchmarkSupport.whole(floor.rate)) /s; \(ms(floor.p99))) | daemon \(daemon.map { µs($0.serverMicros) } ?? "") per answer | \(daemon.map { BenchmarkSupport.ratio($0.serverMicros / floor.serverMicros) } ?? "") | \(goal[clients] ?? "") |")
+        }
+    }
+
+    /// A loopback port that was free a moment ago (the daemon is told it; it reports no port when
+    /// its log level hides the ready line).
+    static func freePort() async throws -> Int {
+        let channel = try await ServerBootstrap(group: loadLoop).bind(host: "127.0.0.1", port: 0).get()
+        let port = channel.localAddress?.port ?? 0
+        try await channel.close()
+        return port
+    }
+
+    static func waitForPort(_ port: Int, what: String, child: BackgroundProcess) async throws {
+        for _ in 0 ..< 1500 {
+            if let channel = try? await ClientBootstrap(group: loadLoop).connect(host: "127.0.0.1", port: port).get() {
+                try? await channel.close()
+                return
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw BenchmarkError("\(what) did not listen on port \(port) within 30 s; stderr: \(child.errorOutput)")
+    }
+}

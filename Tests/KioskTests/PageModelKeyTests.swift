@@ -1,0 +1,61 @@
+import Mustache
+import Testing
+
+@testable import Kiosk
+
+/// The page values answer every template key themselves (`MustacheParent`) with what reflection
+/// would find, so a property added to a page value without its key cannot go missing silently.
+@Suite struct PageModelKeyTests {
+    /// What `Mirror` finds under each stored property's name that `child(named:)` does not give
+    /// back the same (an absent optional is nil on both sides).
+    static func differences(_ value: some MustacheParent) -> [String] {
+        var differences: [String] = []
+        for case let (label?, stored) in Mirror(reflecting: value).children {
+            let mirrored = Mirror(reflecting: stored)
+            let expected: Any? = mirrored.displayStyle == .optional ? mirrored.children.first?.value : stored
+            let given = value.child(named: label)
+            let same = switch (expected, given) {
+            case (nil, nil): true
+            case let (expected?, given?): String(reflecting: expected) == String(reflecting: given)
+            default: false
+            }
+            if !same { differences.append("\(type(of: value)).\(label): \(String(describing: expected)) against \(String(describing: given))") }
+        }
+        if value.child(named: "noSuchKey") != nil { differences.append("\(type(of: value)) answers an unknown key") }
+        return differences
+    }
+
+    static let frame = PageFrame(
+        lang: "en", pageTitle: "title", css: "/a.css", js: "/a.js", bodyClass: "question-page", idleSeconds: 120,
+        countdownSeconds: 20, returnSeconds: 10, reload: Refresh(seconds: 1, url: "/question"), noscriptRefresh: Refresh(seconds: 2, url: "/")
+    )
+
+    @Test func everyStoredPropertyIsAnsweredByName() {
+        let option = OptionControl(optionID: "option-1", inputType: "radio", optionValue: "wine", optionLabel: "Wine", checked: true, takesFocus: true)
+        let extra = ExtraField(extraText: "text", extraLabel: "Please specify", extraFor: "option-2")
+        let score = ScoreControl(score: 3, scoreLabel: "middle", selected: true, scoreTakesFocus: true)
+        let values: [any MustacheParent] = [
+            Self.frame,
+            Refresh(seconds: 5, url: "/end"),
+            WelcomePage(page: Self.frame, s: .en, surveyTitle: "Survey", languages: [LanguageChoice(code: "ko", name: "한국어", current: true)], csrf: "token", chosenLanguage: "ko"),
+            LanguageChoice(code: "en", name: "English", current: false),
+            QuestionPage(
+                page: Self.frame, s: .ko, progressText: "1 of 5", position: 1, total: 5, csrf: "token", name: "type", question: "Which?",
+                isOptional: true, error: "wrong", text: TextControl(entered: "x", placeholder: "p", inputmode: "text"),
+                choices: ChoiceControl(isCheckbox: false, options: [option], extraField: extra),
+                scale: ScaleControl(scores: [score], hasLabels: true), canGoBack: true, canSkip: true
+            ),
+            TextControl(entered: "30", placeholder: "0", inputmode: "decimal"),
+            ChoiceControl(isCheckbox: true, options: [option, option], extraField: extra),
+            option, extra,
+            ScaleControl(scores: [score], hasLabels: false), score,
+            EndPage(page: Self.frame, s: .en, heading: "Thanks", message: "Recorded", seconds: 10),
+            MessagePage(page: Self.frame, s: .en, heading: "Expired", message: "Start again", detail: "detail", showStartOver: true),
+            KioskStrings.en, KioskStrings.ko,
+        ]
+        for value in values {
+            #expect(Self.differences(value) == [])
+        }
+        #expect(Mirror(reflecting: KioskStrings.en).children.count > 30)
+    }
+}
