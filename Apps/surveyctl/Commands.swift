@@ -109,8 +109,9 @@ struct Flush: AsyncParsableCommand {
         abstract: "Attempt every pending submission now.",
         discussion: """
             Ignores backoff delays but not the connectivity check. With --wait, asks for one flush \
-            and then watches the queue (GET /v1/status every 0.5 s) without flushing again, so a \
-            server's Retry-After is kept; each time the pending count or connectivity changes, a \
+            and then follows the daemon's events (GET /v1/events), reading the queue again after \
+            each delivery, retry or connectivity change, without flushing again, so a server's \
+            Retry-After is kept; each time the pending count or connectivity changes, a \
             progress line goes to stderr. Exits 0 once the queue is drained, or 75 when the \
             timeout passes first.
             """

@@ -407,6 +407,28 @@ final class Stack: @unchecked Sendable {
 
     /// 8. `surveyd --demo` from the repository root: the embedded mock server, a daemon on the
     /// socket it prints, questionnaires served; SIGTERM ends it with 0.
+    /// `surveyctl watch` follows the daemon's events: sessions, answers (their questions only) and
+    /// the stage queued and delivered, as they happen.
+    @Test func watchShowsWhatHappens() async throws {
+        let stack = try Stack()
+        try await stack.startMock()
+        try await stack.startDaemon()
+        let watch = try BackgroundProcess(stack.ctlBinary, ["watch", "--timeout", "30", "--socket", stack.socket], deadline: .seconds(60))
+        _ = try await watch.waitForLine(containing: "hello")
+        try await stack.startAndAnswerAllButLast()
+        _ = try await stack.ctl(["answer"] + Stack.common.last!)
+        _ = try await watch.waitForLine(containing: "  delivered  ")
+        await watch.stop()
+        let lines = watch.output.split(separator: "\n")
+        #expect(lines.filter { $0.contains("session_started") }.count == 1, "\(watch.output)")
+        #expect(lines.filter { $0.contains("answer_accepted") }.count == 5)
+        #expect(lines.contains { $0.contains("answer_accepted") && $0.contains("question emailConfirm") })
+        #expect(lines.contains { $0.contains("stage_queued") && $0.contains("stage common") })
+        #expect(lines.contains { $0.contains("delivered") && $0.contains("next stage 1") })
+        #expect(!watch.output.contains("Kim Minsu") && !watch.output.contains("kim@example.com"), "no answer contents")
+        await stack.finish()
+    }
+
     @Test func demoModeFromTheRepositoryRoot() async throws {
         let dir = try TemporaryDirectory(prefix: "demo")
         defer { dir.remove() }

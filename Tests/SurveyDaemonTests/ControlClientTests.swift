@@ -22,20 +22,21 @@ import Testing
     }
 
     /// `flush --wait` flushes once (a flush drops every backoff, Retry-After included) and then
-    /// only reads the status until the queue is drained or the timeout passes.
+    /// only reads the status (on each event, here only the stream's `hello`, and when the stream
+    /// ends) until the queue is drained or the timeout passes.
     @Test func flushAndWaitFlushesOnceThenWatchesTheStatus() async throws {
         try await withControlServer { path, backend in
             let client = ControlClient(socketPath: path)
             await backend.script(pending: [3, 3, 2, 0])
             var seen: [Int] = []
-            let drained = try await client.flushAndWait(timeout: .seconds(30), pollInterval: .milliseconds(10)) { seen.append($0.pending) }
+            let drained = try await client.flushAndWait(timeout: .seconds(30)) { seen.append($0.pending) }
             #expect(drained.drained && drained.pending == 0)
             #expect(seen == [3, 3, 2])
             #expect(await backend.flushes == [FlushRequest(wait: false)])
             #expect(await backend.statusRequests == 3)
 
             await backend.script(pending: [1])
-            let stuck = try await client.flushAndWait(timeout: .milliseconds(200), pollInterval: .milliseconds(20))
+            let stuck = try await client.flushAndWait(timeout: .milliseconds(200))
             #expect(!stuck.drained && stuck.pending == 1)
             #expect(await backend.flushes.count == 2)
         }

@@ -15,11 +15,16 @@ public protocol ControlBackend: Sendable {
     func health() async -> HealthView
     /// Every metric in the Prometheus text format (`GET /metrics`).
     func metrics() async throws -> [UInt8]
+    /// What happens from now on (`GET /v1/events`), until the daemon stops.
+    func events() async -> AsyncStream<DaemonEvent>
 }
 
 extension ControlBackend {
     /// Ready: it answered.
     public func health() async -> HealthView { HealthView(ready: true, reasons: []) }
+
+    /// No events: a stream that ends at once.
+    public func events() async -> AsyncStream<DaemonEvent> { AsyncStream { $0.finish() } }
 
     /// No metrics.
     public func metrics() async throws -> [UInt8] {

@@ -97,6 +97,7 @@ public struct ControlServer: Sendable {
             let body = try await Self.decode(FlushRequest.self, request, limit: limit, empty: FlushRequest())
             return try Self.json(await backend.flush(body))
         }
+        v1.get("events") { _, _ in await Self.eventStream(backend) }
         v1.get("dead") { _, _ in try Self.json(await backend.deadLetters()) }
         v1.post("dead/:id/requeue") { request, context in
             let body = try await Self.decode(RequeueRequest.self, request, limit: limit, empty: RequeueRequest())
@@ -106,6 +107,27 @@ public struct ControlServer: Sendable {
         v1.post("dead/requeue") { _, _ -> Response in
             throw ControlError.notFound("no_such_dead_letter", "no dead letter with an empty id; `surveyctl dead` lists them")
         }
+    }
+
+    /// `GET /v1/events`: newline-delimited JSON, a `hello` line first, then each event as it
+    /// happens, until the client goes away or the daemon stops.
+    static func eventStream(_ backend: any ControlBackend) async -> Response {
+        let events = await backend.events()
+        let hello = DaemonEvent(.hello, version: ProductVersion.current)
+        let body = ResponseBody { writer in
+            try await writer.write(line(hello))
+            for await event in events {
+                try await writer.write(line(event))
+            }
+            try await writer.finish(nil)
+        }
+        return Response(status: .ok, headers: [.contentType: "application/x-ndjson", .cacheControl: "no-store"], body: body)
+    }
+
+    static func line(_ event: DaemonEvent) throws -> ByteBuffer {
+        var buffer = ByteBuffer(bytes: try encoder.encode(event))
+        buffer.writeInteger(UInt8(ascii: "\n"))
+        return buffer
     }
 
     /// A path parameter, percent-decoded.

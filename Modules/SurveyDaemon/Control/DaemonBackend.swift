@@ -79,6 +79,11 @@ public struct DaemonBackend: ControlBackend {
         DaemonHealth.view(phase: lifecycle?.phase ?? .serving, journals: await inspector.journalHealth())
     }
 
+    public func events() async -> AsyncStream<DaemonEvent> {
+        guard let exporter else { return AsyncStream { $0.finish() } }
+        return exporter.metrics.events.subscribe()
+    }
+
     public func metrics() async throws -> [UInt8] {
         guard let exporter else {
             throw ControlError.notFound("no_such_endpoint", "this daemon serves no metrics; see doc/control-api.md")

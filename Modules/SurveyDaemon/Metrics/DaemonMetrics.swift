@@ -1,4 +1,6 @@
+import ControlAPI
 import CoreMetrics
+import Entities
 import Foundation
 import Storage
 
@@ -98,6 +100,9 @@ public final class DaemonMetrics: Sendable {
         journals = Dictionary(uniqueKeysWithValues: Self.journalNames.map { ($0, JournalMetrics(journal: $0, factory: factory)) })
     }
 
+    /// The stream of what happens, for `GET /v1/events`: the hooks below publish to it too.
+    public let events = DaemonEvents()
+
     /// Records nothing: for the parts built without a daemon (tests, tools).
     public static let disabled = DaemonMetrics(factory: NOOPMetricsHandler.instance)
 
@@ -111,14 +116,25 @@ public final class DaemonMetrics: Sendable {
     /// stage) and the sessions closed by outcome.
     func journaled(_ events: [SessionEvent], isNew: (UUID) -> Bool) {
         for event in events {
+            let session = event.session.text(uppercase: false)
             switch event {
-            case .answerAccepted, .answerSkipped:
+            case .answerAccepted(_, let form, _):
                 answersAccepted.increment()
-            case .stageStarted(let session, _, _, _, _):
-                if isNew(session) { sessionsStarted.increment() }
-            case .closed(_, let outcome, _):
+                self.events.publish(DaemonEvent(.answerAccepted, session: session, question: form))
+            case .answerSkipped(_, let form):
+                answersAccepted.increment()
+                self.events.publish(DaemonEvent(.answerAccepted, session: session, question: form, skipped: true))
+            case .stageStarted(_, let stage, _, _, let at):
+                if isNew(event.session) {
+                    sessionsStarted.increment()
+                    self.events.publish(DaemonEvent(.sessionStarted, at: at, session: session, stage: stage))
+                }
+            case .closed(_, let outcome, let at):
                 sessionsClosed[outcome]?.increment()
-            case .stageCompleted, .followUpNamed, .wentBack:
+                self.events.publish(DaemonEvent(.sessionClosed, at: at, session: session, outcome: outcome.rawValue))
+            case .stageCompleted(_, let stage, let key, let at):
+                self.events.publish(DaemonEvent(.stageQueued, at: at, session: session, stage: stage, key: key.text(uppercase: false)))
+            case .followUpNamed, .wentBack:
                 break
             }
         }
@@ -134,13 +150,28 @@ public final class DaemonMetrics: Sendable {
     }
 
     /// An upload failed for now and will be tried again.
-    public func submissionRetried() { submissionsRetried.increment() }
+    public func submissionRetried() {
+        submissionsRetried.increment()
+        events.publish(DaemonEvent(.retryScheduled))
+    }
 
     /// A submission became a dead letter.
     public func submissionDead(_ outcome: DeadOutcome) { submissionsDead[outcome]?.increment() }
 
     /// The connectivity verdict changed (`unknown` to the first verdict included).
-    public func connectivityChanged() { connectivityChanges.increment() }
+    public func connectivityChanged(online: Bool) {
+        connectivityChanges.increment()
+        events.publish(DaemonEvent(.connectivityChanged, connectivity: online ? "online" : "offline"))
+    }
+
+    /// A submission's fate is known: delivered (with the next stage the server named) or dead.
+    public func finished(key: UUID, _ state: SubmissionState) {
+        switch state {
+        case .delivered(let next): events.publish(DaemonEvent(.delivered, key: key.text(uppercase: false), next: next))
+        case .dead: events.publish(DaemonEvent(.dead, key: key.text(uppercase: false)))
+        case .pending: break
+        }
+    }
 
     /// A questionnaire fetch from the server ended.
     public func definitionFetched(_ result: DefinitionFetchResult) { definitionFetches[result]?.increment() }

@@ -125,7 +125,10 @@ public final class Daemon: Sendable {
             queue: queue, uploader: ClientUploader(client: client),
             settings: .init(maxInFlight: configuration.maxInFlight, backoff: policy.backoff, offlinePause: .seconds(30)),
             wakeup: wakeup, logger: logger, metrics: metrics
-        ) { key, state in await sessions.deliveryFinished(key: key, state: state) }
+        ) { key, state in
+            metrics.finished(key: key, state)
+            await sessions.deliveryFinished(key: key, state: state)
+        }
         let worker = self.worker
         backend = DaemonBackend(version: version, startedAt: Date(), sessions: sessions, worker: worker, inspector: queue, connectivity: monitor, lifecycle: lifecycle, exporter: exporter)
         kiosk = kioskPlan.map { KioskServer(address: $0.address, settings: $0.settings, sessions: sessions, logger: logger) }
@@ -185,7 +188,7 @@ public final class Daemon: Sendable {
                     await readiness.control()
                 })),
                 // Shut down first among the daemon's own: from then on the daemon is not ready.
-                .init(service: ShutdownNotice(lifecycle: lifecycle)),
+                .init(service: ShutdownNotice(lifecycle: lifecycle, events: exporter.metrics.events)),
             ] + extras.services,
             gracefulShutdownSignals: signals,
             logger: logger)

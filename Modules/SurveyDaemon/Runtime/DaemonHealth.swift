@@ -56,9 +56,13 @@ public final class DaemonHealth: Sendable {
 /// the group shuts down), so that health checks stop sending work here.
 struct ShutdownNotice: Service {
     let lifecycle: DaemonHealth
+    /// Ended at the same moment, so that the control server, stopping next, has no event stream
+    /// left open to wait for.
+    var events: DaemonEvents?
 
     func run() async throws {
         try? await gracefulShutdown()
         lifecycle.stopping()
+        events?.finish()
     }
 }

@@ -98,7 +98,7 @@ struct CountingProbe: ConnectivityProbe {
 
     func isReachable() async -> Bool {
         let reachable = await probe.isReachable()
-        if last.swap(reachable) != reachable { metrics.connectivityChanged() }
+        if last.swap(reachable) != reachable { metrics.connectivityChanged(online: reachable) }
         return reachable
     }
 

@@ -1,0 +1,71 @@
+import Foundation
+
+/// One event of `GET /v1/events`, a line of newline-delimited JSON. Events say what happened to
+/// sessions, submissions and connectivity; they never carry answer contents.
+public struct DaemonEvent: Codable, Sendable, Hashable {
+    public enum Kind: String, Codable, Sendable, Hashable, CaseIterable {
+        /// The first event of every stream: the daemon's version; nothing happened.
+        case hello
+        case sessionStarted = "session_started"
+        /// An answer (or a skip) was journaled.
+        case answerAccepted = "answer_accepted"
+        /// A finished stage was queued for delivery.
+        case stageQueued = "stage_queued"
+        case sessionClosed = "session_closed"
+        case delivered
+        /// An upload failed for now and will be tried again.
+        case retryScheduled = "retry_scheduled"
+        /// A submission became a dead letter.
+        case dead
+        case connectivityChanged = "connectivity_changed"
+    }
+
+    public var type: Kind
+    /// When it happened, ISO 8601 in UTC.
+    public var at: String
+    public var session: String?
+    public var stage: String?
+    /// The question answered (its name only).
+    public var question: String?
+    public var skipped: Bool?
+    /// The idempotency key of a queued, delivered or dead submission.
+    public var key: String?
+    /// `session_closed`: the outcome; `delivered`: the next stage the server named, if any.
+    public var outcome: String?
+    public var next: String?
+    /// `connectivity_changed`: `online` or `offline`.
+    public var connectivity: String?
+    /// `hello`: the daemon's version.
+    public var version: String?
+
+    public init(
+        _ type: Kind, at: Date = Date(), session: String? = nil, stage: String? = nil, question: String? = nil, skipped: Bool? = nil,
+        key: String? = nil, outcome: String? = nil, next: String? = nil, connectivity: String? = nil, version: String? = nil
+    ) {
+        self.type = type
+        self.at = at.iso8601Seconds
+        self.session = session
+        self.stage = stage
+        self.question = question
+        self.skipped = skipped
+        self.key = key
+        self.outcome = outcome
+        self.next = next
+        self.connectivity = connectivity
+        self.version = version
+    }
+
+    /// The event as one line of text, for `surveyctl watch`.
+    public var line: String {
+        var parts = [at, type.rawValue]
+        if let session { parts.append("session \(session.prefix(8))") }
+        if let stage { parts.append("stage \(stage)") }
+        if let question { parts.append("question \(question)\(skipped == true ? " (skipped)" : "")") }
+        if let key { parts.append("key \(key)") }
+        if let outcome { parts.append(outcome) }
+        if let next { parts.append("next stage \(next)") }
+        if let connectivity { parts.append(connectivity) }
+        if let version { parts.append("surveyd \(version)") }
+        return parts.joined(separator: "  ")
+    }
+}
