@@ -76,8 +76,16 @@ public final class Daemon: Sendable {
         let cache = try DefinitionCache(directory: state + "/definitions")
         self.cache = cache
 
+        let deviceID: String
+        do {
+            deviceID = try configuration.deviceID ?? DeviceIdentity.loadOrCreate(in: state)
+        } catch let error as StorageError {
+            sessionJournal.close()
+            submissionQueue.close()
+            throw DaemonStartError(error.message)
+        }
         monitor = ConnectivityMonitor(probe: probe, reuse: configuration.connectivityCache)
-        let clientConfiguration = SurveyClientConfiguration(baseURL: serverURL, userAgent: "surveyd/\(version)", tokenFile: configuration.tokenFile)
+        let clientConfiguration = SurveyClientConfiguration(baseURL: serverURL, userAgent: "surveyd/\(version)", tokenFile: configuration.tokenFile, deviceID: deviceID)
         httpClient = AsyncHTTPClientTransport.makeClient(for: clientConfiguration)
         let client = SurveyClient(
             configuration: clientConfiguration,
@@ -97,11 +105,15 @@ public final class Daemon: Sendable {
         let policy = RetryPolicy(base: configuration.backoffBase, cap: configuration.backoffCap)
         worker = DeliveryWorker(
             queue: queue, uploader: ClientUploader(client: client),
-            settings: .init(maxInFlight: configuration.maxInFlight, backoff: policy.backoff, offlinePause: .seconds(30)),
+            settings: .init(
+                maxInFlight: configuration.maxInFlight, backoff: policy.backoff, offlinePause: .seconds(30),
+                ramp: configuration.rampInitialWindow == 0 ? nil : DeliveryRamp.Settings(initialWindow: configuration.rampInitialWindow, maxWindow: configuration.maxInFlight, holdOff: policy)),
             wakeup: wakeup, logger: logger
         ) { key, state in await sessions.deliveryFinished(key: key, state: state) }
         let worker = self.worker
-        backend = DaemonBackend(version: version, startedAt: Date(), sessions: sessions, worker: worker, inspector: queue, connectivity: monitor)
+        var backend = DaemonBackend(version: version, startedAt: Date(), sessions: sessions, worker: worker, inspector: queue, connectivity: monitor)
+        backend.deviceId = deviceID
+        self.backend = backend
         control = ControlServer(socketPath: configuration.socketPath, socketGroup: socketGroup, maxRequestBytes: configuration.maxRequestBytes, limits: configuration.controlLimits, backend: backend, logger: logger)
         do {
             try await sessions.restore()
@@ -118,7 +130,7 @@ public final class Daemon: Sendable {
     public func run(signals: [UnixSignal] = [.sigterm, .sigint], onReady: @escaping @Sendable () async -> Void = {}) async throws {
         let server = control
         let housekeeping = Housekeeping(sessions: sessions, queue: queue.queue, cache: cache, interval: min(.seconds(30), max(.seconds(1), configuration.idleSessionTimeout / 4)), logger: logger)
-        let watcher = ConnectivityWatcher(monitor: monitor, worker: worker, queue: queue.queue, interval: .seconds(2))
+        let watcher = ConnectivityWatcher(monitor: monitor, worker: worker, queue: queue.queue, schedule: configuration.probeSchedule)
         // Services shut down in reverse order: the control server stops accepting first, the
         // questionnaire fetches still in flight are stopped last.
         var groupConfiguration = ServiceGroupConfiguration(
