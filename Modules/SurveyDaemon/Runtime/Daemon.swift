@@ -106,7 +106,7 @@ public final class Daemon: Sendable {
         worker = DeliveryWorker(
             queue: queue, uploader: ClientUploader(client: client),
             settings: .init(
-                maxInFlight: configuration.maxInFlight, backoff: policy.backoff, offlinePause: .seconds(30),
+                maxInFlight: configuration.maxInFlight, backoff: policy.backoff, offlinePause: max(.seconds(30), configuration.probeSchedule.cap),
                 ramp: configuration.rampInitialWindow == 0 ? nil : DeliveryRamp.Settings(initialWindow: configuration.rampInitialWindow, maxWindow: configuration.maxInFlight, holdOff: policy)),
             wakeup: wakeup, logger: logger
         ) { key, state in await sessions.deliveryFinished(key: key, state: state) }
