@@ -61,6 +61,9 @@ public actor ConnectivityMonitor {
         return reachable
     }
 
+    /// How many callers wait for a probe another caller runs.
+    var waiting: Int { waiters?.count ?? 0 }
+
     /// Forgets the cached verdict, e.g. after a connection failure.
     public func invalidate() { verdict = nil }
 
