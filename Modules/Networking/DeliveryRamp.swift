@@ -77,6 +77,11 @@ public struct DeliveryRamp: Sendable, Hashable {
         holdUntil = max(holdUntil ?? .zero, now + pause)
     }
 
+    /// Forgets the hold-off (an operator's flush asks for every upload now); the window stays.
+    public mutating func forgetHoldOff() {
+        holdUntil = nil
+    }
+
     /// The server could not be reached: after the outage, delivery starts over from the initial window.
     public mutating func restart() {
         guard settings.enabled else { return }

@@ -46,6 +46,20 @@ import Testing
         #expect(queue.states().allSatisfy { $0 == .delivered(response: nil) })
     }
 
+    /// A flush asks for every upload now: it ends the hold-off too.
+    @Test func flushEndsTheHoldOff() async throws {
+        let queue = MemoryDeliveryQueue()
+        _ = queue.add("busy", at: 1)
+        let uploader = ScriptedUploader(["busy": [.overloaded(reason: "503", retryAfter: .seconds(30))]])
+        let w = worker(queue, uploader, clock: ManualClock())
+        _ = await w.deliverRound()
+        #expect(await w.ramp.holdUntil == .seconds(30))
+        await w.flush()
+        _ = await w.deliverRound()
+        #expect(uploader.attempts.withLock { $0.count } == 2)
+        #expect(queue.states() == [.delivered(response: nil)])
+    }
+
     /// A 503 without Retry-After halves the window.
     @Test func a503WithoutRetryAfterHalvesTheWindow() async throws {
         let queue = MemoryDeliveryQueue()

@@ -94,10 +94,11 @@ public actor DeliveryWorker: Service {
         wakeup.wake()
     }
 
-    /// Forgets every backoff delay and wakes the worker, so every pending submission is
-    /// attempted now (the connectivity check still applies).
+    /// Forgets every backoff delay and the ramp's hold-off and wakes the worker, so every pending
+    /// submission is attempted now (the connectivity check and the ramp's window still apply).
     public func flush() {
         notBefore.removeAll()
+        ramp.forgetHoldOff()
         wakeup.wake()
     }
 
