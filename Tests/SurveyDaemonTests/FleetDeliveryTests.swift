@@ -1,3 +1,4 @@
+import ControlAPI
 import Foundation
 import Logging
 import Networking
@@ -124,5 +125,23 @@ import Testing
             #expect(probe.calls.withLock { $0 } == 6)
             #expect(await eventually { queue.states() == [.delivered(response: nil)] })
         }
+    }
+}
+
+/// The device id in status: the backend's id in the JSON (decoded back the same) and a line of
+/// `surveyctl status`; a reply without it (an older daemon) decodes as none.
+@Suite struct DeviceIdStatusTests {
+    @Test func statusCarriesTheDeviceId() throws {
+        var status = StatusView(
+            version: "0.2.0", startedAt: "t", uptimeSeconds: 1, connectivity: .init(state: "online", since: nil),
+            queue: .init(pending: 0, inFlight: 0, dead: 0, delivered: 0, oldestPendingAgeSeconds: nil, lastDeliveryAt: nil, nextRetryAt: nil),
+            journalProblems: [], sessions: [])
+        #expect(!Rendering.status(status).contains { $0.hasPrefix("device:") })
+        let older = try JSONDecoder().decode(StatusView.self, from: JSONEncoder().encode(status))
+        #expect(older.deviceId == nil)
+        status.deviceId = "kiosk-7"
+        #expect(Rendering.status(status).contains("device: kiosk-7"))
+        let decoded = try JSONDecoder().decode(StatusView.self, from: JSONEncoder().encode(status))
+        #expect(decoded.deviceId == "kiosk-7")
     }
 }
