@@ -73,7 +73,7 @@ extension DaemonSetting {
         DaemonSetting(
             \.probeIntervalCapSeconds, key: "probeIntervalCapSeconds", variable: "SURVEYD_PROBE_INTERVAL_CAP",
             kind: .seconds(.from(2, to: DaemonConfiguration.maxBackoffSeconds, "1 day")), default: 60,
-            doc: "longest wait between connectivity probes while the server is unreachable (waits are drawn uniformly in `0…min(cap, 2 s·2^failures)`, back to 2 s after a success; `2`: every 2 s, no jitter)"),
+            doc: "longest wait between connectivity probes while the server is unreachable (waits are drawn uniformly in `0…min(cap, 2 s·2^failures)`, back to 2 s after a success; `2`: every 2 s, no jitter); the delivery worker, offline, tries again after the larger of this and 30 s"),
         DaemonSetting(
             \.deviceID, key: "deviceId", variable: "SURVEYD_DEVICE_ID", flag: "device-id",
             kind: .text(valueName: "id", accepts: "1 to 64 letters, digits, `-`, `_` or `.`", check: checkDeviceID),
