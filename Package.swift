@@ -187,6 +187,12 @@ let package = Package(
             path: "Tests/Benchmarks/NetworkingBenchmark",
             swiftSettings: swiftSettings
         ),
+        .executableTarget(
+            name: "FleetSimulation",
+            dependencies: ["Networking"],
+            path: "Tests/Benchmarks/FleetSimulation",
+            swiftSettings: swiftSettings
+        ),
         .target(name: "BenchmarkSupport", path: "Tests/Benchmarks/BenchmarkSupport", swiftSettings: swiftSettings),
         .executableTarget(
             name: "StorageBenchmark",

@@ -37,6 +37,7 @@ struct SurveydCommand: AsyncParsableCommand {
     @Option(name: .setting(\.maxInFlight), help: .setting(\.maxInFlight)) var maxInFlight: Int?
     @Option(name: .setting(\.definitionFetchDeadlineSeconds), help: .setting(\.definitionFetchDeadlineSeconds)) var definitionFetchDeadline: Double?
     @Option(name: .setting(\.tokenFile), help: .setting(\.tokenFile)) var tokenFile: String?
+    @Option(name: .setting(\.deviceID), help: .setting(\.deviceID)) var deviceID: String?
     @Option(name: .setting(\.controlReadTimeoutSeconds), help: .setting(\.controlReadTimeoutSeconds)) var controlReadTimeout: Double?
     @Option(name: .setting(\.controlIdleTimeoutSeconds), help: .setting(\.controlIdleTimeoutSeconds)) var controlIdleTimeout: Double?
     @Option(name: .setting(\.maxControlConnections), help: .setting(\.maxControlConnections)) var maxControlConnections: Int?
@@ -79,6 +80,7 @@ struct SurveydCommand: AsyncParsableCommand {
         flags[\.kioskIdleCountdownSeconds] = kioskIdleCountdown
         flags[\.logLevel] = logLevel
         flags[\.metricsListen] = metricsListen
+        flags[\.deviceID] = deviceID
         return flags
     }
 

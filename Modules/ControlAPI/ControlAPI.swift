@@ -257,6 +257,8 @@ public struct StatusView: Sendable, Hashable, Codable {
     public var definitionProblems: [DefinitionProblem]
     /// The journals and whether they can write.
     public var journals: [Journal]
+    /// The id this kiosk sends with its uploads (`Survey-Device-Id`); nil from an older daemon.
+    public var deviceId: String?
 
     /// True while a journal cannot write.
     public var journalFailed: Bool { journals.contains { $0.state != "ok" } }
@@ -290,6 +292,7 @@ public struct StatusView: Sendable, Hashable, Codable {
         followUps = try c.decodeIfPresent([SessionView].self, forKey: .followUps) ?? []
         definitionProblems = try c.decodeIfPresent([DefinitionProblem].self, forKey: .definitionProblems) ?? []
         journals = try c.decodeIfPresent([Journal].self, forKey: .journals) ?? []
+        deviceId = try c.decodeIfPresent(String.self, forKey: .deviceId)
     }
 }
 

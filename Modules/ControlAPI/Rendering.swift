@@ -48,6 +48,7 @@ public enum Rendering {
             "connectivity: \(s.connectivity.state)" + (s.connectivity.since.map { " since \($0)" } ?? ""),
             "queue: \(s.queue.pending) pending, \(s.queue.inFlight) in flight, \(s.queue.dead) dead, \(s.queue.delivered) delivered",
         ]
+        if let deviceId = s.deviceId { lines.insert("device: \(deviceId)", at: 1) }
         if let age = s.queue.oldestPendingAgeSeconds { lines.append("  oldest pending: \(duration(age)) old") }
         if let last = s.queue.lastDeliveryAt { lines.append("  last delivery: \(last)") }
         if let next = s.queue.nextRetryAt { lines.append("  next retry: \(next)") }

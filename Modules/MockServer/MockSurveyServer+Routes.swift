@@ -21,7 +21,8 @@ extension MockSurveyServer {
             do { body = try await request.body.collect(upTo: Self.maxBody) } catch {
                 return Self.json(413, ["message": "The body is larger than \(Self.maxBody) bytes."])
             }
-            return await handleAnswers(typeID: typeID, lang: lang(of: request), key: key, body: Data(body.readableBytesView))
+            let sender = Sender(deviceId: request.headers[.init("Survey-Device-Id")!], sequence: request.headers[.init("Survey-Sequence")!])
+            return await handleAnswers(typeID: typeID, lang: lang(of: request), key: key, body: Data(body.readableBytesView), sender: sender)
         }
         router.get("/admin/faults") { [self] _, _ in
             Self.encoded(200, state.withLock { $0.faults.faults })
@@ -83,7 +84,13 @@ extension MockSurveyServer {
         return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
-    func handleAnswers(typeID: String, lang: String, key: String?, body: Data) async -> Response {
+    /// The optional fleet headers of an upload, recorded as they came.
+    struct Sender: Sendable {
+        var deviceId: String?
+        var sequence: String?
+    }
+
+    func handleAnswers(typeID: String, lang: String, key: String?, body: Data, sender: Sender = Sender()) async -> Response {
         if let key, let stored = state.withLock({ $0.replies[key] }) {
             guard stored.body == body else {
                 return Self.json(422, ["message": "Idempotency-Key '\(key)' was already used with a different body."])
@@ -92,10 +99,10 @@ extension MockSurveyServer {
         }
         let fault = await injectFault(isUpload: true)
         if let response = fault.response { return response }
-        return await accept(typeID: typeID, lang: lang, key: key, body: body, reject: fault.reject)
+        return await accept(typeID: typeID, lang: lang, key: key, body: body, sender: sender, reject: fault.reject)
     }
 
-    private func accept(typeID: String, lang: String, key: String?, body: Data, reject rejected: Bool) async -> Response {
+    private func accept(typeID: String, lang: String, key: String?, body: Data, sender: Sender, reject rejected: Bool) async -> Response {
         guard let file = questionFile(typeID: typeID, lang: lang), let definition = try? Data(contentsOf: file) else {
             return Self.json(404, ["message": "No questionnaire for typeID '\(typeID)' in language '\(lang)'."])
         }
@@ -124,7 +131,7 @@ extension MockSurveyServer {
             return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: stored.payload)))
         }
         if result.isSuccess, let recorder {
-            let line = RecordedSubmission(typeID: typeID, lang: lang, idempotencyKey: key, answers: upload.answers, nextTypeId: result.nextTypeId)
+            let line = RecordedSubmission(typeID: typeID, lang: lang, idempotencyKey: key, answers: upload.answers, nextTypeId: result.nextTypeId, deviceId: sender.deviceId, sequence: sender.sequence)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
             do { try await recorder.append(try encoder.encode(line)) } catch {

@@ -44,6 +44,10 @@ public struct RecordedSubmission: Sendable, Codable, Hashable {
     public var idempotencyKey: String?
     public var answers: [String: AnswerValue]
     public var nextTypeId: String?
+    /// The upload's `Survey-Device-Id`, when it sent one.
+    public var deviceId: String?
+    /// The upload's `Survey-Sequence` as sent, when it sent one.
+    public var sequence: String?
 }
 
 /// The mock survey server, a `Service`: run it in a `ServiceGroup` (graceful shutdown stops it

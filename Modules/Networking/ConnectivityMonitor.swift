@@ -27,7 +27,8 @@ public actor ConnectivityMonitor {
     private let clock: @Sendable () -> ContinuousClock.Instant
     private let wallClock: @Sendable () -> Date
     private var verdict: (reachable: Bool, at: ContinuousClock.Instant)?
-    private var inFlight: Task<Bool, Never>?
+    /// Callers waiting for the probe another caller is running (nil when none runs).
+    private var waiters: [CheckedContinuation<Bool, Never>]?
     public private(set) var status = ConnectivityStatus(state: .unknown, since: nil)
 
     public init(
@@ -43,17 +44,25 @@ public actor ConnectivityMonitor {
     }
 
     /// The verdict: reused while younger than `reuse`, else probed again (concurrent callers share one probe).
+    ///
+    /// The first caller runs the probe in its own task; the others wait for its verdict. No task is
+    /// started here, so nothing outlives the calls (the probe itself has a deadline).
     public func isReachable() async -> Bool {
         if let verdict, clock() - verdict.at < reuse { return verdict.reachable }
-        if let inFlight { return await inFlight.value }
-        let probe = self.probe
-        let task = Task { await probe.isReachable() }
-        inFlight = task
-        let reachable = await task.value
-        inFlight = nil
+        if waiters != nil {
+            return await withCheckedContinuation { waiters?.append($0) }
+        }
+        waiters = []
+        let reachable = await probe.isReachable()
         record(reachable)
+        let waiting = waiters ?? []
+        waiters = nil
+        for waiter in waiting { waiter.resume(returning: reachable) }
         return reachable
     }
+
+    /// How many callers wait for a probe another caller runs.
+    var waiting: Int { waiters?.count ?? 0 }
 
     /// Forgets the cached verdict, e.g. after a connection failure.
     public func invalidate() { verdict = nil }

@@ -19,13 +19,16 @@ public struct SurveyClientConfiguration: Sendable {
     public var userAgent: String
     /// A file holding a bearer token; read at the first call and again once after a 401.
     public var tokenFile: String?
+    /// This kiosk's id, sent as `Survey-Device-Id` with every upload (none when nil).
+    public var deviceID: String?
 
-    public init(baseURL: URL, connectTimeout: Duration = .seconds(5), readTimeout: Duration = .seconds(30), userAgent: String = "surveyd", tokenFile: String? = nil) {
+    public init(baseURL: URL, connectTimeout: Duration = .seconds(5), readTimeout: Duration = .seconds(30), userAgent: String = "surveyd", tokenFile: String? = nil, deviceID: String? = nil) {
         self.baseURL = baseURL
         self.connectTimeout = connectTimeout
         self.readTimeout = readTimeout
         self.userAgent = userAgent
         self.tokenFile = tokenFile
+        self.deviceID = deviceID
     }
 }
 
@@ -99,10 +102,14 @@ public actor SurveyClient {
 
     /// The same with an upload body encoded already (`AnswersUpload.encoded()`), sent byte for
     /// byte: a queued submission goes out exactly as it was stored, on every attempt, in the
-    /// buffer the queue read it into.
-    public func uploadAnswers(typeID: String, lang: String, body: ByteBuffer, idempotencyKey: String) async throws(NetworkError) -> AnswersResult {
+    /// buffer the queue read it into. With a `sequence` (the submission's place in the queue) the
+    /// request carries `Survey-Sequence`; with a configured device id, `Survey-Device-Id`.
+    public func uploadAnswers(typeID: String, lang: String, body: ByteBuffer, idempotencyKey: String, sequence: UInt64? = nil) async throws(NetworkError) -> AnswersResult {
         try Self.checkTypeID(typeID)
-        let response = try await call(method: "POST", path: "api/answers/\(typeID)", lang: lang, headers: ["Content-Type": "application/json", "Idempotency-Key": idempotencyKey], body: body)
+        var headers = ["Content-Type": "application/json", "Idempotency-Key": idempotencyKey]
+        if let deviceID = configuration.deviceID { headers["Survey-Device-Id"] = deviceID }
+        if let sequence { headers["Survey-Sequence"] = String(sequence) }
+        let response = try await call(method: "POST", path: "api/answers/\(typeID)", lang: lang, headers: headers, body: body)
         let result: AnswersResult
         do {
             result = try AnswersResult.decode(response: response.body)

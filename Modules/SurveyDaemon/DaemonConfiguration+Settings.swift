@@ -1,6 +1,7 @@
 import Entities
 import Foundation
 import Logging
+import Storage
 
 /// Every setting of `surveyd`, declared once.
 ///
@@ -66,6 +67,19 @@ extension DaemonSetting {
             \.maxInFlight, key: "maxInFlight", variable: "SURVEYD_MAX_IN_FLIGHT", flag: "max-in-flight",
             kind: .wholeNumber(.from(1, to: 64)), default: 4,
             doc: "uploads in flight at once"),
+        DaemonSetting(
+            \.rampInitialWindow, key: "rampInitialWindow", variable: "SURVEYD_RAMP_INITIAL_WINDOW",
+            kind: .wholeNumber(.from(0, to: 64)), default: 1,
+            doc: "uploads in flight when delivery resumes after an outage, one more per delivery up to `maxInFlight`; a 429/503 closes the window again (`0`: no ramp, always `maxInFlight`)"),
+        DaemonSetting(
+            \.probeIntervalCapSeconds, key: "probeIntervalCapSeconds", variable: "SURVEYD_PROBE_INTERVAL_CAP",
+            kind: .seconds(.from(2, to: DaemonConfiguration.maxBackoffSeconds, "1 day")), default: 60,
+            doc: "longest wait between connectivity probes while the server is unreachable (waits are drawn uniformly in `0…min(cap, 2 s·2^failures)`, back to 2 s after a success; `2`: every 2 s, no jitter); the delivery worker, offline, tries again after the larger of this and 30 s"),
+        DaemonSetting(
+            \.deviceID, key: "deviceId", variable: "SURVEYD_DEVICE_ID", flag: "device-id",
+            kind: .text(valueName: "id", accepts: "1 to 64 letters, digits, `-`, `_` or `.`", check: checkDeviceID),
+            none: "a random id made once and kept in `device-id` in the state directory",
+            doc: "this kiosk's id, sent as `Survey-Device-Id` with every upload and shown by `surveyctl status`"),
         DaemonSetting(
             \.connectivityCacheSeconds, key: "connectivityCacheSeconds", variable: "SURVEYD_CONNECTIVITY_CACHE",
             kind: .seconds(.from(0, to: week, "1 week")), default: 1,
@@ -171,6 +185,10 @@ extension DaemonSetting {
             return "\"\(text)\" is not a loopback address: metrics are served only on 127.0.0.1 (127.0.0.0/8), ::1 or localhost; to scrape from another host, put a proxy on this one in front of it"
         }
         return nil
+    }
+
+    static func checkDeviceID(_ text: String) -> String? {
+        DeviceIdentity.isValid(text) ? nil : "\"\(text.prefix(80))\" is not a device id; use 1 to 64 letters, digits, -, _ or ."
     }
 
     static func checkSocketPath(_ path: String) -> String? {

@@ -1,6 +1,7 @@
 import ControlAPI
 import Entities
 import Logging
+import Networking
 import Storage
 
 /// Everything `surveyd` can be configured with.
@@ -38,6 +39,12 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var deliveryWaitSeconds: Double = DaemonSetting.defaultValue(of: \.deliveryWaitSeconds)
     /// Uploads in flight at once.
     public var maxInFlight: Int = DaemonSetting.defaultValue(of: \.maxInFlight)
+    /// The longest wait between connectivity probes while the server cannot be reached, in seconds.
+    public var probeIntervalCapSeconds: Double = DaemonSetting.defaultValue(of: \.probeIntervalCapSeconds)
+    /// Uploads in flight when delivery resumes after an outage (0: no ramp, always `maxInFlight`).
+    public var rampInitialWindow: Int = DaemonSetting.defaultValue(of: \.rampInitialWindow)
+    /// This kiosk's id for the survey server; nil: the one kept in the state directory.
+    public var deviceID: String?
     /// How long a connectivity verdict is reused, in seconds.
     public var connectivityCacheSeconds: Double = DaemonSetting.defaultValue(of: \.connectivityCacheSeconds)
     /// With a cached copy of a questionnaire, how long starting a session waits for the survey
@@ -139,6 +146,12 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var backoffBase: Duration { Self.duration(seconds: backoffBaseSeconds) }
     /// `backoffCapSeconds` as a duration.
     public var backoffCap: Duration { Self.duration(seconds: backoffCapSeconds) }
+    /// When the connectivity watcher probes while the server is unreachable: from 2 s up to
+    /// `probeIntervalCapSeconds` with full jitter, or every 2 s without jitter when the cap is 2 s.
+    public var probeSchedule: ProbeSchedule {
+        let cap = Self.duration(seconds: probeIntervalCapSeconds)
+        return cap <= .seconds(2) ? .fixed(.seconds(2)) : ProbeSchedule(base: .seconds(2), cap: cap)
+    }
 
     /// Whole milliseconds; a value `resolve` would refuse (not finite, negative or over
     /// `maxSeconds`) is clamped to 0 ... `maxSeconds` instead of trapping.

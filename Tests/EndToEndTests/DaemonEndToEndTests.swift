@@ -159,6 +159,13 @@ final class Stack: @unchecked Sendable {
         #expect((stage1["glassesPerWeek"] as? NSNumber)?.intValue == 7)
         #expect(stage1["pairing"] == nil)
         #expect(Set(records.compactMap { $0["idempotencyKey"] as? String }).count == 2)
+        // The device id made in the state directory goes with every upload and shows in status;
+        // the two uploads carry their queue order.
+        let deviceId = try String(contentsOfFile: stack.state + "/device-id", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(records.map { $0["deviceId"] as? String } == [deviceId, deviceId])
+        let sequences = records.compactMap { ($0["sequence"] as? String).flatMap(Int.init) }
+        #expect(sequences.count == 2 && sequences[0] < sequences[1], "\(records)")
+        #expect(try await stack.status()["deviceId"] as? String == deviceId)
         // Answer contents never reach the log at info level.
         #expect(!(stack.daemon?.errorOutput.contains("kim@example.com") ?? true))
         // The metrics count the survey; the daemon is healthy.

@@ -3,6 +3,7 @@ import Entities
 import Foundation
 import Logging
 import MockServer
+import NIOCore
 import SurveyTesting
 import Testing
 @testable import Networking
@@ -10,14 +11,14 @@ import Testing
 /// The real client against the real mock server on loopback port 0, in process.
 @Suite struct MockServerIntegrationTests {
     /// Runs a mock server and a client for `body`, then stops both.
-    func withServer(faults: Faults = Faults(), readTimeout: Duration = .seconds(10), record: URL? = nil,
+    func withServer(faults: Faults = Faults(), readTimeout: Duration = .seconds(10), record: URL? = nil, deviceID: String? = nil,
                     _ body: (SurveyClient, MockSurveyServer, Int) async throws -> Void) async throws {
         let running = try await InProcessMockServer.start(configuration: MockServerConfiguration(fixtures: PackagePaths.mock, recordFile: record, faults: faults), logger: Logger(label: "mock"))
         let server = running.server, port = running.port
         let http = AsyncHTTPClientTransport.makeClient(connectTimeout: .seconds(2))
         do {
             let client = SurveyClient(
-                configuration: SurveyClientConfiguration(baseURL: URL(string: "http://127.0.0.1:\(port)")!, readTimeout: readTimeout),
+                configuration: SurveyClientConfiguration(baseURL: URL(string: "http://127.0.0.1:\(port)")!, readTimeout: readTimeout, deviceID: deviceID),
                 transport: AsyncHTTPClientTransport(client: http),
                 connectivity: ConnectivityMonitor(probe: TCPConnectProbe(host: "127.0.0.1", port: port), reuse: .zero),
                 logger: Logger(label: "client"))
@@ -42,6 +43,22 @@ import Testing
             let questionnaire = try await client.fetchQuestionnaire(typeID: "common", lang: lang)
             #expect(questionnaire.forms.map(\.name) == ["name", "email", "emailConfirm", "age", "like"])
         }
+    }
+
+    /// The fleet headers reach the server: the record file keeps the device id and the sequence
+    /// number of each upload; without them the record has neither.
+    @Test func deviceIdAndSequenceAreSentAndRecorded() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let record = dir.appending("record.jsonl")
+        try await withServer(record: record, deviceID: "kiosk-7") { client, _, _ in
+            _ = try await client.uploadAnswers(typeID: "common", lang: "ko", body: .init(bytes: Self.commonAnswers.encoded()), idempotencyKey: "key-1", sequence: 42)
+            _ = try await client.uploadAnswers(typeID: "common", lang: "ko", answers: Self.commonAnswers, idempotencyKey: "key-2")
+        }
+        let lines = try String(contentsOf: record, encoding: .utf8).split(separator: "\n")
+        let recorded = try lines.map { try JSONDecoder().decode(RecordedSubmission.self, from: Data($0.utf8)) }
+        #expect(recorded.map(\.deviceId) == ["kiosk-7", "kiosk-7"])
+        #expect(recorded.map(\.sequence) == ["42", nil])
     }
 
     @Test func uploadRoutesToTheNextStageAndReplayIsRecordedOnce() async throws {

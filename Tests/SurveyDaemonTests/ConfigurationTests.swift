@@ -71,6 +71,8 @@ import Testing
         #expect(await message(env: ["SURVEYD_BACKOFF_CAP": "soon"]) == #"surveyd configuration: environment variable SURVEYD_BACKOFF_CAP: "soon" is not a number"#)
         #expect(await message(env: ["SURVEYD_DURABILITY": "maybe"]) == #"surveyd configuration: environment variable SURVEYD_DURABILITY: "maybe" is not strict or relaxed"#)
         #expect(await message(env: ["SURVEYD_LANG": "fr"]) == #"surveyd configuration: environment variable SURVEYD_LANG: "fr" is not ko or en"#)
+        #expect(await message(env: ["SURVEYD_DEVICE_ID": "kiosk 7"]) == #"surveyd configuration: environment variable SURVEYD_DEVICE_ID: "kiosk 7" is not a device id; use 1 to 64 letters, digits, -, _ or ."#)
+        #expect(await message(env: ["SURVEYD_PROBE_INTERVAL_CAP": "1"]) == "surveyd configuration: environment variable SURVEYD_PROBE_INTERVAL_CAP: must be from 2 to 86400 (1 day), got 1.0")
         #expect(await message(env: ["SURVEYD_SERVER_URL": "ftp://x"]) == #"surveyd configuration: environment variable SURVEYD_SERVER_URL: "ftp://x" is not an http or https URL with a host, e.g. https://survey.example.org"#)
         #expect(await message(file: dir.appending("missing.json").path)?.hasPrefix("surveyd configuration: configuration file \(dir.appending("missing.json").path): cannot be read") == true)
         let bad = dir.appending("bad.json")

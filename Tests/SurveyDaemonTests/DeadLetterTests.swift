@@ -21,7 +21,9 @@ import Testing
         (NetworkError(.unauthorized, "401", status: 401), "permanent"),
         (NetworkError(.undecodableResponse, "not JSON", status: 200), "permanent"),
         (NetworkError(.timeout, "timed out"), "transient"),
-        (NetworkError(.serverBusy, "503", status: 503), "transient"),
+        (NetworkError(.serverBusy, "502", status: 502), "transient"),
+        (NetworkError(.serverBusy, "503", status: 503), "overloaded"),
+        (NetworkError(.serverBusy, "429", status: 429, retryAfter: .seconds(7)), "overloaded"),
         (NetworkError(.offline, "offline"), "offline"),
     ])
     func uploadFailuresAreClassified(error: NetworkError, expected: String) {
@@ -29,6 +31,7 @@ import Testing
         case .rejected: "rejected"
         case .permanent: "permanent"
         case .transient: "transient"
+        case .overloaded: "overloaded"
         case .offline: "offline"
         case .delivered: "delivered"
         }

@@ -72,7 +72,7 @@ import Testing
         let probe = SwitchProbe()
         probe.reachable.withLock { $0 = true }
         let clock = ManualClock()
-        let watcher = ConnectivityWatcher(monitor: ConnectivityMonitor(probe: probe, reuse: .zero), worker: worker, queue: storage, interval: .seconds(2), clock: clock)
+        let watcher = ConnectivityWatcher(monitor: ConnectivityMonitor(probe: probe, reuse: .zero), worker: worker, queue: storage, schedule: ProbeSchedule(base: .seconds(2), cap: .seconds(60)), clock: clock)
         try await running([worker, watcher]) {
             #expect(await eventually { await worker.snapshot.lastOutcomeOffline && clock.sleeping == 1 })
             uploader.offline.withLock { $0 = false }

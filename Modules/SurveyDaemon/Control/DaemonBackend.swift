@@ -59,6 +59,8 @@ public struct DaemonBackend: ControlBackend {
     /// The metrics' registry; nil: none served.
     let exporter: MetricsExporter?
     let now: @Sendable () -> Date
+    /// The id the daemon sends with its uploads, shown by `status`.
+    public var deviceId: String?
 
     public init(
         version: String, startedAt: Date, sessions: SessionManager, worker: DeliveryWorker, inspector: any QueueInspector, connectivity: any ConnectivityObserver,
@@ -118,7 +120,7 @@ public struct DaemonBackend: ControlBackend {
         let snapshot = await worker.snapshot
         let link = await connectivity.status
         let problems = await inspector.journalProblems() + sessions.restoreProblems
-        return StatusView(
+        var view = StatusView(
             version: version,
             startedAt: startedAt.iso8601Seconds,
             uptimeSeconds: time.timeIntervalSince(startedAt),
@@ -137,6 +139,8 @@ public struct DaemonBackend: ControlBackend {
             },
             journals: await inspector.journalHealth()
         )
+        view.deviceId = deviceId
+        return view
     }
 
     public func flush(_ request: FlushRequest) async throws -> FlushReply {

@@ -24,6 +24,9 @@ public enum UploadOutcome: Sendable, Hashable {
     case delivered(nextTypeId: String?)
     /// Worth trying again later (connection failure, timeout, 408, 429, 5xx), maybe after the server's `Retry-After`.
     case transient(reason: String, retryAfter: Duration?)
+    /// The server said it is overloaded (429, 503): transient, and a sign to send less for a while
+    /// (the delivery ramp closes), maybe after the server's `Retry-After`.
+    case overloaded(reason: String, retryAfter: Duration?)
     /// The server answered and refused it (`isSuccess: false`, a 4xx other than 401/403/408/429):
     /// retrying will not help, and the server holds no accepted submission under the key.
     case rejected(reason: String)
@@ -37,4 +40,13 @@ public enum UploadOutcome: Sendable, Hashable {
 /// Sends one submission to the survey server (after its connectivity check).
 public protocol AnswerUploader: Sendable {
     func upload(stage: String, language: String, body: ByteBuffer, idempotencyKey: UUID) async -> UploadOutcome
+    /// The same, with the submission's place in the queue (sent as `Survey-Sequence`).
+    func upload(stage: String, language: String, body: ByteBuffer, idempotencyKey: UUID, sequence: UInt64) async -> UploadOutcome
+}
+
+extension AnswerUploader {
+    /// An uploader that has no use for the sequence number sends without it.
+    public func upload(stage: String, language: String, body: ByteBuffer, idempotencyKey: UUID, sequence: UInt64) async -> UploadOutcome {
+        await upload(stage: stage, language: language, body: body, idempotencyKey: idempotencyKey)
+    }
 }

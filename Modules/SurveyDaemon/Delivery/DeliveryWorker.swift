@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Networking
 import ServiceLifecycle
 import Storage
 
@@ -21,12 +22,15 @@ public actor DeliveryWorker: Service {
         /// How many pending submissions one round reads from the queue; a full batch is followed
         /// at once by another round.
         public var batchSize: Int
+        /// The ramp after an outage (``DeliveryRamp``); nil: always `maxInFlight` at once.
+        public var ramp: DeliveryRamp.Settings?
 
-        public init(maxInFlight: Int, backoff: @escaping @Sendable (Int, Duration?) -> Duration, offlinePause: Duration, batchSize: Int = 4096) {
+        public init(maxInFlight: Int, backoff: @escaping @Sendable (Int, Duration?) -> Duration, offlinePause: Duration, batchSize: Int = 4096, ramp: DeliveryRamp.Settings? = nil) {
             self.maxInFlight = maxInFlight
             self.backoff = backoff
             self.offlinePause = offlinePause
             self.batchSize = max(1, batchSize)
+            self.ramp = ramp
         }
     }
 
@@ -51,6 +55,10 @@ public actor DeliveryWorker: Service {
     let now: @Sendable () -> Date
     /// Counts deliveries, retries and dead letters.
     let metrics: DaemonMetrics
+    /// A number in `0 ... 1` for the ramp's jitter.
+    let unitRandom: @Sendable () -> Double
+    /// How many uploads may be in flight, and whether to hold off (see ``DeliveryRamp``).
+    var ramp: DeliveryRamp
 
     /// Retry bookkeeping per submission: attempts so far, and when (on the timeline) the next may start.
     var attempts: [SubmissionID: Int] = [:]
@@ -66,9 +74,12 @@ public actor DeliveryWorker: Service {
     public init(
         queue: any DeliveryQueue, uploader: any AnswerUploader, settings: Settings,
         wakeup: DeliveryWakeup = DeliveryWakeup(), clock: some Clock<Duration> = ContinuousClock(), now: @escaping @Sendable () -> Date = { Date() },
+        unitRandom: @escaping @Sendable () -> Double = { Double.random(in: 0 ... 1) },
         logger: Logger, metrics: DaemonMetrics = .disabled, onFinished: @escaping @Sendable (UUID, SubmissionState) async -> Void
     ) {
         self.metrics = metrics
+        self.unitRandom = unitRandom
+        self.ramp = DeliveryRamp(settings: settings.ramp ?? DeliveryRamp.Settings(enabled: false, maxWindow: settings.maxInFlight))
         self.queue = queue
         self.uploader = uploader
         self.settings = settings
@@ -86,10 +97,11 @@ public actor DeliveryWorker: Service {
         wakeup.wake()
     }
 
-    /// Forgets every backoff delay and wakes the worker, so every pending submission is
-    /// attempted now (the connectivity check still applies).
+    /// Forgets every backoff delay and the ramp's hold-off and wakes the worker, so every pending
+    /// submission is attempted now (the connectivity check and the ramp's window still apply).
     public func flush() {
         notBefore.removeAll()
+        ramp.forgetHoldOff()
         wakeup.wake()
     }
 
@@ -113,6 +125,7 @@ public actor DeliveryWorker: Service {
     func deliverRound() async -> Duration? {
         wakeup.reset()
         let start = timeline.elapsed()
+        if let hold = ramp.holdUntil, hold > start { return hold - start }
         let waiting = Set(notBefore.compactMap { $0.value > start ? $0.key : nil })
         let batch: [QueuedSubmission]
         do {
@@ -139,21 +152,26 @@ public actor DeliveryWorker: Service {
                 group.addTask { [queue, uploader] in
                     do {
                         let body = try await queue.body(of: submission.id)
-                        return .uploaded(submission, await uploader.upload(stage: submission.metadata.stage, language: submission.metadata.language, body: body, idempotencyKey: submission.idempotencyKey))
+                        return .uploaded(submission, await uploader.upload(stage: submission.metadata.stage, language: submission.metadata.language, body: body, idempotencyKey: submission.idempotencyKey, sequence: submission.id.ordinal))
                     } catch {
                         return .uploaded(submission, .permanent(reason: "the queued body cannot be read: \(error)"))
                     }
                 }
             }
-            while next < batch.count && uploading < settings.maxInFlight { launch() }
+            func mayLaunch() -> Bool {
+                guard next < batch.count else { return false }
+                return ramp.permits(inFlight: uploading, at: timeline.elapsed())
+            }
+            while mayLaunch() { launch() }
             snapshotValue.inFlight = uploading
             while let step = await group.next() {
                 guard case .uploaded(let submission, let outcome) = step else { continue }
                 uploading -= 1
                 if case .offline = outcome { offline = true }
                 let time = timeline.elapsed()
+                adjustRamp(after: outcome, at: time)
                 group.addTask { await self.record(outcome, for: submission, at: time); return .recorded }
-                if !offline && !Task.isShuttingDownGracefully && next < batch.count { launch() }
+                while !offline && !Task.isShuttingDownGracefully && mayLaunch() { launch() }
                 snapshotValue.inFlight = uploading
             }
         }
@@ -162,9 +180,11 @@ public actor DeliveryWorker: Service {
         if offline { return settings.offlinePause }
         // A full batch means more may be pending beyond it: go on at once.
         if batch.count >= settings.batchSize { return .zero }
-        // Otherwise sleep until the earliest backoff ends (forever when none is waiting, until woken).
-        let nextDue = notBefore.values.min()
+        // Otherwise sleep until the earliest backoff or the ramp's hold-off ends (forever when
+        // none is waiting, until woken).
         let current = timeline.elapsed()
+        let holdOff = ramp.holdUntil.flatMap { $0 > current ? $0 : nil }
+        let nextDue = (Array(notBefore.values) + [holdOff].compactMap { $0 }).min()
         snapshotValue.nextRetryAt = nextDue.map { now().addingTimeInterval(($0 - current).timeInterval) }
         return nextDue.map { max(.zero, $0 - current) }
     }
@@ -188,7 +208,7 @@ public actor DeliveryWorker: Service {
                 metrics.submissionDead(verdict)
                 logger.warning("submission refused for good", metadata: ["submission": "\(id)", "outcome": "\(verdict.rawValue)", "reason": "\(reason)"])
                 await onFinished(submission.metadata.key, .dead(reason: reason))
-            case .transient(let reason, let retryAfter):
+            case .transient(let reason, let retryAfter), .overloaded(let reason, let retryAfter):
                 let attempt = (attempts[id] ?? 0) + 1
                 attempts[id] = attempt
                 let delay = settings.backoff(attempt, retryAfter)
@@ -201,6 +221,17 @@ public actor DeliveryWorker: Service {
         } catch {
             notBefore[id] = time + settings.offlinePause
             logger.error("cannot record a delivery outcome; it is retried", metadata: ["submission": "\(id)", "error": "\(error)"])
+        }
+    }
+
+    /// The ramp learns from each outcome: a delivery opens it, an overloaded server closes it and
+    /// holds every upload off, an unreachable one starts it over for after the outage.
+    func adjustRamp(after outcome: UploadOutcome, at time: Duration) {
+        switch outcome {
+        case .delivered: ramp.delivered()
+        case .overloaded(_, let retryAfter): ramp.refused(retryAfter: retryAfter, at: time, unitRandom: unitRandom())
+        case .offline: ramp.restart()
+        case .transient, .rejected, .permanent: break
         }
     }
 

@@ -99,8 +99,16 @@ public final class Daemon: Sendable {
         let cache = try DefinitionCache(directory: state + "/definitions")
         self.cache = cache
 
+        let deviceID: String
+        do {
+            deviceID = try configuration.deviceID ?? DeviceIdentity.loadOrCreate(in: state)
+        } catch let error as StorageError {
+            sessionJournal.close()
+            submissionQueue.close()
+            throw DaemonStartError(error.message)
+        }
         monitor = ConnectivityMonitor(probe: CountingProbe(probe, metrics: metrics), reuse: configuration.connectivityCache)
-        let clientConfiguration = SurveyClientConfiguration(baseURL: serverURL, userAgent: "surveyd/\(version)", tokenFile: configuration.tokenFile)
+        let clientConfiguration = SurveyClientConfiguration(baseURL: serverURL, userAgent: "surveyd/\(version)", tokenFile: configuration.tokenFile, deviceID: deviceID)
         httpClient = AsyncHTTPClientTransport.makeClient(for: clientConfiguration)
         let client = SurveyClient(
             configuration: clientConfiguration,
@@ -123,14 +131,18 @@ public final class Daemon: Sendable {
         let policy = RetryPolicy(base: configuration.backoffBase, cap: configuration.backoffCap)
         worker = DeliveryWorker(
             queue: queue, uploader: ClientUploader(client: client),
-            settings: .init(maxInFlight: configuration.maxInFlight, backoff: policy.backoff, offlinePause: .seconds(30)),
+            settings: .init(
+                maxInFlight: configuration.maxInFlight, backoff: policy.backoff, offlinePause: max(.seconds(30), configuration.probeSchedule.cap),
+                ramp: configuration.rampInitialWindow == 0 ? nil : DeliveryRamp.Settings(initialWindow: configuration.rampInitialWindow, maxWindow: configuration.maxInFlight, holdOff: policy)),
             wakeup: wakeup, logger: logger, metrics: metrics
         ) { key, state in
             metrics.finished(key: key, state)
             await sessions.deliveryFinished(key: key, state: state)
         }
         let worker = self.worker
-        backend = DaemonBackend(version: version, startedAt: Date(), sessions: sessions, worker: worker, inspector: queue, connectivity: monitor, lifecycle: lifecycle, exporter: exporter)
+        var backend = DaemonBackend(version: version, startedAt: Date(), sessions: sessions, worker: worker, inspector: queue, connectivity: monitor, lifecycle: lifecycle, exporter: exporter)
+        backend.deviceId = deviceID
+        self.backend = backend
         kiosk = kioskPlan.map { KioskServer(address: $0.address, settings: $0.settings, sessions: sessions, logger: logger) }
         control = ControlServer(socketPath: configuration.socketPath, socketGroup: socketGroup, maxRequestBytes: configuration.maxRequestBytes, limits: configuration.controlLimits, backend: backend, logger: logger)
         do {
@@ -165,7 +177,7 @@ public final class Daemon: Sendable {
             kioskServices.append(.init(service: try kiosk.service { url in await readiness.kiosk(url) }))
         }
         let housekeeping = Housekeeping(sessions: sessions, queue: queue.queue, cache: cache, interval: min(.seconds(30), max(.seconds(1), configuration.idleSessionTimeout / 4)), logger: logger)
-        let watcher = ConnectivityWatcher(monitor: monitor, worker: worker, queue: queue.queue, interval: .seconds(2))
+        let watcher = ConnectivityWatcher(monitor: monitor, worker: worker, queue: queue.queue, schedule: configuration.probeSchedule)
         let lifecycle = lifecycle
         var extra: [ServiceGroupConfiguration.ServiceConfiguration] = kioskServices
         if let address = configuration.metricsAddress {

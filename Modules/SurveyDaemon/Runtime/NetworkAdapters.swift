@@ -13,8 +13,16 @@ public struct ClientUploader: AnswerUploader {
     /// the stage completed), so every attempt carries the same bytes, in the buffer the queue
     /// read them into.
     public func upload(stage: String, language: String, body: ByteBuffer, idempotencyKey: UUID) async -> UploadOutcome {
+        await send(stage: stage, language: language, body: body, idempotencyKey: idempotencyKey, sequence: nil)
+    }
+
+    public func upload(stage: String, language: String, body: ByteBuffer, idempotencyKey: UUID, sequence: UInt64) async -> UploadOutcome {
+        await send(stage: stage, language: language, body: body, idempotencyKey: idempotencyKey, sequence: sequence)
+    }
+
+    private func send(stage: String, language: String, body: ByteBuffer, idempotencyKey: UUID, sequence: UInt64?) async -> UploadOutcome {
         do {
-            let result = try await client.uploadAnswers(typeID: stage, lang: language, body: body, idempotencyKey: idempotencyKey.text(uppercase: false))
+            let result = try await client.uploadAnswers(typeID: stage, lang: language, body: body, idempotencyKey: idempotencyKey.text(uppercase: false), sequence: sequence)
             return .delivered(nextTypeId: result.nextTypeId)
         } catch {
             return Self.outcome(error)
@@ -29,6 +37,9 @@ public struct ClientUploader: AnswerUploader {
     /// with an unknown outcome, and a requeue keeps the key.
     static func outcome(_ error: NetworkError) -> UploadOutcome {
         if error.code == .offline { return .offline }
+        if error.isTransient, let status = error.status, status == 429 || status == 503 {
+            return .overloaded(reason: error.message, retryAfter: error.retryAfter)
+        }
         if error.isTransient { return .transient(reason: error.message, retryAfter: error.retryAfter) }
         let reason = error.status.map { "HTTP \($0): \(error.message)" } ?? error.message
         switch error.code {

@@ -1,0 +1,90 @@
+import Foundation
+
+/// How many uploads a kiosk may have in flight, and when it must hold off: a pure value that
+/// decides, and never sleeps or sends.
+///
+/// After an outage delivery starts with `initialWindow` uploads in flight (1 by default) and
+/// opens one more with every delivered upload, up to `maxWindow`. A server that says it is
+/// overloaded (429 or 503) closes it again: without `Retry-After` the window is halved and every
+/// upload holds off for a delay drawn with full jitter from a window that doubles with each
+/// refusal in a row (the ``RetryPolicy``); with `Retry-After` the window drops to 1 and every
+/// upload holds off for at least that long, plus up to as much again at random, so that the kiosks
+/// the server turned away do not all return in the same second. A delivery ends the run of
+/// refusals.
+///
+/// With `enabled` off the window is always `maxWindow` and nothing holds off: each refused
+/// upload waits out its own backoff while the others go on, as older releases did.
+public struct DeliveryRamp: Sendable, Hashable {
+    public struct Settings: Sendable, Hashable {
+        /// Ramp on; off, uploads always run `maxWindow` at once.
+        public var enabled: Bool
+        /// The window after an outage (at least 1).
+        public var initialWindow: Int
+        /// The most uploads at once (the worker's `maxInFlight`).
+        public var maxWindow: Int
+        /// How long to hold off after a refusal without `Retry-After`, by refusals in a row.
+        public var holdOff: RetryPolicy
+
+        public init(enabled: Bool = true, initialWindow: Int = 1, maxWindow: Int, holdOff: RetryPolicy = RetryPolicy(base: .seconds(1), cap: .seconds(300))) {
+            self.enabled = enabled
+            self.maxWindow = max(1, maxWindow)
+            self.initialWindow = min(max(1, initialWindow), self.maxWindow)
+            self.holdOff = holdOff
+        }
+    }
+
+    public let settings: Settings
+    /// Uploads allowed in flight now.
+    public private(set) var window: Int
+    /// Refusals (429/503) since the last delivery.
+    public private(set) var refusals = 0
+    /// Until when (on the caller's timeline) no new upload may start.
+    public private(set) var holdUntil: Duration?
+
+    public init(settings: Settings) {
+        self.settings = settings
+        window = settings.enabled ? settings.initialWindow : settings.maxWindow
+    }
+
+    /// Whether another upload may start, with `inFlight` on their way, at `now`.
+    public func permits(inFlight: Int, at now: Duration) -> Bool {
+        if let holdUntil, now < holdUntil { return false }
+        return inFlight < window
+    }
+
+    /// An upload was delivered: one more in flight from now on, up to the maximum.
+    public mutating func delivered() {
+        refusals = 0
+        guard settings.enabled else { return }
+        window = min(settings.maxWindow, window + 1)
+    }
+
+    /// The server refused an upload because it is overloaded (429/503), at `now`.
+    /// - Parameter unitRandom: a number in `0 ... 1` for the jitter of the hold-off.
+    public mutating func refused(retryAfter: Duration?, at now: Duration, unitRandom: Double) {
+        refusals += 1
+        guard settings.enabled else { return }
+        let fraction = min(max(unitRandom, 0), 1)
+        let pause: Duration
+        if let retryAfter {
+            window = 1
+            let seconds = min(max(retryAfter.seconds, 0), settings.holdOff.cap.seconds)
+            pause = .seconds(seconds * (1 + fraction))
+        } else {
+            window = max(1, window / 2)
+            pause = settings.holdOff.delay(attempt: refusals - 1, unitRandom: fraction)
+        }
+        holdUntil = max(holdUntil ?? .zero, now + pause)
+    }
+
+    /// Forgets the hold-off (an operator's flush asks for every upload now); the window stays.
+    public mutating func forgetHoldOff() {
+        holdUntil = nil
+    }
+
+    /// The server could not be reached: after the outage, delivery starts over from the initial window.
+    public mutating func restart() {
+        guard settings.enabled else { return }
+        window = settings.initialWindow
+    }
+}

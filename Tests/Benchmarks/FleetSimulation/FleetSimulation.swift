@@ -1,0 +1,326 @@
+// A fleet of kiosks against one survey server on a virtual clock: how hard the fleet knocks while
+// the server is down, and how it comes back.
+//
+// Each kiosk runs the daemon's own decisions: the connectivity watcher's `ProbeSchedule`, the
+// delivery worker's `DeliveryRamp` and the per-submission `RetryPolicy`, in the order the
+// `ConnectivityWatcher` and `DeliveryWorker` apply them (a round takes the due submissions,
+// launches while the ramp permits, learns from each outcome, and sleeps until the earliest
+// backoff, hold-off or offline pause ends; the watcher probes while the worker found the server
+// offline and wakes it when a probe succeeds). The server has a fixed capacity per second; beyond
+// it, it answers 503 with `Retry-After`. Before the outage every kiosk has a backlog.
+//
+// "before" is the behaviour of older releases, configured: probes every 2 s without jitter, no
+// ramp (always `maxInFlight`), a 30 s offline pause. "after" is the daemon's default.
+//
+// Results depend only on the seed, not on the machine: `swift run -c release FleetSimulation`
+// (a debug build gives the same numbers, more slowly).
+import Foundation
+import Networking
+
+/// The scenario, the same for both behaviours.
+struct Scenario {
+    var kiosks = 10_000
+    var backlog = 20
+    /// Uploads per second the server accepts; beyond, 503 + Retry-After.
+    var capacity = 1_000
+    /// Round trip of one request.
+    var latency = 0.2
+    /// The server is down from 0 until this time.
+    var outage = 600.0
+    var maxInFlight = 4
+    var seed: UInt64 = 0x5EED
+}
+
+/// A kiosk's configuration: the settings the daemon takes.
+struct Behaviour {
+    var name: String
+    var probe: ProbeSchedule
+    var ramp: DeliveryRamp.Settings
+    var retry: RetryPolicy
+    var offlinePause: Double
+
+    static func before(_ s: Scenario) -> Behaviour {
+        Behaviour(name: "before", probe: .fixed(.seconds(2)), ramp: .init(enabled: false, maxWindow: s.maxInFlight),
+                  retry: RetryPolicy(base: .seconds(1), cap: .seconds(300)), offlinePause: 30)
+    }
+
+    static func after(_ s: Scenario) -> Behaviour {
+        let retry = RetryPolicy(base: .seconds(1), cap: .seconds(300))
+        return Behaviour(name: "after", probe: ProbeSchedule(base: .seconds(2), cap: .seconds(60)),
+                         ramp: .init(initialWindow: 1, maxWindow: s.maxInFlight, holdOff: retry), retry: retry, offlinePause: 60)
+    }
+}
+
+/// SplitMix64: a small deterministic generator.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+}
+
+extension Duration {
+    var inSeconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+    /// A time of the simulation's clock on the policies' timeline (to the nanosecond; events
+    /// scheduled for a policy's deadline are put a microsecond after it, so they see it passed).
+    static func at(_ seconds: Double) -> Duration { .nanoseconds(Int64((seconds * 1e9).rounded())) }
+}
+
+/// A binary min-heap of events by time (ties in insertion order).
+struct EventQueue {
+    enum Kind { case watcher, round(generation: Int), response(item: Int, outcome: Outcome) }
+    enum Outcome { case delivered, refused(retryAfter: Double), offline }
+    struct Event { var time: Double; var order: Int; var kiosk: Int; var kind: Kind }
+    private var heap: [Event] = []
+    private var counter = 0
+
+    var isEmpty: Bool { heap.isEmpty }
+
+    mutating func push(_ time: Double, _ kiosk: Int, _ kind: Kind) {
+        counter += 1
+        heap.append(Event(time: time, order: counter, kiosk: kiosk, kind: kind))
+        var i = heap.count - 1
+        while i > 0 {
+            let parent = (i - 1) / 2
+            guard less(i, parent) else { break }
+            heap.swapAt(i, parent)
+            i = parent
+        }
+    }
+
+    mutating func pop() -> Event {
+        let top = heap[0]
+        let last = heap.removeLast()
+        if !heap.isEmpty {
+            heap[0] = last
+            var i = 0
+            while true {
+                let l = 2 * i + 1, r = l + 1
+                var m = i
+                if l < heap.count && less(l, m) { m = l }
+                if r < heap.count && less(r, m) { m = r }
+                if m == i { break }
+                heap.swapAt(i, m)
+                i = m
+            }
+        }
+        return top
+    }
+
+    private func less(_ a: Int, _ b: Int) -> Bool {
+        heap[a].time < heap[b].time || (heap[a].time == heap[b].time && heap[a].order < heap[b].order)
+    }
+}
+
+/// The server: a fixed number of accepted uploads per second of the clock; beyond it 503 with a
+/// `Retry-After` that grows with how far over capacity this second is.
+struct Server {
+    let capacity: Int
+    var second = -1
+    var accepted = 0
+    var refusedThisSecond = 0
+    var arrivals: [Int: Int] = [:]
+    var refused = 0
+
+    mutating func request(at time: Double) -> EventQueue.Outcome {
+        let now = Int(time)
+        if now != second { second = now; accepted = 0; refusedThisSecond = 0 }
+        arrivals[now, default: 0] += 1
+        if accepted < capacity {
+            accepted += 1
+            return .delivered
+        }
+        refused += 1
+        refusedThisSecond += 1
+        return .refused(retryAfter: Double(1 + refusedThisSecond / capacity))
+    }
+}
+
+struct Kiosk {
+    struct Item { var done = false; var attempts = 0; var notBefore = 0.0 }
+    var items: [Item]
+    var pending: Int
+    var ramp: DeliveryRamp
+    /// The worker's last round found the server offline.
+    var offline = true
+    var failures = 0
+    var generation = 0
+    var roundOpen = false
+    var roundOffline = false
+    var roundProbed = false
+    var batch: [Int] = []
+    var batchNext = 0
+    var inFlight = 0
+}
+
+struct Result {
+    var behaviour: String
+    var probesPerSecond: Double
+    var peakPerSecond: Int
+    var drain: Double
+    var refused: Int
+    var requests: Int
+}
+
+struct Simulation {
+    let scenario: Scenario
+    let behaviour: Behaviour
+    var random: SplitMix
+    var events = EventQueue()
+    var server: Server
+    var kiosks: [Kiosk]
+    var probes = 0
+    var lastDelivery = 0.0
+
+    init(_ scenario: Scenario, _ behaviour: Behaviour) {
+        self.scenario = scenario
+        self.behaviour = behaviour
+        random = SplitMix(state: scenario.seed)
+        server = Server(capacity: scenario.capacity)
+        let kiosk = Kiosk(items: Array(repeating: Kiosk.Item(), count: scenario.backlog), pending: scenario.backlog, ramp: DeliveryRamp(settings: behaviour.ramp))
+        kiosks = Array(repeating: kiosk, count: scenario.kiosks)
+    }
+
+    mutating func run() -> Result {
+        // Every kiosk found the server offline at some point before: its worker sleeps on its
+        // offline pause and its watcher ticks, both at a random phase.
+        for k in kiosks.indices {
+            kiosks[k].ramp.restart()
+            events.push(random.unit() * behaviour.offlinePause, k, .round(generation: 0))
+            events.push(random.unit() * behaviour.probe.base.inSeconds, k, .watcher)
+        }
+        while !events.isEmpty {
+            let event = events.pop()
+            switch event.kind {
+            case .watcher: watcher(event.kiosk, at: event.time)
+            case .round(let generation):
+                if generation == kiosks[event.kiosk].generation && !kiosks[event.kiosk].roundOpen { startRound(event.kiosk, at: event.time) }
+            case .response(let item, let outcome): response(event.kiosk, item: item, outcome: outcome, at: event.time)
+            }
+        }
+        let after = server.arrivals.filter { Double($0.key) >= scenario.outage }
+        return Result(
+            behaviour: behaviour.name,
+            probesPerSecond: Double(probes) / scenario.outage,
+            peakPerSecond: after.values.max() ?? 0,
+            drain: lastDelivery - scenario.outage,
+            refused: server.refused,
+            requests: after.values.reduce(0, +))
+    }
+
+    /// `ConnectivityWatcher.run`: probe only while the worker found the server offline.
+    mutating func watcher(_ k: Int, at time: Double) {
+        guard kiosks[k].pending > 0 else { return }
+        if kiosks[k].offline && !kiosks[k].roundOpen {
+            if time < scenario.outage { probes += 1 }
+            if time >= scenario.outage {
+                kiosks[k].failures = 0
+                kiosks[k].generation += 1
+                startRound(k, at: time)
+            } else {
+                kiosks[k].failures += 1
+            }
+        } else {
+            kiosks[k].failures = 0
+        }
+        let failures = kiosks[k].failures
+        let delay = failures == 0 ? behaviour.probe.base : behaviour.probe.delay(failures: failures - 1, unitRandom: random.unit())
+        events.push(time + delay.inSeconds, k, .watcher)
+    }
+
+    /// `DeliveryWorker.deliverRound`, up to its launches.
+    mutating func startRound(_ k: Int, at time: Double) {
+        if let hold = kiosks[k].ramp.holdUntil, hold > .at(time) {
+            schedule(k, at: hold.inSeconds + 1e-6)
+            return
+        }
+        kiosks[k].roundOpen = true
+        kiosks[k].roundOffline = false
+        kiosks[k].roundProbed = false
+        kiosks[k].batch = kiosks[k].items.indices.filter { !kiosks[k].items[$0].done && kiosks[k].items[$0].notBefore <= time }
+        kiosks[k].batchNext = 0
+        launchWhilePermitted(k, at: time)
+        if kiosks[k].inFlight == 0 { endRound(k, at: time) }
+    }
+
+    mutating func launchWhilePermitted(_ k: Int, at time: Double) {
+        while !kiosks[k].roundOffline, kiosks[k].batchNext < kiosks[k].batch.count,
+              kiosks[k].ramp.permits(inFlight: kiosks[k].inFlight, at: .at(time)) {
+            let item = kiosks[k].batch[kiosks[k].batchNext]
+            kiosks[k].batchNext += 1
+            kiosks[k].inFlight += 1
+            let outcome: EventQueue.Outcome
+            if time < scenario.outage {
+                // The client's connectivity check: one probe per round, shared by its uploads.
+                if !kiosks[k].roundProbed { probes += 1; kiosks[k].roundProbed = true }
+                outcome = .offline
+            } else {
+                outcome = server.request(at: time)
+            }
+            events.push(time + scenario.latency, k, .response(item: item, outcome: outcome))
+        }
+    }
+
+    /// The round's loop over outcomes (`adjustRamp`, `record`), then its next launches.
+    mutating func response(_ k: Int, item: Int, outcome: EventQueue.Outcome, at time: Double) {
+        kiosks[k].inFlight -= 1
+        switch outcome {
+        case .delivered:
+            kiosks[k].ramp.delivered()
+            kiosks[k].items[item].done = true
+            kiosks[k].pending -= 1
+            lastDelivery = max(lastDelivery, time)
+        case .refused(let retryAfter):
+            kiosks[k].ramp.refused(retryAfter: .at(retryAfter), at: .at(time), unitRandom: random.unit())
+            kiosks[k].items[item].attempts += 1
+            let delay = behaviour.retry.delay(attempt: kiosks[k].items[item].attempts - 1, retryAfter: .at(retryAfter), unitRandom: random.unit())
+            kiosks[k].items[item].notBefore = time + delay.inSeconds
+        case .offline:
+            kiosks[k].roundOffline = true
+            kiosks[k].ramp.restart()
+        }
+        launchWhilePermitted(k, at: time)
+        if kiosks[k].inFlight == 0 { endRound(k, at: time) }
+    }
+
+    /// The end of `deliverRound` and the worker's sleep.
+    mutating func endRound(_ k: Int, at time: Double) {
+        kiosks[k].roundOpen = false
+        if kiosks[k].roundOffline {
+            kiosks[k].offline = true
+            schedule(k, at: time + behaviour.offlinePause)
+            return
+        }
+        kiosks[k].offline = false
+        guard kiosks[k].pending > 0 else { return }
+        var next = kiosks[k].items.lazy.filter { !$0.done }.map(\.notBefore).min() ?? time
+        if let hold = kiosks[k].ramp.holdUntil, hold > .at(time) { next = min(next, hold.inSeconds + 1e-6) }
+        schedule(k, at: max(time, next))
+    }
+
+    mutating func schedule(_ k: Int, at time: Double) {
+        kiosks[k].generation += 1
+        events.push(time, k, .round(generation: kiosks[k].generation))
+    }
+}
+
+@main
+enum FleetSimulation {
+    static func main() {
+        let scenario = Scenario()
+        let ideal = Double(scenario.kiosks * scenario.backlog) / Double(scenario.capacity)
+        print("FleetSimulation: \(scenario.kiosks) kiosks × \(scenario.backlog) queued uploads, server capacity \(scenario.capacity)/s (503 + Retry-After beyond), \(Int(scenario.latency * 1000)) ms round trip, \(Int(scenario.outage)) s outage, maxInFlight \(scenario.maxInFlight); ideal drain \(Int(ideal)) s")
+        print("| behaviour | probes/s during outage | peak requests/s after return | peak ÷ capacity | drain time | drain ÷ ideal | uploads refused (503) | requests after return |")
+        print("|---|---|---|---|---|---|---|---|")
+        for behaviour in [Behaviour.before(scenario), Behaviour.after(scenario)] {
+            var simulation = Simulation(scenario, behaviour)
+            let r = simulation.run()
+            print(String(format: "| %@ | %.0f | %d | %.2f | %.0f s | %.2f | %d | %d |", r.behaviour, r.probesPerSecond, r.peakPerSecond, Double(r.peakPerSecond) / Double(scenario.capacity), r.drain, r.drain / ideal, r.refused, r.requests))
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+@testable import Networking
+
+/// The fleet's pure decisions: when to probe an unreachable server, and how many uploads to
+/// send at once after an outage.
+@Suite struct ProbeScheduleTests {
+    /// While probes fail, the window doubles from 2 s up to the cap; the jitter picks within it.
+    @Test func delaysGrowWithFailuresUpToTheCap() {
+        let schedule = ProbeSchedule(base: .seconds(2), cap: .seconds(60))
+        #expect((0 ..< 7).map { schedule.delay(failures: $0, unitRandom: 1) } == [2, 4, 8, 16, 32, 60, 60].map { Duration.seconds($0) })
+        #expect(schedule.delay(failures: 3, unitRandom: 0.25) == .seconds(4))
+        #expect(schedule.delay(failures: 40, unitRandom: 0) == .zero)
+    }
+
+    /// The older fixed interval: every probe `base` apart, whatever the failures and the draw.
+    @Test func fixedIsTheOldInterval() {
+        let schedule = ProbeSchedule.fixed(.seconds(2))
+        #expect([0, 5, 50].map { schedule.delay(failures: $0, unitRandom: 0.1) } == Array(repeating: Duration.seconds(2), count: 3))
+    }
+
+    /// Draws from a generator stay in the window.
+    @Test func drawsStayInTheWindow() {
+        var generator = SystemRandomNumberGenerator()
+        let schedule = ProbeSchedule(base: .seconds(2), cap: .seconds(60))
+        for failures in 0 ..< 10 {
+            let delay = schedule.delay(failures: failures, using: &generator)
+            #expect(delay >= .zero && delay <= schedule.ceiling(failures: failures))
+        }
+    }
+}
+
+@Suite struct DeliveryRampTests {
+    let settings = DeliveryRamp.Settings(initialWindow: 1, maxWindow: 4, holdOff: RetryPolicy(base: .seconds(1), cap: .seconds(300)))
+
+    /// One upload at first, one more per delivery, up to the maximum.
+    @Test func opensOneUploadPerDelivery() {
+        var ramp = DeliveryRamp(settings: settings)
+        var windows = [ramp.window]
+        for _ in 0 ..< 5 { ramp.delivered(); windows.append(ramp.window) }
+        #expect(windows == [1, 2, 3, 4, 4, 4])
+        #expect(ramp.permits(inFlight: 3, at: .zero))
+        #expect(!ramp.permits(inFlight: 4, at: .zero))
+    }
+
+    /// A 503/429 with Retry-After: one upload at a time, and none before Retry-After (plus up to
+    /// as much again at random) has passed.
+    @Test func retryAfterClosesTheWindowAndHoldsOff() {
+        var ramp = DeliveryRamp(settings: settings)
+        for _ in 0 ..< 3 { ramp.delivered() }
+        ramp.refused(retryAfter: .seconds(10), at: .seconds(100), unitRandom: 0.5)
+        #expect(ramp.window == 1)
+        #expect(ramp.holdUntil == .seconds(115))
+        #expect(!ramp.permits(inFlight: 0, at: .seconds(114)))
+        #expect(ramp.permits(inFlight: 0, at: .seconds(115)))
+    }
+
+    /// Without Retry-After the window halves, and the hold-off grows with refusals in a row.
+    @Test func refusalWithoutRetryAfterHalvesAndBacksOff() {
+        var ramp = DeliveryRamp(settings: settings)
+        for _ in 0 ..< 3 { ramp.delivered() }
+        ramp.refused(retryAfter: nil, at: .zero, unitRandom: 1)
+        #expect(ramp.window == 2)
+        #expect(ramp.holdUntil == .seconds(1))
+        ramp.refused(retryAfter: nil, at: .seconds(1), unitRandom: 1)
+        #expect(ramp.window == 1)
+        #expect(ramp.holdUntil == .seconds(3))
+        ramp.delivered()
+        #expect(ramp.refusals == 0)
+    }
+
+    /// An outage starts the ramp over.
+    @Test func restartGoesBackToTheInitialWindow() {
+        var ramp = DeliveryRamp(settings: settings)
+        for _ in 0 ..< 3 { ramp.delivered() }
+        ramp.restart()
+        #expect(ramp.window == 1)
+    }
+
+    /// Off, as older releases: always the maximum, never held off.
+    @Test func disabledKeepsTheMaximum() {
+        var ramp = DeliveryRamp(settings: .init(enabled: false, maxWindow: 4))
+        #expect(ramp.window == 4)
+        ramp.refused(retryAfter: .seconds(10), at: .zero, unitRandom: 0)
+        ramp.restart()
+        #expect(ramp.window == 4)
+        #expect(ramp.holdUntil == nil)
+    }
+}

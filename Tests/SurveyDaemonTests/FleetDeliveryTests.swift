@@ -1,0 +1,147 @@
+import ControlAPI
+import Foundation
+import Logging
+import Networking
+import Storage
+import SurveyTesting
+import Testing
+@testable import SurveyDaemon
+
+/// How the daemon treats a server that is down or overloaded: the watcher's probes back off, and
+/// the worker's ramp closes on 503/429.
+@Suite struct FleetDeliveryTests {
+    func worker(_ queue: MemoryDeliveryQueue, _ uploader: ScriptedUploader, clock: ManualClock) -> DeliveryWorker {
+        DeliveryWorker(
+            queue: queue, uploader: uploader,
+            settings: .init(maxInFlight: 4, backoff: { _, retryAfter in retryAfter ?? .seconds(1) }, offlinePause: .seconds(3600),
+                            ramp: DeliveryRamp.Settings(initialWindow: 1, maxWindow: 4)),
+            clock: clock, unitRandom: { 0 }, logger: Logger(label: "test")
+        ) { _, _ in }
+    }
+
+    /// Deliveries open the window to maxInFlight; a 503 with Retry-After closes it to one upload
+    /// and holds every upload off until Retry-After has passed.
+    @Test func a503WithRetryAfterShrinksTheWindowAndHoldsOff() async throws {
+        let queue = MemoryDeliveryQueue()
+        for second in 1 ... 3 { _ = queue.add("ok", at: TimeInterval(second)) }
+        let uploader = ScriptedUploader(["busy": [.overloaded(reason: "503", retryAfter: .seconds(10))]])
+        let clock = ManualClock()
+        let w = worker(queue, uploader, clock: clock)
+        _ = await w.deliverRound()
+        #expect(await w.ramp.window == 4, "three deliveries opened the window from 1 to 4")
+
+        _ = queue.add("busy", at: 4)
+        let pause = await w.deliverRound()
+        #expect(await w.ramp.window == 1)
+        #expect(pause == .seconds(10))
+
+        _ = queue.add("ok", at: 5)
+        _ = queue.add("ok", at: 6)
+        let held = await w.deliverRound()
+        #expect(held == .seconds(10), "held off: nothing sent")
+        #expect(uploader.attempts.withLock { $0.count } == 4)
+
+        clock.advance(by: .seconds(10))
+        _ = await w.deliverRound()
+        #expect(uploader.attempts.withLock { $0.count } == 7)
+        #expect(queue.states().allSatisfy { $0 == .delivered(response: nil) })
+    }
+
+    /// A flush asks for every upload now: it ends the hold-off too.
+    @Test func flushEndsTheHoldOff() async throws {
+        let queue = MemoryDeliveryQueue()
+        _ = queue.add("busy", at: 1)
+        let uploader = ScriptedUploader(["busy": [.overloaded(reason: "503", retryAfter: .seconds(30))]])
+        let w = worker(queue, uploader, clock: ManualClock())
+        _ = await w.deliverRound()
+        #expect(await w.ramp.holdUntil == .seconds(30))
+        await w.flush()
+        _ = await w.deliverRound()
+        #expect(uploader.attempts.withLock { $0.count } == 2)
+        #expect(queue.states() == [.delivered(response: nil)])
+    }
+
+    /// A 503 without Retry-After halves the window.
+    @Test func a503WithoutRetryAfterHalvesTheWindow() async throws {
+        let queue = MemoryDeliveryQueue()
+        for second in 1 ... 3 { _ = queue.add("ok", at: TimeInterval(second)) }
+        let uploader = ScriptedUploader(["busy": [.overloaded(reason: "503", retryAfter: nil)]])
+        let w = worker(queue, uploader, clock: ManualClock())
+        _ = await w.deliverRound()
+        _ = queue.add("busy", at: 4)
+        _ = await w.deliverRound()
+        #expect(await w.ramp.window == 2)
+    }
+
+    /// The server found offline: the next round starts again from one upload.
+    @Test func anOutageRestartsTheRamp() async throws {
+        let queue = MemoryDeliveryQueue()
+        for second in 1 ... 3 { _ = queue.add("ok", at: TimeInterval(second)) }
+        let uploader = ScriptedUploader()
+        let w = worker(queue, uploader, clock: ManualClock())
+        _ = await w.deliverRound()
+        _ = queue.add("ok", at: 4)
+        uploader.offline.withLock { $0 = true }
+        _ = await w.deliverRound()
+        #expect(await w.ramp.window == 1)
+    }
+
+    /// While the server stays unreachable the watcher's probes come at 2, 4, 8, 16 and 32 s
+    /// (the top of each jitter window), not every 2 s; once it is back, one probe wakes the worker.
+    @Test func theWatcherBacksOffWhileOffline() async throws {
+        let dir = try TemporaryDirectory(prefix: "fleet")
+        defer { dir.remove() }
+        let storage = try SubmissionQueue(directory: dir.path, logger: Logger(label: "test"))
+        defer { storage.close() }
+        try await storage.enqueue(SubmissionMetadata(key: UUID(), stage: "a", language: "en", definitionHash: "h", queuedAt: Date()), body: Array("{}".utf8))
+        let queue = MemoryDeliveryQueue()
+        _ = queue.add("a", at: 1)
+        let uploader = ScriptedUploader()
+        uploader.offline.withLock { $0 = true }
+        let worker = DeliveryWorker(
+            queue: queue, uploader: uploader,
+            settings: .init(maxInFlight: 1, backoff: { _, _ in .seconds(1) }, offlinePause: .seconds(3600)),
+            logger: Logger(label: "test")
+        ) { _, _ in }
+        let probe = SwitchProbe()
+        let clock = ManualClock()
+        let watcher = ConnectivityWatcher(
+            monitor: ConnectivityMonitor(probe: probe, reuse: .zero), worker: worker, queue: storage,
+            schedule: ProbeSchedule(base: .seconds(2), cap: .seconds(60)), clock: clock, unitRandom: { 1 })
+        try await InjectedClockTests().running([worker, watcher]) {
+            #expect(await eventually { await worker.snapshot.lastOutcomeOffline })
+            try await clock.waitForSleepers(1)
+            for _ in 0 ..< 40 {
+                clock.advance(by: .seconds(1))
+                try await clock.waitForSleepers(1)
+            }
+            #expect(probe.calls.withLock { $0 } == 5, "probes at 2, 4, 8, 16 and 32 s")
+            probe.reachable.withLock { $0 = true }
+            uploader.offline.withLock { $0 = false }
+            for _ in 0 ..< 24 {
+                clock.advance(by: .seconds(1))
+                try await clock.waitForSleepers(1)
+            }
+            #expect(probe.calls.withLock { $0 } == 6)
+            #expect(await eventually { queue.states() == [.delivered(response: nil)] })
+        }
+    }
+}
+
+/// The device id in status: the backend's id in the JSON (decoded back the same) and a line of
+/// `surveyctl status`; a reply without it (an older daemon) decodes as none.
+@Suite struct DeviceIdStatusTests {
+    @Test func statusCarriesTheDeviceId() throws {
+        var status = StatusView(
+            version: "0.2.0", startedAt: "t", uptimeSeconds: 1, connectivity: .init(state: "online", since: nil),
+            queue: .init(pending: 0, inFlight: 0, dead: 0, delivered: 0, oldestPendingAgeSeconds: nil, lastDeliveryAt: nil, nextRetryAt: nil),
+            journalProblems: [], sessions: [])
+        #expect(!Rendering.status(status).contains { $0.hasPrefix("device:") })
+        let older = try JSONDecoder().decode(StatusView.self, from: JSONEncoder().encode(status))
+        #expect(older.deviceId == nil)
+        status.deviceId = "kiosk-7"
+        #expect(Rendering.status(status).contains("device: kiosk-7"))
+        let decoded = try JSONDecoder().decode(StatusView.self, from: JSONEncoder().encode(status))
+        #expect(decoded.deviceId == "kiosk-7")
+    }
+}
