@@ -259,6 +259,18 @@ public struct StatusView: Sendable, Hashable, Codable {
     public var journals: [Journal]
     /// The id this kiosk sends with its uploads (`Survey-Device-Id`); nil from an older daemon.
     public var deviceId: String?
+    /// Set while delivery is paused because the server refused the token.
+    public var paused: Paused?
+
+    public struct Paused: Sendable, Hashable, Codable {
+        /// `the server refused the token (401)`.
+        public var reason: String
+        public var since: String
+        public init(reason: String, since: String) {
+            self.reason = reason
+            self.since = since
+        }
+    }
 
     /// True while a journal cannot write.
     public var journalFailed: Bool { journals.contains { $0.state != "ok" } }
@@ -293,6 +305,17 @@ public struct StatusView: Sendable, Hashable, Codable {
         definitionProblems = try c.decodeIfPresent([DefinitionProblem].self, forKey: .definitionProblems) ?? []
         journals = try c.decodeIfPresent([Journal].self, forKey: .journals) ?? []
         deviceId = try c.decodeIfPresent(String.self, forKey: .deviceId)
+        paused = try c.decodeIfPresent(Paused.self, forKey: .paused)
+    }
+}
+
+/// `POST /v1/resume`'s reply: whether delivery was paused, and the pause it ended.
+public struct ResumeReply: Sendable, Hashable, Codable {
+    public var resumed: Bool
+    public var paused: StatusView.Paused?
+    public init(resumed: Bool, paused: StatusView.Paused?) {
+        self.resumed = resumed
+        self.paused = paused
     }
 }
 

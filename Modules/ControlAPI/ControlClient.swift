@@ -27,6 +27,7 @@ public struct ControlClient: Sendable {
     public func session(id: String) async throws(ControlClientError) -> SessionView { try await send("GET", "/v1/sessions/\(Self.escape(id))") }
     public func flush(_ request: FlushRequest) async throws(ControlClientError) -> FlushReply { try await send("POST", "/v1/flush", body: request) }
     public func deadLetters() async throws(ControlClientError) -> [DeadLetterView] { try await send("GET", "/v1/dead") }
+    public func resume() async throws(ControlClientError) -> ResumeReply { try await send("POST", "/v1/resume") }
     public func requeue(deadLetter id: String, _ request: RequeueRequest = RequeueRequest()) async throws(ControlClientError) -> DeadLetterView { try await send("POST", "/v1/dead/\(Self.escape(id))/requeue", body: request) }
 
     /// The HTTP client of every `ControlClient` that is not given one, for the life of the

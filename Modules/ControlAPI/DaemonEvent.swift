@@ -18,6 +18,10 @@ public struct DaemonEvent: Codable, Sendable, Hashable {
         /// A submission became a dead letter.
         case dead
         case connectivityChanged = "connectivity_changed"
+        /// Delivery paused: the server refused the token (`outcome` says so).
+        case paused
+        /// Delivery resumed (`outcome` says why).
+        case resumed
     }
 
     public var type: Kind

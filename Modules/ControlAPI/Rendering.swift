@@ -53,6 +53,9 @@ public enum Rendering {
         if let last = s.queue.lastDeliveryAt { lines.append("  last delivery: \(last)") }
         if let next = s.queue.nextRetryAt { lines.append("  next retry: \(next)") }
         if s.queue.dead > 0 { lines.append("  dead letters need attention: `surveyctl dead` lists them, `surveyctl requeue ID` retries one") }
+        if let paused = s.paused {
+            lines.append("  delivery paused since \(paused.since): \(paused.reason); fix the token file (delivery resumes when it changes) or run `surveyctl resume`")
+        }
         lines += journal(s)
         let open = s.sessions.filter { $0.state != "closed" }
         lines.append("sessions: \(open.count) open")

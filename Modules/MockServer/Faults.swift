@@ -21,6 +21,9 @@ public struct Faults: Sendable, Codable, Hashable {
     public var rejectShare: Double = 0
     /// Share of requests whose connection is accepted and never answered.
     public var hangShare: Double = 0
+    /// When set, an answer upload without `Authorization: Bearer <requiredToken>` is refused
+    /// with 401 (nothing recorded), as a server does after its token was rotated.
+    public var requiredToken: String?
 
     public init() {}
 
@@ -34,6 +37,7 @@ public struct Faults: Sendable, Codable, Hashable {
         malformedShare = try c.decodeIfPresent(Double.self, forKey: .malformedShare) ?? 0
         rejectShare = try c.decodeIfPresent(Double.self, forKey: .rejectShare) ?? 0
         hangShare = try c.decodeIfPresent(Double.self, forKey: .hangShare) ?? 0
+        requiredToken = try c.decodeIfPresent(String.self, forKey: .requiredToken)
     }
 
     /// The shares outside 0 ... 1, named, or nil when all are valid.

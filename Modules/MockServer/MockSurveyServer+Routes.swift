@@ -21,6 +21,9 @@ extension MockSurveyServer {
             do { body = try await request.body.collect(upTo: Self.maxBody) } catch {
                 return Self.json(413, ["message": "The body is larger than \(Self.maxBody) bytes."])
             }
+            if let token = state.withLock({ $0.faults.faults.requiredToken }), request.headers[.authorization] != "Bearer \(token)" {
+                return Self.json(401, ["message": "The bearer token is missing or not valid."])
+            }
             let sender = Sender(deviceId: request.headers[.init("Survey-Device-Id")!], sequence: request.headers[.init("Survey-Sequence")!])
             return await handleAnswers(typeID: typeID, lang: lang(of: request), key: key, body: Data(body.readableBytesView), sender: sender)
         }

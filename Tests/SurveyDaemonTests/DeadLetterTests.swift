@@ -18,7 +18,8 @@ import Testing
         (NetworkError(.rejectedRequest, "400", status: 400), "rejected"),
         (NetworkError(.rejectedRequest, "422", status: 422), "rejected"),
         (NetworkError(.rejectedRequest, "not a stage name"), "permanent"),  // refused before sending
-        (NetworkError(.unauthorized, "401", status: 401), "permanent"),
+        (NetworkError(.unauthorized, "401", status: 401), "unauthorized"),
+        (NetworkError(.unauthorized, "403", status: 403), "unauthorized"),
         (NetworkError(.undecodableResponse, "not JSON", status: 200), "permanent"),
         (NetworkError(.timeout, "timed out"), "transient"),
         (NetworkError(.serverBusy, "502", status: 502), "transient"),
@@ -34,6 +35,7 @@ import Testing
         case .overloaded: "overloaded"
         case .offline: "offline"
         case .delivered: "delivered"
+        case .unauthorized: "unauthorized"
         }
         #expect(name == expected, "\(error)")
     }

@@ -179,7 +179,8 @@ struct AlwaysReachable: ConnectivityProbe {
     @Test func aQuestionnaireWithErrorsKeepsTheLastGoodOneAndIsReported() async throws {
         let broken = try Fixtures.data("broken/duplicate-names.json")
         let server = ScriptedServer { [common] _ in ScriptedServer.ok(common) }
-        let source = source(server)
+        // Not about the deadline: a long one, so that a loaded machine still sees every fetch end.
+        let source = source(server, deadline: .seconds(20))
         try await withFetchesRunning(source) {
             let good = try await source.definition(stage: "common", language: "en")
             #expect(await source.problems().isEmpty)

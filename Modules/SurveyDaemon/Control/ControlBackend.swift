@@ -17,11 +17,16 @@ public protocol ControlBackend: Sendable {
     func metrics() async throws -> [UInt8]
     /// What happens from now on (`GET /v1/events`), until the daemon stops.
     func events() async -> AsyncStream<DaemonEvent>
+    /// Ends a pause of delivery (`POST /v1/resume`).
+    func resume() async throws -> ResumeReply
 }
 
 extension ControlBackend {
     /// Ready: it answered.
     public func health() async -> HealthView { HealthView(ready: true, reasons: []) }
+
+    /// Nothing to resume.
+    public func resume() async throws -> ResumeReply { ResumeReply(resumed: false, paused: nil) }
 
     /// No events: a stream that ends at once.
     public func events() async -> AsyncStream<DaemonEvent> { AsyncStream { $0.finish() } }

@@ -98,6 +98,7 @@ public struct ControlServer: Sendable {
             return try Self.json(await backend.flush(body))
         }
         v1.get("events") { _, _ in await Self.eventStream(backend) }
+        v1.post("resume") { _, _ in try Self.json(await backend.resume()) }
         v1.get("dead") { _, _ in try Self.json(await backend.deadLetters()) }
         v1.post("dead/:id/requeue") { request, context in
             let body = try await Self.decode(RequeueRequest.self, request, limit: limit, empty: RequeueRequest())

@@ -81,6 +81,11 @@ public struct DaemonBackend: ControlBackend {
         DaemonHealth.view(phase: lifecycle?.phase ?? .serving, journals: await inspector.journalHealth())
     }
 
+    public func resume() async throws -> ResumeReply {
+        let ended = await worker.resume(because: "an operator asked (surveyctl resume)")
+        return ResumeReply(resumed: ended != nil, paused: ended.map { StatusView.Paused(reason: $0.reason, since: $0.since.iso8601Seconds) })
+    }
+
     public func events() async -> AsyncStream<DaemonEvent> {
         guard let exporter else { return AsyncStream { $0.finish() } }
         return exporter.metrics.events.subscribe()
@@ -95,7 +100,8 @@ public struct DaemonBackend: ControlBackend {
         let sizes = await inspector.journalDiskBytes().map { (name: $0.name, diskBytes: $0.bytes, failed: failed.contains($0.name)) }
         let health = DaemonHealth.view(phase: lifecycle?.phase ?? .serving, journals: journals)
         return exporter.exposition(MetricsExporter.Snapshot(
-            counts: try? await inspector.counts(), now: now(), connectivity: await connectivity.status.state, journals: sizes, ready: health.ready))
+            counts: try? await inspector.counts(), now: now(), connectivity: await connectivity.status.state, journals: sizes, ready: health.ready,
+            paused: await worker.snapshot.paused != nil))
     }
 
     public func startSession(_ request: StartSessionRequest) async throws -> SessionView {
@@ -140,6 +146,7 @@ public struct DaemonBackend: ControlBackend {
             journals: await inspector.journalHealth()
         )
         view.deviceId = deviceId
+        view.paused = snapshot.paused.map { StatusView.Paused(reason: $0.reason, since: $0.since.iso8601Seconds) }
         return view
     }
 

@@ -35,6 +35,9 @@ public enum UploadOutcome: Sendable, Hashable {
     case permanent(reason: String)
     /// The connectivity check said offline: no request was sent.
     case offline
+    /// The server refused the token (401 or 403, after the token file was read again): nothing
+    /// is decided about the submission; delivery pauses until the token changes.
+    case unauthorized(status: Int, reason: String)
 }
 
 /// Sends one submission to the survey server (after its connectivity check).

@@ -1,3 +1,4 @@
+import ControlAPI
 import Foundation
 import Logging
 import Networking
@@ -41,6 +42,15 @@ public actor DeliveryWorker: Service {
         public var lastDeliveryAt: Date?
         public var nextRetryAt: Date?
         public var lastOutcomeOffline: Bool
+        /// Why delivery is paused (the server refused the token), and since when; nil while it runs.
+        public var paused: Pause? = nil
+    }
+
+    /// Delivery stopped because the server refused the token.
+    public struct Pause: Sendable, Hashable {
+        /// `the server refused the token (401)`.
+        public var reason: String
+        public var since: Date
     }
 
     let queue: any DeliveryQueue
@@ -105,6 +115,28 @@ public actor DeliveryWorker: Service {
         wakeup.wake()
     }
 
+    /// Ends a pause (the token changed, or an operator said so) and wakes the worker, which then
+    /// delivers the queue in order. Returns the pause it ended, or nil when it was not paused.
+    @discardableResult
+    public func resume(because cause: String) -> Pause? {
+        guard let pause = snapshotValue.paused else { return nil }
+        snapshotValue.paused = nil
+        logger.notice("delivery resumed", metadata: ["cause": "\(cause)", "paused since": "\(pause.since)"])
+        metrics.events.publish(DaemonEvent(.resumed, outcome: cause))
+        wakeup.wake()
+        return pause
+    }
+
+    /// Stops sending after the server refused the token: every further upload would be refused
+    /// too, and none of them says anything about its submission.
+    func pause(status: Int, reason: String) {
+        guard snapshotValue.paused == nil else { return }
+        let pause = Pause(reason: "the server refused the token (\(status))", since: now())
+        snapshotValue.paused = pause
+        logger.error("delivery paused: the server refused the token; fix the token file (delivery resumes when it changes) or run `surveyctl resume`", metadata: ["status": "\(status)", "reason": "\(reason)"])
+        metrics.events.publish(DaemonEvent(.paused, outcome: pause.reason))
+    }
+
     public func run() async throws {
         await withGracefulShutdownHandler {
             await withTaskCancellationHandler {
@@ -124,6 +156,8 @@ public actor DeliveryWorker: Service {
     /// every one it returns is due). Returns how long to sleep before the next pass.
     func deliverRound() async -> Duration? {
         wakeup.reset()
+        // Paused: nothing is sent until ``resume(because:)`` wakes the worker.
+        if snapshotValue.paused != nil { return nil }
         let start = timeline.elapsed()
         if let hold = ramp.holdUntil, hold > start { return hold - start }
         let waiting = Set(notBefore.compactMap { $0.value > start ? $0.key : nil })
@@ -159,7 +193,7 @@ public actor DeliveryWorker: Service {
                 }
             }
             func mayLaunch() -> Bool {
-                guard next < batch.count else { return false }
+                guard next < batch.count, snapshotValue.paused == nil else { return false }
                 return ramp.permits(inFlight: uploading, at: timeline.elapsed())
             }
             while mayLaunch() { launch() }
@@ -168,6 +202,7 @@ public actor DeliveryWorker: Service {
                 guard case .uploaded(let submission, let outcome) = step else { continue }
                 uploading -= 1
                 if case .offline = outcome { offline = true }
+                if case .unauthorized(let status, let reason) = outcome { pause(status: status, reason: reason) }
                 let time = timeline.elapsed()
                 adjustRamp(after: outcome, at: time)
                 group.addTask { await self.record(outcome, for: submission, at: time); return .recorded }
@@ -215,7 +250,8 @@ public actor DeliveryWorker: Service {
                 notBefore[id] = time + delay
                 metrics.submissionRetried()
                 logger.notice("delivery failed, will retry", metadata: ["submission": "\(id)", "attempt": "\(attempt)", "delay": "\(delay)", "reason": "\(reason)"])
-            case .offline:
+            case .offline, .unauthorized:
+                // Nothing is known of the submission: it stays pending, its attempts uncounted.
                 break
             }
         } catch {
@@ -231,7 +267,7 @@ public actor DeliveryWorker: Service {
         case .delivered: ramp.delivered()
         case .overloaded(_, let retryAfter): ramp.refused(retryAfter: retryAfter, at: time, unitRandom: unitRandom())
         case .offline: ramp.restart()
-        case .transient, .rejected, .permanent: break
+        case .transient, .rejected, .permanent, .unauthorized: break
         }
     }
 

@@ -39,6 +39,7 @@ public final class DaemonMetrics: Sendable {
         public static let journalDiskBytes = "surveyd_journal_disk_bytes"
         public static let journalFailed = "surveyd_journal_failed"
         public static let ready = "surveyd_ready"
+        public static let deliveryPaused = "surveyd_delivery_paused"
     }
 
     /// The histograms' buckets, by name: an fdatasync takes milliseconds, a delivery from

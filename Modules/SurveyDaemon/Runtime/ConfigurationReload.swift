@@ -67,6 +67,7 @@ actor ConfigurationReloader {
         await daemon.worker.apply(backoff: RetryPolicy(base: applied.backoffBase, cap: applied.backoffCap).backoff)
         await daemon.sessions.apply(idleTimeout: applied.idleSessionTimeout)
         await daemon.surveyClient.reloadToken()
+        await daemon.worker.resume(because: "the configuration and the token were read again (SIGHUP)")
         current = applied
         logger.notice("configuration reloaded", metadata: [
             "applied": "\(changes.applied.isEmpty ? "nothing changed" : changes.applied.joined(separator: ", "))",

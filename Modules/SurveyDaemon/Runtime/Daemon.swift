@@ -180,6 +180,9 @@ public final class Daemon: Sendable {
         let watcher = ConnectivityWatcher(monitor: monitor, worker: worker, queue: queue.queue, schedule: configuration.probeSchedule)
         let lifecycle = lifecycle
         var extra: [ServiceGroupConfiguration.ServiceConfiguration] = kioskServices
+        if let tokenFile = configuration.tokenFile {
+            extra.append(.init(service: TokenFileWatcher(path: tokenFile, worker: worker, client: surveyClient)))
+        }
         if let address = configuration.metricsAddress {
             extra.append(.init(service: MetricsListener(address: address, backend: backend, logger: logger) { [self] port in
                 self.metricsPortValue.withLock { $0 = port }

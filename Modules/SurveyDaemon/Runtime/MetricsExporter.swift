@@ -20,8 +20,11 @@ public final class MetricsExporter: Sendable {
         /// Each journal's name, bytes on disk and whether it is failed.
         public var journals: [(name: String, diskBytes: Int, failed: Bool)]
         public var ready: Bool
+        /// Whether delivery is paused because the server refused the token.
+        public var paused: Bool
 
-        public init(counts: SubmissionQueueCounts?, now: Date, connectivity: ConnectivityStatus.State, journals: [(name: String, diskBytes: Int, failed: Bool)], ready: Bool) {
+        public init(counts: SubmissionQueueCounts?, now: Date, connectivity: ConnectivityStatus.State, journals: [(name: String, diskBytes: Int, failed: Bool)], ready: Bool, paused: Bool = false) {
+            self.paused = paused
             self.counts = counts
             self.now = now
             self.connectivity = connectivity
@@ -40,6 +43,7 @@ public final class MetricsExporter: Sendable {
     let journalDiskBytes: [String: Meter]
     let journalFailed: [String: Meter]
     let ready: Meter
+    let paused: Meter
 
     /// The Prometheus text format's content type.
     public static let contentType = "text/plain; version=0.0.4; charset=utf-8"
@@ -64,6 +68,7 @@ public final class MetricsExporter: Sendable {
             ($0, Meter(label: Name.journalFailed, dimensions: [("journal", $0)], factory: factory))
         })
         ready = Meter(label: Name.ready, factory: factory)
+        paused = Meter(label: Name.deliveryPaused, factory: factory)
     }
 
     /// Every metric in the text format, with the gauges set from `snapshot`.
@@ -79,6 +84,7 @@ public final class MetricsExporter: Sendable {
             journalFailed[journal.name]?.set(journal.failed ? 1 : 0)
         }
         ready.set(snapshot.ready ? 1 : 0)
+        paused.set(snapshot.paused ? 1 : 0)
         return registry.emitToBuffer()
     }
 }

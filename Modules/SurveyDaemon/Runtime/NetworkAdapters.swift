@@ -32,15 +32,18 @@ public struct ClientUploader: AnswerUploader {
     /// `rejected` only when the server answered and refused the submission itself
     /// (`isSuccess: false`, a 4xx other than 401/403): an idempotent server then holds that
     /// refusal under the key, never an accepted submission (an earlier attempt it accepted would
-    /// have been replayed). A 401/403 comes before the server looks at the key, so whether an
-    /// earlier attempt got through cannot be told: like an undecodable reply it is `permanent`
-    /// with an unknown outcome, and a requeue keeps the key.
+    /// have been replayed). A 401/403 (the survey client has read the token file again first)
+    /// says nothing of the submission: it is `unauthorized`, and the worker pauses delivery
+    /// instead of making every queued submission a dead letter.
     static func outcome(_ error: NetworkError) -> UploadOutcome {
         if error.code == .offline { return .offline }
         if error.isTransient, let status = error.status, status == 429 || status == 503 {
             return .overloaded(reason: error.message, retryAfter: error.retryAfter)
         }
         if error.isTransient { return .transient(reason: error.message, retryAfter: error.retryAfter) }
+        if let status = error.status, status == 401 || status == 403 {
+            return .unauthorized(status: status, reason: error.message)
+        }
         let reason = error.status.map { "HTTP \($0): \(error.message)" } ?? error.message
         switch error.code {
         case .rejectedAnswers: return .rejected(reason: reason)

@@ -1,0 +1,69 @@
+import Foundation
+import Logging
+import Networking
+import ServiceLifecycle
+import Storage
+@testable import SurveyDaemon
+import SurveyTesting
+import Testing
+
+/// A refused token pauses delivery instead of making every queued submission a dead letter; a
+/// resume drains the queue in order.
+extension DeliveryWorkerTests {
+    @Test func aRefusedTokenPausesDeliveryAndKeepsEverySubmission() async throws {
+        let queue = MemoryDeliveryQueue()
+        for i in 1...6 { _ = queue.add("s\(i)", at: TimeInterval(i)) }
+        // The first two uploads in flight are refused; the others would be delivered.
+        let uploader = ScriptedUploader(["s1": [.unauthorized(status: 401, reason: "token")], "s2": [.unauthorized(status: 401, reason: "token")]])
+        let worker = worker(queue, uploader, maxInFlight: 2)
+        let group = ServiceGroup(services: [worker], gracefulShutdownSignals: [], logger: Logger(label: "test"))
+        let task = Task { try await group.run() }
+
+        #expect(await eventually { await worker.snapshot.paused != nil })
+        let paused = try #require(await worker.snapshot.paused)
+        #expect(paused.reason == "the server refused the token (401)")
+        // Nothing else is sent, and nothing became a dead letter.
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(uploader.attempts.withLock { $0.count } <= 2)
+        #expect(queue.states().allSatisfy { $0 == .pending })
+        #expect(queue.outcomes.withLock { $0.isEmpty })
+
+        // Resumed: the queue drains, oldest first, the refused ones included.
+        #expect(await worker.resume(because: "test") == paused)
+        #expect(await worker.resume(because: "again") == nil, "resuming a running worker does nothing")
+        #expect(await eventually { queue.states().allSatisfy { $0 == .delivered(response: nil) } })
+        let order = uploader.attempts.withLock { $0.map(\.stage) }
+        #expect(Array(order.dropFirst(2).prefix(2)).sorted() == ["s1", "s2"], "\(order)")
+        #expect(await worker.snapshot.paused == nil)
+        await group.triggerGracefulShutdown()
+        try await task.value
+    }
+
+    /// The token file watcher resumes a paused worker once the file changes, and not before.
+    @Test func aChangedTokenFileResumesDelivery() async throws {
+        let dir = try TemporaryDirectory(prefix: "tok")
+        defer { dir.remove() }
+        let token = dir.appending("token").path
+        try "old".write(toFile: token, atomically: true, encoding: .utf8)
+        let queue = MemoryDeliveryQueue()
+        _ = queue.add("s1", at: 1)
+        let uploader = ScriptedUploader(["s1": [.unauthorized(status: 403, reason: "token")]])
+        let worker = worker(queue, uploader, maxInFlight: 1)
+        let client = SurveyClient(
+            configuration: SurveyClientConfiguration(baseURL: URL(string: "http://127.0.0.1:9")!, tokenFile: token),
+            transport: ScriptedServer { _ in ScriptedServer.ok(Data()) }, connectivity: ConnectivityMonitor(probe: AlwaysReachable(), reuse: .seconds(3600)),
+            logger: Logger(label: "test"))
+        let watcher = TokenFileWatcher(path: token, worker: worker, client: client, interval: .milliseconds(20))
+        let group = ServiceGroup(services: [worker, watcher], gracefulShutdownSignals: [], logger: Logger(label: "test"))
+        let task = Task { try await group.run() }
+
+        #expect(await eventually { await worker.snapshot.paused != nil })
+        try await Task.sleep(for: .milliseconds(150))
+        #expect(await worker.snapshot.paused != nil, "an unchanged token file keeps delivery paused")
+        try "new".write(toFile: token, atomically: true, encoding: .utf8)
+        #expect(await eventually { queue.states() == [.delivered(response: nil)] })
+        #expect(await worker.snapshot.paused == nil)
+        await group.triggerGracefulShutdown()
+        try await task.value
+    }
+}
