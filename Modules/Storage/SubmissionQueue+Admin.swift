@@ -106,3 +106,63 @@ extension SubmissionQueue {
     /// The bytes the queue's segment files hold together.
     public nonisolated var diskBytes: Int { journal.diskBytes }
 }
+
+extension SubmissionQueue {
+    /// A submission as an export writes it: where it stands, what it is, and its body.
+    public struct ExportedSubmission: Sendable, Hashable {
+        public enum State: String, Sendable, Hashable { case pending, dead, delivered }
+        public var id: SubmissionID
+        public var state: State
+        /// The submission's metadata; `metadata.key` is the key it was queued with.
+        public var metadata: SubmissionMetadata
+        /// The key it is sent with (a requeue's, or its own).
+        public var idempotencyKey: UUID
+        public var body: [UInt8]
+    }
+
+    /// The pending and dead submissions with their bodies, oldest first.
+    public func exportLive(states: Set<ExportedSubmission.State>) throws -> [ExportedSubmission] {
+        var result: [ExportedSubmission] = []
+        for position in index.head..<index.slots.count {
+            let slot = index.slots[position]
+            let state: ExportedSubmission.State
+            switch slot.state {
+            case .pending: state = .pending
+            case .dead: state = .dead
+            case .removed: continue
+            }
+            guard states.contains(state) else { continue }
+            let (record, decoded) = try storedRecord(slot)
+            var submission = index.submission(position)
+            submission.metadata.session = decoded.session
+            result.append(ExportedSubmission(id: submission.id, state: state, metadata: submission.metadata, idempotencyKey: submission.idempotencyKey, body: Array(record.payload[decoded.bodyStart...])))
+        }
+        return result
+    }
+
+    /// The delivered submissions whose bodies are still on disk (until compaction or a purge
+    /// removes them), in file order. Read from the segment files as they are now.
+    public func exportDelivered() throws -> [ExportedSubmission] {
+        var enqueued: [UInt64: (Codec.Enqueued, [UInt8])] = [:]
+        var delivered: [UInt64] = []
+        var requeueKeys: [UInt64: UUID] = [:]
+        for record in try journal.allRecords() {
+            switch RecordType(rawValue: record.type) {
+            case .enqueued, .enqueuedWithState:
+                if let e = Codec.decodeEnqueued(record.payload, type: record.type) { enqueued[e.ordinal] = (e, record.payload) }
+            case .delivered:
+                if let m = Codec.decodeMarker(record.payload), enqueued[m.ordinal] != nil, index.position(of: m.ordinal) == nil { delivered.append(m.ordinal) }
+            case .requeued:
+                if let m = Codec.decodeMarker(record.payload), let newKey = Codec.requeueKey(m.rest), let newKey { requeueKeys[m.ordinal] = newKey }
+            default:
+                break
+            }
+        }
+        var seen = Set<UInt64>()
+        return delivered.compactMap { ordinal in
+            guard seen.insert(ordinal).inserted, let (e, payload) = enqueued[ordinal], let meta = e.meta else { return nil }
+            let metadata = SubmissionMetadata(key: e.key, stage: meta.stage, language: meta.language, definitionHash: meta.definitionHash, queuedAt: Date(timeIntervalSince1970: e.queuedAt), session: e.session)
+            return ExportedSubmission(id: SubmissionID(ordinal), state: .delivered, metadata: metadata, idempotencyKey: requeueKeys[ordinal] ?? e.state.requeueKey ?? e.key, body: Array(payload[e.bodyStart...]))
+        }
+    }
+}

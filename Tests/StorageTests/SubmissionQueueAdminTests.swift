@@ -130,4 +130,36 @@ private func body(_ i: Int) -> [UInt8] { Array(#"{"answers":{"n":\#(i)}}"#.utf8)
         let next = try await queue.enqueue(metadata(60), body: body(60))
         #expect(next.id > q[59].id)
     }
+
+    @Test func exportGivesBodiesOfLiveAndStillStoredDeliveredSubmissionsAcrossReopen() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let items = (0..<4).map(metadata)
+        var q: [QueuedSubmission] = []
+        var renewed: QueuedSubmission?
+        do {
+            let queue = try SubmissionQueue(directory: dir.path, logger: logger)
+            for i in 0..<4 { q.append(try await queue.enqueue(items[i], body: body(i))) }
+            try await queue.markDead(q[1].id, reason: "HTTP 400", outcome: .rejected)
+            try await queue.markDead(q[2].id, reason: "HTTP 400", outcome: .rejected)
+            renewed = try await queue.requeue(q[2].id)
+            try await queue.markDelivered(q[2].id, response: nil)
+            try await queue.markDelivered(q[3].id, response: "1")
+            queue.close()
+        }
+        let queue = try SubmissionQueue(directory: dir.path, logger: logger)
+        defer { queue.close() }
+        let live = try await queue.exportLive(states: [.pending, .dead])
+        #expect(live.map(\.id) == [q[0].id, q[1].id] && live.map(\.state) == [.pending, .dead])
+        #expect(live.map(\.metadata) == [items[0], items[1]] && live.map(\.body) == [body(0), body(1)])
+        #expect(try await queue.exportLive(states: [.dead]).map(\.id) == [q[1].id])
+        let delivered = try await queue.exportDelivered()
+        #expect(delivered.map(\.id) == [q[2].id, q[3].id] && delivered.map(\.body) == [body(2), body(3)])
+        #expect(delivered.map(\.metadata) == [items[2], items[3]])
+        // Sent under the requeue's new key.
+        #expect(delivered[0].idempotencyKey == renewed?.idempotencyKey && delivered[0].idempotencyKey != items[2].key)
+        _ = try await queue.purge()
+        #expect(try await queue.exportDelivered().isEmpty)
+        #expect(try await queue.exportLive(states: [.pending, .dead]).map(\.body) == [body(0), body(1)])
+    }
 }
