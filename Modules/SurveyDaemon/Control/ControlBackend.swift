@@ -11,6 +11,14 @@ public protocol ControlBackend: Sendable {
     func flush(_ request: FlushRequest) async throws -> FlushReply
     func deadLetters() async throws -> [DeadLetterView]
     func requeue(deadLetter id: String, _ request: RequeueRequest) async throws -> DeadLetterView
+    // The queue's operator endpoints (DaemonBackend+Queue.swift; a backend without them answers 404).
+    func queue() async throws -> QueueListView
+    func queueEntry(id: String, answers: Bool) async throws -> QueueEntryView
+    func exportQueue(_ state: QueueExportState) async throws -> [QueueExportLine]
+    func importQueued(_ line: QueueExportLine) async throws -> QueueEntryView
+    func requeue(_ request: RequeueManyRequest) async throws -> RequeueManyReply
+    func drop(deadLetter id: String) async throws -> DeadLetterView
+    func purge() async throws -> PurgeReply
 }
 
 /// An error the control API reports to its client as `{"error": {"code", "message"}}` (with
