@@ -186,8 +186,12 @@ public struct StatusView: Sendable, Hashable, Codable {
         public var oldestPendingAgeSeconds: Double?
         public var lastDeliveryAt: String?
         public var nextRetryAt: String?
+        /// The bytes the queue's journal holds on disk (delivered bodies included until
+        /// compaction or `surveyctl purge` removes them); absent from an older daemon.
+        public var bytesOnDisk: Int?
 
-        public init(pending: Int, inFlight: Int, dead: Int, delivered: Int, oldestPendingAgeSeconds: Double?, lastDeliveryAt: String?, nextRetryAt: String?) {
+        public init(pending: Int, inFlight: Int, dead: Int, delivered: Int, oldestPendingAgeSeconds: Double?, lastDeliveryAt: String?, nextRetryAt: String?, bytesOnDisk: Int? = nil) {
+            self.bytesOnDisk = bytesOnDisk
             self.pending = pending
             self.inFlight = inFlight
             self.dead = dead

@@ -34,15 +34,7 @@ extension SubmissionQueue {
         }
         guard !doomed.isEmpty else { return CompactionReport(removedSegments: [], carriedRecords: 0) }
         for position in carry.sorted() {
-            let (record, decoded) = try storedRecord(index.slots[position])
-            let slot = index.slots[position]
-            let note = slot.state == .dead ? index.deadLetters[slot.ordinal] ?? DeadNote(reason: "", outcome: .unknown) : nil
-            let state = Codec.State(deadReason: note?.reason, outcome: note?.outcome ?? .unknown, requeueKey: index.requeueKeys[slot.ordinal])
-            let copy = Codec.enqueued(slot, index.metas[Int(slot.meta)], session: decoded.session, state: state, body: Array(record.payload[decoded.bodyStart...]))
-            let location = try await journal.appendLocated(type: copy.type.rawValue, payload: copy.payload, kind: .carriedCopy)
-            var moved = slot
-            index.place(&moved, at: location)
-            index.slots[position] = moved
+            try await carryForward(position, kind: .carriedCopy)
         }
         try journal.removeSegments(doomed)
         logger.info("queue compacted", metadata: ["removed": "\(doomed.count)", "carried": "\(carry.count)"])

@@ -117,6 +117,12 @@ extension SubmissionQueue {
             if deliveredOrder.count > rememberedDeliveries * 2 { forgetOldDeliveries() }
         }
 
+        /// A dead letter dropped by the operator: gone, and its key is not remembered as delivered.
+        mutating func noteDropped(ordinal: UInt64) {
+            deadLetters[ordinal] = nil
+            requeueKeys[ordinal] = nil
+        }
+
         mutating func noteRequeued(ordinal: UInt64, newKey: UUID?) {
             deadLetters[ordinal] = nil
             if let newKey { requeueKeys[ordinal] = newKey }

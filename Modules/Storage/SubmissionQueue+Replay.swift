@@ -55,7 +55,7 @@ extension SubmissionQueue {
                 } else if !index.requeueKeys.isEmpty {
                     index.requeueKeys[e.ordinal] = nil
                 }
-            case .delivered, .dead, .requeued:
+            case .delivered, .dead, .requeued, .dropped:
                 guard let m = Codec.decodeMarker(record.payload) else { throw damaged() }
                 maxOrdinal = max(maxOrdinal, m.ordinal)
                 let state: SlotState
@@ -63,6 +63,10 @@ extension SubmissionQueue {
                 case .delivered:
                     state = .removed
                     index.noteDelivered(ordinal: m.ordinal, key: m.key, response: m.text)
+                case .dropped:
+                    guard m.rest.isEmpty else { throw damaged() }
+                    state = .removed
+                    index.noteDropped(ordinal: m.ordinal)
                 case .dead:
                     guard let outcome = Codec.deadOutcome(m.rest) else { throw damaged() }
                     state = .dead

@@ -8,6 +8,7 @@
 //
 //   SubmissionQueue.swift             the actor: changes and reading (this file)
 //   SubmissionQueue+Compaction.swift  carrying live records forward, removing old segments
+//   SubmissionQueue+Admin.swift       the operator's changes: dropping, importing, purging
 //   Submission.swift, SubmissionID.swift  the values callers see
 //   SubmissionQueue+Index.swift       the queue in memory, shared by replay and the actor
 //   SubmissionQueue+Replay.swift      rebuilding the index from the journal on open
@@ -20,13 +21,15 @@ import SystemMemory
 
 /// The durable submission queue. Safe to share between tasks.
 public actor SubmissionQueue {
-    enum RecordType: UInt8 { case enqueued = 1, delivered = 2, dead = 3, requeued = 4, enqueuedWithState = 5 }
+    enum RecordType: UInt8 { case enqueued = 1, delivered = 2, dead = 3, requeued = 4, enqueuedWithState = 5, dropped = 6 }
 
     public nonisolated let journal: Journal
     /// The queue in memory (SubmissionQueue+Index.swift).
     var index: Index
     /// Ordinals whose requeue is being written (a second requeue of one of them finds nothing).
-    private var requeueing: Set<UInt64> = []
+    var requeueing: Set<UInt64> = []
+    /// Keys whose import is being written (a second import of one of them finds it known).
+    var importing: Set<UUID> = []
     private var deliveredSinceOpen = 0
     let options: SubmissionQueueOptions
     let logger: Logger
@@ -221,7 +224,7 @@ public actor SubmissionQueue {
         return SubmissionQueueCounts(pending: index.pendingCount, dead: index.deadLetters.count, delivered: deliveredSinceOpen, oldestPendingAt: oldest)
     }
 
-    private func unknown(_ ordinal: UInt64) -> StorageError {
+    func unknown(_ ordinal: UInt64) -> StorageError {
         StorageError(code: .notFound, message: "Submission \(ordinal) is not in the queue in \(journal.directory); it was delivered already or never queued.")
     }
 }

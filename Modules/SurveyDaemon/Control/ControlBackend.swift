@@ -19,6 +19,14 @@ public protocol ControlBackend: Sendable {
     func events() async -> AsyncStream<DaemonEvent>
     /// Ends a pause of delivery (`POST /v1/resume`).
     func resume() async throws -> ResumeReply
+    // The queue's operator endpoints (DaemonBackend+Queue.swift; a backend without them answers 404).
+    func queue() async throws -> QueueListView
+    func queueEntry(id: String, answers: Bool) async throws -> QueueEntryView
+    func exportQueue(_ state: QueueExportState) async throws -> [QueueExportLine]
+    func importQueued(_ line: QueueExportLine) async throws -> QueueEntryView
+    func requeue(_ request: RequeueManyRequest) async throws -> RequeueManyReply
+    func drop(deadLetter id: String) async throws -> DeadLetterView
+    func purge() async throws -> PurgeReply
 }
 
 extension ControlBackend {

@@ -104,6 +104,7 @@ public struct ControlServer: Sendable {
             let body = try await Self.decode(RequeueRequest.self, request, limit: limit, empty: RequeueRequest())
             return try Self.json(await backend.requeue(deadLetter: Self.pathParameter("id", context), body))
         }
+        addQueueRoutes(to: v1, limit: limit)
         // `dead//requeue`: the router drops the empty segment; an empty id names no dead letter.
         v1.post("dead/requeue") { _, _ -> Response in
             throw ControlError.notFound("no_such_dead_letter", "no dead letter with an empty id; `surveyctl dead` lists them")

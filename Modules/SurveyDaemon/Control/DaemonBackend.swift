@@ -135,7 +135,8 @@ public struct DaemonBackend: ControlBackend {
                 pending: counts.pending, inFlight: snapshot.inFlight, dead: counts.dead, delivered: counts.delivered,
                 oldestPendingAgeSeconds: counts.oldestPendingAt.map { time.timeIntervalSince($0) },
                 lastDeliveryAt: snapshot.lastDeliveryAt?.iso8601Seconds,
-                nextRetryAt: snapshot.nextRetryAt?.iso8601Seconds
+                nextRetryAt: snapshot.nextRetryAt?.iso8601Seconds,
+                bytesOnDisk: queueDiskBytes
             ),
             journalProblems: problems,
             sessions: await sessions.openSessions().map { $0.view() },

@@ -73,6 +73,8 @@ public actor DeliveryWorker: Service {
     /// Retry bookkeeping per submission: attempts so far, and when (on the timeline) the next may start.
     var attempts: [SubmissionID: Int] = [:]
     var notBefore: [SubmissionID: Duration] = [:]
+    /// The last transient failure of each submission being retried (DeliveryWorker+Retries.swift).
+    var lastErrors: [SubmissionID: String] = [:]
     private(set) var snapshotValue = Snapshot(inFlight: 0, delivered: 0, lastDeliveryAt: nil, nextRetryAt: nil, lastOutcomeOffline: false)
 
     /// - Parameters:
@@ -246,6 +248,7 @@ public actor DeliveryWorker: Service {
             case .transient(let reason, let retryAfter), .overloaded(let reason, let retryAfter):
                 let attempt = (attempts[id] ?? 0) + 1
                 attempts[id] = attempt
+                lastErrors[id] = reason
                 let delay = settings.backoff(attempt, retryAfter)
                 notBefore[id] = time + delay
                 metrics.submissionRetried()
@@ -274,6 +277,7 @@ public actor DeliveryWorker: Service {
     func forget(_ id: SubmissionID) {
         attempts[id] = nil
         notBefore[id] = nil
+        lastErrors[id] = nil
     }
 
     /// Sleeps for `pause` on the injected clock (until woken when nil), or until woken. The timer

@@ -1,0 +1,60 @@
+import ControlAPI
+import Foundation
+import Hummingbird
+import NIOCore
+
+extension ControlServer {
+    /// The queue's operator endpoints (doc/control-api.md, "The queue").
+    func addQueueRoutes(to v1: RouterGroup<ControlRequestContext>, limit: Int) {
+        let backend = backend
+        let logger = logger
+        v1.get("queue") { _, _ in try Self.json(await backend.queue()) }
+        v1.get("queue/export") { request, _ -> Response in
+            let raw = request.uri.queryParameters.get("state") ?? "pending"
+            guard let state = QueueExportState(rawValue: raw) else {
+                throw ControlError.badRequest("bad_state", "state \(raw.debugDescription) is not one of pending, dead, delivered")
+            }
+            let lines = try await backend.exportQueue(state)
+            var out = Data()
+            for line in lines {
+                out += try Self.ndjsonEncoder.encode(line)
+                out.append(0x0A)
+            }
+            return Response(status: .ok, headers: [.contentType: "application/x-ndjson"], body: .init(byteBuffer: ByteBuffer(bytes: out)))
+        }
+        v1.get("queue/:id") { request, context in
+            let answers = request.uri.queryParameters.get("answers")
+            guard answers == nil || answers == "true" || answers == "false" else {
+                throw ControlError.badRequest("bad_answers", "answers must be true or false, not \(answers!.debugDescription)")
+            }
+            return try Self.json(await backend.queueEntry(id: Self.pathParameter("id", context), answers: answers == "true"))
+        }
+        v1.post("queue/import") { request, _ in
+            let line = try await Self.decode(QueueExportLine.self, request, limit: limit, empty: nil)
+            let entry = try await backend.importQueued(line)
+            logger.notice("submission imported", metadata: ["submission": "\(entry.id)", "key": "\(entry.idempotencyKey)", "stage": "\(entry.stage)"])
+            return try Self.json(entry, status: .created)
+        }
+        v1.post("requeue") { request, _ in
+            let body = try await Self.decode(RequeueManyRequest.self, request, limit: limit, empty: nil)
+            return try Self.json(await backend.requeue(body))
+        }
+        v1.delete("dead/:id") { _, context in
+            let letter = try await backend.drop(deadLetter: Self.pathParameter("id", context))
+            logger.notice("dead letter dropped", metadata: ["submission": "\(letter.id)", "key": "\(letter.idempotencyKey)", "stage": "\(letter.stage)"])
+            return try Self.json(letter)
+        }
+        v1.post("purge") { _, _ in
+            let reply = try await backend.purge()
+            logger.notice("queue purged", metadata: ["bytesBefore": "\(reply.bytesBefore)", "bytesAfter": "\(reply.bytesAfter)"])
+            return try Self.json(reply)
+        }
+    }
+
+    /// One JSON object per line: no pretty printing, so no newline inside a line.
+    static let ndjsonEncoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+}

@@ -1,0 +1,199 @@
+// The queue's operator endpoints in the daemon: listing, showing, exporting and importing
+// submissions, requeueing several dead letters, dropping one, and purging delivered bodies.
+
+import ControlAPI
+import Entities
+import Foundation
+import Storage
+
+/// The queue operations the operator's endpoints need beyond ``QueueInspector``.
+public protocol QueueAdministration: Sendable {
+    func pendingSubmissions() async throws -> [QueuedSubmission]
+    func submission(_ id: SubmissionID) async throws -> QueuedSubmission?
+    func export(_ states: Set<SubmissionQueue.ExportedSubmission.State>) async throws -> [SubmissionQueue.ExportedSubmission]
+    func importSubmission(_ metadata: SubmissionMetadata, body: [UInt8]) async throws -> SubmissionQueue.ImportResult
+    func drop(_ id: SubmissionID) async throws -> DeadSubmission?
+    func purge() async throws -> SubmissionQueue.PurgeReport
+    /// The bytes the queue's journal holds on disk.
+    var diskBytes: Int { get }
+}
+
+extension StoredSubmissionQueue: QueueAdministration {
+    public func pendingSubmissions() async throws -> [QueuedSubmission] { await queue.pending(limit: .max) }
+    public func submission(_ id: SubmissionID) async throws -> QueuedSubmission? { await queue.submission(id) }
+
+    public func export(_ states: Set<SubmissionQueue.ExportedSubmission.State>) async throws -> [SubmissionQueue.ExportedSubmission] {
+        var result = try await queue.exportLive(states: states)
+        if states.contains(.delivered) { result += try await queue.exportDelivered() }
+        return result
+    }
+
+    /// Queues it and wakes the worker.
+    public func importSubmission(_ metadata: SubmissionMetadata, body: [UInt8]) async throws -> SubmissionQueue.ImportResult {
+        let result = try await queue.importSubmission(metadata, body: body)
+        if case .queued = result { wakeup.wake() }
+        return result
+    }
+
+    public func drop(_ id: SubmissionID) async throws -> DeadSubmission? { try await queue.drop(id) }
+    public func purge() async throws -> SubmissionQueue.PurgeReport { try await queue.purge() }
+    public var diskBytes: Int { queue.diskBytes }
+}
+
+/// The queue's endpoints for a backend that has none (tests' fakes): 404 `no_such_endpoint`.
+extension ControlBackend {
+    public func queue() async throws -> QueueListView { throw Self.noQueueAdministration }
+    public func queueEntry(id: String, answers: Bool) async throws -> QueueEntryView { throw Self.noQueueAdministration }
+    public func exportQueue(_ state: QueueExportState) async throws -> [QueueExportLine] { throw Self.noQueueAdministration }
+    public func importQueued(_ line: QueueExportLine) async throws -> QueueEntryView { throw Self.noQueueAdministration }
+    public func requeue(_ request: RequeueManyRequest) async throws -> RequeueManyReply { throw Self.noQueueAdministration }
+    public func drop(deadLetter id: String) async throws -> DeadLetterView { throw Self.noQueueAdministration }
+    public func purge() async throws -> PurgeReply { throw Self.noQueueAdministration }
+
+    static var noQueueAdministration: ControlError {
+        ControlError.notFound("no_such_endpoint", "this daemon's queue has no operator endpoints; see doc/control-api.md")
+    }
+}
+
+extension DaemonBackend {
+    var administration: any QueueAdministration {
+        get throws {
+            guard let administration = inspector as? any QueueAdministration else { throw Self.noQueueAdministration }
+            return administration
+        }
+    }
+
+    /// Runs a queue operation, reporting its failure as `503 queue_unavailable`.
+    func onQueue<T>(_ what: String, _ body: (any QueueAdministration) async throws -> T) async throws -> T {
+        let administration = try administration
+        do {
+            return try await body(administration)
+        } catch let error as ControlError {
+            throw error
+        } catch {
+            throw ControlError.unavailable("queue_unavailable", "\(what): \(error); check the state directory")
+        }
+    }
+
+    public func queue() async throws -> QueueListView {
+        let retries = await worker.retryStates()
+        let time = now()
+        let pending = try await onQueue("the queue cannot be read") { try await $0.pendingSubmissions() }
+        let dead = try await onQueue("the dead letters cannot be read") { _ in try await inspector.deadLetters() }
+        return QueueListView(
+            pending: pending.map { entry($0, dead: nil, retry: retries[$0.id], at: time) },
+            dead: dead.map { entry($0.submission, dead: $0, retry: retries[$0.submission.id], at: time) })
+    }
+
+    public func queueEntry(id: String, answers: Bool) async throws -> QueueEntryView {
+        let notFound = ControlError.notFound("no_such_submission", "no submission \(id) is pending or dead; `surveyctl queue` lists them")
+        guard let submissionID = SubmissionID(id) else { throw notFound }
+        let found: (QueuedSubmission, DeadSubmission?, SubmissionQueue.ExportedSubmission?)? = try await onQueue("submission \(id) cannot be read") { admin in
+            guard let submission = try await admin.submission(submissionID) else { return nil }
+            let letter = try await inspector.deadLetters().first { $0.submission.id == submissionID }
+            let exported = try await admin.export(letter == nil ? [.pending] : [.dead]).first { $0.id == submissionID }
+            return (submission, letter, exported)
+        }
+        guard let (submission, letter, exported) = found else { throw notFound }
+        var view = entry(submission, dead: letter, retry: await worker.retryStates()[submissionID], at: now())
+        view.session = exported?.metadata.session?.text(uppercase: false)
+        if answers { view.body = exported.map { String(decoding: $0.body, as: UTF8.self) } }
+        return view
+    }
+
+    public func exportQueue(_ state: QueueExportState) async throws -> [QueueExportLine] {
+        let wanted: SubmissionQueue.ExportedSubmission.State = switch state {
+        case .pending: .pending
+        case .dead: .dead
+        case .delivered: .delivered
+        }
+        return try await onQueue("the queue cannot be exported") { try await $0.export([wanted]) }.map { exported in
+            QueueExportLine(
+                id: exported.id.description, state: exported.state.rawValue, idempotencyKey: exported.idempotencyKey.text(uppercase: false),
+                stage: exported.metadata.stage, lang: exported.metadata.language, definitionHash: exported.metadata.definitionHash,
+                queuedAt: exported.metadata.queuedAt.iso8601Seconds, session: exported.metadata.session?.text(uppercase: false),
+                body: String(decoding: exported.body, as: UTF8.self))
+        }
+    }
+
+    public func importQueued(_ line: QueueExportLine) async throws -> QueueEntryView {
+        func invalid(_ what: String) -> ControlError { .badRequest("body_invalid", "the exported line is not valid: \(what); import a line `surveyctl queue export` wrote, unchanged") }
+        guard let key = UUID(canonicalText: line.idempotencyKey) else { throw invalid("idempotencyKey \(line.idempotencyKey.debugDescription) is not a UUID") }
+        guard !line.stage.isEmpty, line.stage.unicodeScalars.allSatisfy({ ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || $0 == "-" || $0 == "_" }) else {
+            throw invalid("stage \(line.stage.debugDescription) is not a stage name (letters, digits, -, _)")
+        }
+        guard Language(rawValue: line.lang) != nil else { throw invalid("lang \(line.lang.debugDescription) is not one of \(Language.choices)") }
+        guard let queuedAt = try? Date(line.queuedAt, strategy: .iso8601) else { throw invalid("queuedAt \(line.queuedAt.debugDescription) is not an ISO 8601 time") }
+        var session: UUID?
+        if let text = line.session {
+            guard let parsed = UUID(canonicalText: text) else { throw invalid("session \(text.debugDescription) is not a UUID") }
+            session = parsed
+        }
+        guard !line.body.isEmpty else { throw invalid("body is empty") }
+        let metadata = SubmissionMetadata(key: key, stage: line.stage, language: line.lang, definitionHash: line.definitionHash, queuedAt: queuedAt, session: session)
+        let result = try await onQueue("the submission cannot be imported") { try await $0.importSubmission(metadata, body: Array(line.body.utf8)) }
+        switch result {
+        case .queued(let submission):
+            return entry(submission, dead: nil, retry: nil, at: now())
+        case .known(let state):
+            let where_: String = switch state {
+            case .pending: "is pending in this queue"
+            case .dead: "is a dead letter in this queue (`surveyctl requeue` sends it again)"
+            case .delivered: "was delivered from this queue"
+            }
+            throw ControlError.conflict("already_queued", "idempotency key \(line.idempotencyKey) \(where_); nothing was imported")
+        }
+    }
+
+    public func requeue(_ request: RequeueManyRequest) async throws -> RequeueManyReply {
+        let all = request.all ?? false
+        let ids = request.ids ?? []
+        guard all != !ids.isEmpty else {
+            throw ControlError.badRequest("body_invalid", "give either \"ids\" (a non-empty list of dead letter ids) or \"all\": true; see doc/control-api.md")
+        }
+        let letters = try await deadLetters()
+        let chosen: [String]
+        if all {
+            chosen = letters.map(\.id)
+        } else {
+            // Every id must name a dead letter before any is requeued.
+            for id in ids where !letters.contains(where: { $0.id == id }) {
+                throw ControlError.notFound("no_such_dead_letter", "no dead letter \(id); nothing was requeued; `surveyctl dead` lists them")
+            }
+            chosen = ids
+        }
+        var requeued: [DeadLetterView] = []
+        for id in chosen {
+            do {
+                requeued.append(try await requeue(deadLetter: id, RequeueRequest()))
+            } catch let error as ControlError where error.code == "no_such_dead_letter" {
+                continue  // requeued or dropped meanwhile by another request
+            }
+        }
+        return RequeueManyReply(requeued: requeued)
+    }
+
+    public func drop(deadLetter id: String) async throws -> DeadLetterView {
+        let notFound = ControlError.notFound("no_such_dead_letter", "no dead letter \(id); `surveyctl dead` lists them")
+        guard let submission = SubmissionID(id) else { throw notFound }
+        guard let letter = try await onQueue("dead letter \(id) cannot be dropped", { try await $0.drop(submission) }) else { throw notFound }
+        return Self.view(letter)
+    }
+
+    public func purge() async throws -> PurgeReply {
+        let report = try await onQueue("the queue cannot be purged") { try await $0.purge() }
+        return PurgeReply(bytesBefore: report.bytesBefore, bytesAfter: report.bytesAfter, removedSegments: report.removedSegments.count, carried: report.carriedRecords)
+    }
+
+    /// The bytes the queue's journal holds; nil when the queue does not say.
+    var queueDiskBytes: Int? { (inspector as? any QueueAdministration)?.diskBytes }
+
+    func entry(_ submission: QueuedSubmission, dead: DeadSubmission?, retry: DeliveryWorker.RetryState?, at time: Date) -> QueueEntryView {
+        QueueEntryView(
+            id: submission.id.description, state: dead == nil ? "pending" : "dead", stage: submission.metadata.stage, lang: submission.metadata.language,
+            queuedAt: submission.metadata.queuedAt.iso8601Seconds, ageSeconds: max(0, time.timeIntervalSince(submission.metadata.queuedAt)),
+            idempotencyKey: submission.idempotencyKey.text(uppercase: false), attempts: retry?.attempts ?? 0,
+            lastError: dead?.reason ?? retry?.lastError, nextRetryAt: dead == nil ? retry?.nextRetryAt?.iso8601Seconds : nil,
+            outcome: dead?.outcome.rawValue)
+    }
+}
