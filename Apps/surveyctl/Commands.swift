@@ -173,32 +173,44 @@ struct Dead: AsyncParsableCommand {
 
 struct Requeue: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Put a dead letter back in the delivery queue.",
+        abstract: "Put dead letters back in the delivery queue: one, several, or --all.",
         discussion: """
             A letter the server rejected is sent under a new idempotency key (the server holds \
             its refusal under the old one); one whose outcome is unknown keeps its key, so that \
-            the server cannot count it twice. --keep-key and --new-key override.
+            the server cannot count it twice. For one letter, --keep-key and --new-key override.
             """
     )
 
-    @Argument(help: "The dead letter's id, as `surveyctl dead` shows it.")
-    var id: String
+    @Argument(help: "The dead letters' ids, as `surveyctl dead` shows them.")
+    var ids: [String] = []
 
-    @Flag(help: "Send it with the key it was last sent with.")
+    @Flag(help: "Every dead letter.")
+    var all = false
+
+    @Flag(help: "Send it with the key it was last sent with (one letter only).")
     var keepKey = false
 
-    @Flag(help: "Send it with a new key (if the server did accept it, it may count it twice).")
+    @Flag(help: "Send it with a new key (one letter only; if the server did accept it, it may count it twice).")
     var newKey = false
 
     @OptionGroup var daemon: DaemonOptions
 
     func validate() throws {
         if keepKey && newKey { throw ValidationError("give --keep-key or --new-key, not both") }
+        if all && !ids.isEmpty { throw ValidationError("give ids or --all, not both") }
+        if !all && ids.isEmpty { throw ValidationError("give the id of a dead letter (surveyctl dead lists them), several ids, or --all") }
+        if (keepKey || newKey) && (all || ids.count > 1) { throw ValidationError("--keep-key and --new-key apply to one letter at a time") }
     }
 
     func run() async throws {
-        let key: RequeueRequest.Key? = keepKey ? .keep : newKey ? .new : nil
-        let letter = try await request { () async throws(ControlClientError) in try await daemon.client.requeue(deadLetter: id, RequeueRequest(key: key)) }
-        daemon.output(letter) { [Rendering.requeued(letter)] }
+        if !all && ids.count == 1 {
+            let key: RequeueRequest.Key? = keepKey ? .keep : newKey ? .new : nil
+            let letter = try await request { () async throws(ControlClientError) in try await daemon.client.requeue(deadLetter: ids[0], RequeueRequest(key: key)) }
+            daemon.output(letter) { [Rendering.requeued(letter)] }
+            return
+        }
+        let body = all ? RequeueManyRequest(all: true) : RequeueManyRequest(ids: ids)
+        let reply = try await request { () async throws(ControlClientError) in try await daemon.client.requeue(body) }
+        daemon.output(reply) { reply.requeued.isEmpty ? ["no dead letters"] : reply.requeued.map(Rendering.requeued) }
     }
 }

@@ -16,7 +16,7 @@ struct SurveyCtl: AsyncParsableCommand {
             daemon is starting or stopping).
             """,
         version: ProductVersion.current,
-        subcommands: [Start.self, Answer.self, Status.self, Health.self, Flush.self, Dead.self, Requeue.self, Lint.self, Watch.self, Resume.self, Version.self]
+        subcommands: [Start.self, Answer.self, Status.self, Health.self, Flush.self, Dead.self, Requeue.self, QueueCommand.self, Purge.self, Lint.self, Watch.self, Resume.self, Version.self]
     )
 }
 
