@@ -79,6 +79,55 @@ import Testing
         }
     }
 
+    /// A first view is kept once and given to each respondent with their own token; a page with
+    /// anything the respondent entered is rendered afresh and never kept.
+    @Test func firstViewsAreKeptWithoutTheirToken() throws {
+        let form = Form(name: "email", question: "Your e-mail?", isRequired: false, input: .text(placeholder: "you@example.com"), rules: [])
+        let (question, view) = view(form)
+        let first = renderer.question(question, view: view, csrf: "token-one", rejected: nil)
+        let second = renderer.question(question, view: view, csrf: "token-two", rejected: nil)
+        #expect(renderer.firstViews.count == 1)
+        #expect(first.components(separatedBy: "token-one").count == 5, "the answer, skip, back and reset forms carry the token")
+        #expect(!first.contains(renderer.firstViews.placeholder))
+        #expect(second == first.replacingOccurrences(of: "token-one", with: "token-two"))
+        let uncached = try KioskRenderer(settings: KioskSettings(titles: [.en: "<i>Survey</i> & co"]), assets: KioskAssets())
+        #expect(first == uncached.renderQuestion(question, view: view, csrf: "token-one", rejected: nil))
+
+        // Another position, language or questionnaire text is another page.
+        var korean = view
+        korean.language = .ko
+        _ = renderer.question(question, view: korean, csrf: "t", rejected: nil)
+        let (reworded, rewordedView) = self.view(Form(name: "email", question: "Your address?", isRequired: false, input: .text(placeholder: nil), rules: []))
+        #expect(renderer.question(reworded, view: rewordedView, csrf: "t", rejected: nil).contains("Your address?"))
+        #expect(renderer.firstViews.count == 3)
+
+        // The respondent's earlier answer, or a rejected input, is never kept.
+        let (answered, answeredView) = self.view(form, value: .string("kim@example.com"))
+        #expect(renderer.question(answered, view: answeredView, csrf: "t", rejected: nil).contains("value=\"kim@example.com\""))
+        let posted = PostedAnswer(values: ["not-an-address"], extra: nil)
+        #expect(renderer.question(question, view: view, csrf: "t", rejected: (.rule(message: "An e-mail address, please"), posted)).contains("value=\"not-an-address\""))
+        #expect(renderer.firstViews.count == 3)
+
+        // Welcome screens too, one per language.
+        let welcome = renderer.welcome(language: .en, csrf: "token-one")
+        #expect(renderer.welcome(language: .en, csrf: "token-two") == welcome.replacingOccurrences(of: "token-one", with: "token-two"))
+        #expect(renderer.welcomes.count == 1)
+    }
+
+    @Test func theCacheStartsOverWhenFull() {
+        let cache = PageCache<Int>(limit: 2)
+        var renders = 0
+        for key in [1, 2, 1, 3, 1] {
+            _ = cache.page(key, csrf: "c") { token in
+                renders += 1
+                return "<p>\(key) \(token)</p>"
+            }
+        }
+        #expect(renders == 4, "1 and 2 rendered, 1 kept, 3 started over, 1 rendered again")
+        #expect(cache.count == 2)
+        #expect(cache.page(3, csrf: "xyz") { _ in "" } == "<p>3 xyz</p>")
+    }
+
     /// Prints what a question page costs to render; asserts nothing about time.
     @Test func aPageRenderCostsLittle() throws {
         let definitions = try KioskFixture.definitions()

@@ -18,6 +18,18 @@ struct KioskRenderer: Sendable {
     let library: MustacheLibrary
     let assets: KioskAssets
     let settings: KioskSettings
+    /// Welcome screens by language, and questions as first shown (see ``PageCache``).
+    let welcomes = PageCache<KioskLanguage>()
+    let firstViews = PageCache<FirstView>()
+
+    /// What a question page shows when nothing of the respondent's is in it.
+    struct FirstView: Sendable, Hashable {
+        var form: Form
+        var language: KioskLanguage
+        var position: Int
+        var total: Int
+        var canGoBack: Bool
+    }
 
     /// The templates, by name. A template that does not parse is a programming error caught by
     /// the tests; the initializer reports it rather than stopping the daemon.
@@ -44,6 +56,10 @@ struct KioskRenderer: Sendable {
     }
 
     func welcome(language: KioskLanguage, csrf: String) -> String {
+        welcomes.page(language, csrf: csrf) { renderWelcome(language: language, csrf: $0) }
+    }
+
+    private func renderWelcome(language: KioskLanguage, csrf: String) -> String {
         let strings = KioskStrings.of(language)
         let title = settings.title(for: language)
         let page = WelcomePage(
@@ -61,6 +77,14 @@ struct KioskRenderer: Sendable {
     /// - Parameters:
     ///   - rejected: the rejection to show, with what the respondent had entered.
     func question(_ question: KioskQuestion, view: RespondentView, csrf: String, rejected: (KioskRejection, PostedAnswer)?) -> String {
+        guard rejected == nil, question.currentValue == nil else {
+            return renderQuestion(question, view: view, csrf: csrf, rejected: rejected)
+        }
+        let key = FirstView(form: question.form, language: view.language, position: view.position, total: view.total, canGoBack: view.canGoBack)
+        return firstViews.page(key, csrf: csrf) { renderQuestion(question, view: view, csrf: $0, rejected: nil) }
+    }
+
+    func renderQuestion(_ question: KioskQuestion, view: RespondentView, csrf: String, rejected: (KioskRejection, PostedAnswer)?) -> String {
         let strings = KioskStrings.of(view.language)
         let form = question.form
         let expiry = settings.sessionExpirySeconds + 1

@@ -29,16 +29,38 @@ extension DaemonBenchmark {
         var loadMicros = 0.0
     }
 
+    /// One timed stretch of load: its clients' results, its duration and the CPU time of both processes.
+    struct Stretch {
+        var clients: [Measured.Client]
+        var elapsed: Double
+        var serverSeconds: Double
+        var ownSeconds: Double
+    }
+
     /// Runs `load`, reading the CPU time of `server` and of this process around it.
-    static func measure(server: Int32, _ load: () async throws -> [Measured.Client]) async throws -> Measured {
+    static func time(server: Int32, _ load: () async throws -> [Measured.Client]) async throws -> Stretch {
         let serverCPU = BenchmarkSupport.cpuSeconds(pid: server)
         let ownCPU = BenchmarkSupport.cpuSeconds()
         let clock = ContinuousClock()
         let start = clock.now
         let clients = try await load()
         let elapsed = (clock.now - start).seconds
-        let serverSeconds = BenchmarkSupport.cpuSeconds(pid: server) - serverCPU
-        let ownSeconds = BenchmarkSupport.cpuSeconds() - ownCPU
+        return Stretch(
+            clients: clients, elapsed: elapsed,
+            serverSeconds: BenchmarkSupport.cpuSeconds(pid: server) - serverCPU,
+            ownSeconds: BenchmarkSupport.cpuSeconds() - ownCPU)
+    }
+
+    static func measure(server: Int32, _ load: () async throws -> [Measured.Client]) async throws -> Measured {
+        summarize([try await time(server: server, load)])
+    }
+
+    /// The rate, page times and CPU of stretches taken together (their untimed gaps left out).
+    static func summarize(_ stretches: [Stretch]) -> Measured {
+        let clients = stretches.flatMap(\.clients)
+        let elapsed = stretches.reduce(0) { $0 + $1.elapsed }
+        let serverSeconds = stretches.reduce(0) { $0 + $1.serverSeconds }
+        let ownSeconds = stretches.reduce(0) { $0 + $1.ownSeconds }
         var histogram = Histogram<UInt64>(highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: .three)
         for client in clients {
             for latency in client.latencies { histogram.record(latency / 1000) }
@@ -56,18 +78,65 @@ extension DaemonBenchmark {
         return measured
     }
 
-    /// `clients` respondents walking the pages on `port` (``KioskLoad``), `sessions` sessions in all.
-    static func walk(port: Int, clients: Int, sessions: Int) async throws -> [Measured.Client] {
-        try await withThrowingTaskGroup(of: Measured.Client.self) { group in
+    /// `sessions` sessions started on the pages on `port` by `clients` respondents, untimed: each
+    /// respondent's share, in a browser of its own each (``KioskLoad/start``).
+    static func startSessions(port: Int, clients: Int, sessions: Int) async throws -> [[KioskLoad.Session]] {
+        try await withThrowingTaskGroup(of: [KioskLoad.Session].self) { group in
             for client in 0 ..< clients {
                 let share = sessions / clients + (client < sessions % clients ? 1 : 0)
+                group.addTask { try await KioskLoad.start(host: "127.0.0.1", port: port, sessions: share, group: Self.loadLoop) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+    }
+
+    /// The respondents answering their started sessions (``KioskLoad/answer``), the timed part.
+    static func answer(port: Int, sessions: [[KioskLoad.Session]]) async throws -> [(Measured.Client, [KioskLoad.Session])] {
+        try await withThrowingTaskGroup(of: (Measured.Client, [KioskLoad.Session]).self) { group in
+            for share in sessions {
                 group.addTask {
-                    let result = try await KioskLoad.run(host: "127.0.0.1", port: port, sessions: share, group: Self.loadLoop)
-                    return Measured.Client(answered: result.answered, requests: result.requests, latencies: result.latencies)
+                    let (result, answered) = try await KioskLoad.answer(host: "127.0.0.1", port: port, sessions: share, group: Self.loadLoop)
+                    return (Measured.Client(answered: result.answered, requests: result.requests, latencies: result.latencies), answered)
                 }
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }
+    }
+
+    /// The respondents abandoning their answered sessions (``KioskLoad/reset``), untimed.
+    static func reset(port: Int, sessions: [[KioskLoad.Session]]) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for share in sessions {
+                group.addTask { try await KioskLoad.reset(host: "127.0.0.1", port: port, sessions: share, group: Self.loadLoop) }
+            }
+            try await group.waitForAll()
+        }
+    }
+
+    /// Sessions started on the pages at a time: the kiosk keeps at most 1,024 browsers (beyond,
+    /// each new one evicts the least recently seen one without a session, else with one), and
+    /// each started session is a browser.
+    static let sessionsPerRound = 960
+
+    /// The sessions of a row, in rounds: each round's sessions are started untimed, their answers
+    /// timed, and then they are abandoned untimed (their browsers, without a session, are the
+    /// ones the next round's evict).
+    static func pagesRow(port: Int, server: Int32, clients: Int) async throws -> Measured {
+        var left = sessionsPerRow[clients]!
+        var stretches: [Stretch] = []
+        while left > 0 {
+            let round = min(left, sessionsPerRound)
+            left -= round
+            let sessions = try await startSessions(port: port, clients: clients, sessions: round)
+            var answered: [[KioskLoad.Session]] = []
+            stretches.append(try await time(server: server) {
+                let results = try await answer(port: port, sessions: sessions)
+                answered = results.map(\.1)
+                return results.map(\.0)
+            })
+            try await reset(port: port, sessions: answered)
+        }
+        return summarize(stretches)
     }
 
     /// The answers of the socket rows given through the kiosk pages of a daemon of their own (the
@@ -81,7 +150,7 @@ extension DaemonBenchmark {
         var rows: [(Int, Measured)] = []
         for clients in clientCounts {
             FileHandle.standardError.write(Data("timing kiosk pages of \(clients) respondents, daemon pid \(daemon.pid)\n".utf8))
-            rows.append((clients, try await measure(server: daemon.pid) { try await walk(port: port, clients: clients, sessions: sessionsPerRow[clients]!) }))
+            rows.append((clients, try await pagesRow(port: port, server: daemon.pid, clients: clients)))
         }
         await daemon.stop()
         return rows
@@ -123,7 +192,7 @@ extension DaemonBenchmark {
         }
         var pages: [(Int, Measured)] = []
         for clients in clientCounts {
-            pages.append((clients, try await measure(server: tcp.pid) { try await walk(port: port, clients: clients, sessions: sessionsPerRow[clients]!) }))
+            pages.append((clients, try await pagesRow(port: port, server: tcp.pid, clients: clients)))
         }
         await tcp.stop()
         return (socket, pages)
