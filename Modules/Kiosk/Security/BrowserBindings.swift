@@ -95,18 +95,7 @@ final class BrowserBindings: Sendable {
         let token = KioskToken.make()
         let binding = Binding(csrf: KioskToken.make(), language: language, lastSeen: time)
         let evicted = state.withLock { state -> [KioskSessionID] in
-            var evicted: [KioskSessionID] = []
-            if state.bindings.count >= settings.maxBrowsers {
-                evicted = purge(&state, at: time)
-            }
-            if state.bindings.count >= settings.maxBrowsers {
-                let idle = state.bindings.filter { $0.value.session == nil }
-                let pool = idle.isEmpty ? state.bindings : idle
-                if let oldest = pool.min(by: { $0.value.lastSeen < $1.value.lastSeen }) {
-                    if let session = oldest.value.session { evicted.append(session) }
-                    state.bindings[oldest.key] = nil
-                }
-            }
+            let evicted = state.bindings.count >= settings.maxBrowsers ? makeRoom(&state, at: time) : []
             state.bindings[token] = binding
             return evicted
         }
@@ -162,15 +151,25 @@ final class BrowserBindings: Sendable {
         binding.csrf = KioskToken.make()
     }
 
-    /// Removes expired bindings; returns the sessions of those that had one.
-    private func purge(_ state: inout State, at time: ContinuousClock.Instant) -> [KioskSessionID] {
-        var sessions: [KioskSessionID] = []
+    /// Removes expired bindings and, when none had expired, the least recently seen binding
+    /// without a session, else the least recently seen one: in one pass over the bindings, with
+    /// nothing copied (a full kiosk pays it for every new browser).
+    /// - Returns: the sessions of the bindings removed.
+    private func makeRoom(_ state: inout State, at time: ContinuousClock.Instant) -> [KioskSessionID] {
+        var expired: [String] = []
+        var oldestIdle: (token: String, seen: ContinuousClock.Instant)?
+        var oldest: (token: String, seen: ContinuousClock.Instant)?
         for (token, binding) in state.bindings {
             let limit = binding.session == nil ? settings.browserLifetimeSeconds : settings.sessionExpirySeconds
-            guard time - binding.lastSeen > .seconds(limit) else { continue }
-            if let session = binding.session { sessions.append(session) }
-            state.bindings[token] = nil
+            if time - binding.lastSeen > .seconds(limit) {
+                expired.append(token)
+            } else if binding.session == nil {
+                if oldestIdle.map({ binding.lastSeen < $0.seen }) ?? true { oldestIdle = (token, binding.lastSeen) }
+            } else if oldest.map({ binding.lastSeen < $0.seen }) ?? true {
+                oldest = (token, binding.lastSeen)
+            }
         }
-        return sessions
+        if expired.isEmpty, let victim = oldestIdle?.token ?? oldest?.token { expired = [victim] }
+        return expired.compactMap { state.bindings.removeValue(forKey: $0)?.session }
     }
 }

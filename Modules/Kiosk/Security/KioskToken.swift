@@ -24,7 +24,14 @@ enum KioskToken {
 
     /// Whether `text` has the shape of a token (so that a cookie of another shape is not looked up).
     static func isWellFormed(_ text: String) -> Bool {
-        text.utf8.count == 43 && text.utf8.allSatisfy { alphabet.contains($0) }
+        text.utf8.count == 43 && text.utf8.allSatisfy(isBase64URL)
+    }
+
+    private static func isBase64URL(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"): true
+        default: false
+        }
     }
 
     private static let alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
