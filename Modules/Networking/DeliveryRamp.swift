@@ -5,12 +5,12 @@ import Foundation
 ///
 /// After an outage delivery starts with `initialWindow` uploads in flight (1 by default) and
 /// opens one more with every delivered upload, up to `maxWindow`. A server that says it is
-/// overloaded (429 or 503) closes it again: without `Retry-After` the window is halved and every
-/// upload holds off for a delay drawn with full jitter from a window that doubles with each
-/// refusal in a row (the ``RetryPolicy``); with `Retry-After` the window drops to 1 and every
-/// upload holds off for at least that long, plus up to as much again at random, so that the kiosks
-/// the server turned away do not all return in the same second. A delivery ends the run of
-/// refusals.
+/// overloaded (429 or 503) closes it again: with `Retry-After` the window drops to 1, without it
+/// is halved. Either way no upload starts for a while: a time drawn with full jitter from the
+/// `holdOff` window (16 s at first, doubling with each refusal in a row up to its cap, by default
+/// the 60 s cap of the connectivity probes), and never less than the server's `Retry-After`. A
+/// server that turned a fleet away thus sees it come back spread over that window, not in the
+/// second its `Retry-After` names. A delivery ends the run of refusals.
 ///
 /// With `enabled` off the window is always `maxWindow` and nothing holds off: each refused
 /// upload waits out its own backoff while the others go on, as older releases did.
@@ -22,15 +22,21 @@ public struct DeliveryRamp: Sendable, Hashable {
         public var initialWindow: Int
         /// The most uploads at once (the worker's `maxInFlight`).
         public var maxWindow: Int
-        /// How long to hold off after a refusal without `Retry-After`, by refusals in a row.
+        /// The window a hold-off is drawn from, by refusals in a row.
         public var holdOff: RetryPolicy
+        /// The longest `Retry-After` honoured.
+        public var maxRetryAfter: Duration
 
-        public init(enabled: Bool = true, initialWindow: Int = 1, maxWindow: Int, holdOff: RetryPolicy = RetryPolicy(base: .seconds(1), cap: .seconds(300))) {
+        public init(enabled: Bool = true, initialWindow: Int = 1, maxWindow: Int, holdOff: RetryPolicy = Self.defaultHoldOff, maxRetryAfter: Duration = .seconds(300)) {
             self.enabled = enabled
             self.maxWindow = max(1, maxWindow)
             self.initialWindow = min(max(1, initialWindow), self.maxWindow)
             self.holdOff = holdOff
+            self.maxRetryAfter = maxRetryAfter
         }
+
+        /// 16 s at first, up to 60 s.
+        public static let defaultHoldOff = RetryPolicy(base: .seconds(16), cap: .seconds(60))
     }
 
     public let settings: Settings
@@ -64,16 +70,9 @@ public struct DeliveryRamp: Sendable, Hashable {
     public mutating func refused(retryAfter: Duration?, at now: Duration, unitRandom: Double) {
         refusals += 1
         guard settings.enabled else { return }
-        let fraction = min(max(unitRandom, 0), 1)
-        let pause: Duration
-        if let retryAfter {
-            window = 1
-            let seconds = min(max(retryAfter.seconds, 0), settings.holdOff.cap.seconds)
-            pause = .seconds(seconds * (1 + fraction))
-        } else {
-            window = max(1, window / 2)
-            pause = settings.holdOff.delay(attempt: refusals - 1, unitRandom: fraction)
-        }
+        window = retryAfter == nil ? max(1, window / 2) : 1
+        let asked = min(max(retryAfter ?? .zero, .zero), settings.maxRetryAfter)
+        let pause = max(asked, settings.holdOff.delay(attempt: refusals - 1, unitRandom: unitRandom))
         holdUntil = max(holdUntil ?? .zero, now + pause)
     }
 

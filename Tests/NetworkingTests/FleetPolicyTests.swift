@@ -31,7 +31,7 @@ import Testing
 }
 
 @Suite struct DeliveryRampTests {
-    let settings = DeliveryRamp.Settings(initialWindow: 1, maxWindow: 4, holdOff: RetryPolicy(base: .seconds(1), cap: .seconds(300)))
+    let settings = DeliveryRamp.Settings(initialWindow: 1, maxWindow: 4)
 
     /// One upload at first, one more per delivery, up to the maximum.
     @Test func opensOneUploadPerDelivery() {
@@ -43,30 +43,43 @@ import Testing
         #expect(!ramp.permits(inFlight: 4, at: .zero))
     }
 
-    /// A 503/429 with Retry-After: one upload at a time, and none before Retry-After (plus up to
-    /// as much again at random) has passed.
+    /// A 503/429 with Retry-After: one upload at a time, and none before a time drawn from the
+    /// hold-off window (16 s at first) has passed, nor before Retry-After.
     @Test func retryAfterClosesTheWindowAndHoldsOff() {
         var ramp = DeliveryRamp(settings: settings)
         for _ in 0 ..< 3 { ramp.delivered() }
-        ramp.refused(retryAfter: .seconds(10), at: .seconds(100), unitRandom: 0.5)
+        ramp.refused(retryAfter: .seconds(10), at: .seconds(100), unitRandom: 0.75)
         #expect(ramp.window == 1)
-        #expect(ramp.holdUntil == .seconds(115))
-        #expect(!ramp.permits(inFlight: 0, at: .seconds(114)))
-        #expect(ramp.permits(inFlight: 0, at: .seconds(115)))
+        #expect(ramp.holdUntil == .seconds(112))
+        #expect(!ramp.permits(inFlight: 0, at: .seconds(111)))
+        #expect(ramp.permits(inFlight: 0, at: .seconds(112)))
+        // A draw below Retry-After waits for Retry-After.
+        var early = DeliveryRamp(settings: settings)
+        early.refused(retryAfter: .seconds(10), at: .seconds(100), unitRandom: 0.25)
+        #expect(early.holdUntil == .seconds(110))
+        // A Retry-After beyond the longest honoured is cut to it.
+        var long = DeliveryRamp(settings: settings)
+        long.refused(retryAfter: .seconds(86_400), at: .zero, unitRandom: 0)
+        #expect(long.holdUntil == .seconds(300))
     }
 
-    /// Without Retry-After the window halves, and the hold-off grows with refusals in a row.
+    /// Without Retry-After the window halves; the hold-off window doubles with refusals in a row
+    /// up to its cap, and a delivery ends the run.
     @Test func refusalWithoutRetryAfterHalvesAndBacksOff() {
         var ramp = DeliveryRamp(settings: settings)
         for _ in 0 ..< 3 { ramp.delivered() }
         ramp.refused(retryAfter: nil, at: .zero, unitRandom: 1)
         #expect(ramp.window == 2)
-        #expect(ramp.holdUntil == .seconds(1))
-        ramp.refused(retryAfter: nil, at: .seconds(1), unitRandom: 1)
+        #expect(ramp.holdUntil == .seconds(16))
+        ramp.refused(retryAfter: nil, at: .seconds(16), unitRandom: 1)
         #expect(ramp.window == 1)
-        #expect(ramp.holdUntil == .seconds(3))
+        #expect(ramp.holdUntil == .seconds(48))
+        ramp.refused(retryAfter: nil, at: .seconds(48), unitRandom: 1)
+        #expect(ramp.holdUntil == .seconds(108), "capped at 60 s")
         ramp.delivered()
         #expect(ramp.refusals == 0)
+        ramp.refused(retryAfter: nil, at: .seconds(200), unitRandom: 0.5)
+        #expect(ramp.holdUntil == .seconds(208))
     }
 
     /// An outage starts the ramp over.
