@@ -135,7 +135,6 @@ public final class Daemon: Sendable {
                 maxInFlight: configuration.maxInFlight, backoff: policy.backoff, offlinePause: max(.seconds(30), configuration.probeSchedule.cap),
                 ramp: configuration.rampInitialWindow == 0 ? nil : DeliveryRamp.Settings(
                     initialWindow: configuration.rampInitialWindow, maxWindow: configuration.maxInFlight,
-                    holdOff: RetryPolicy(base: DeliveryRamp.Settings.defaultHoldOff.base, cap: max(DeliveryRamp.Settings.defaultHoldOff.base, configuration.probeSchedule.cap)),
                     maxRetryAfter: configuration.backoffCap)),
             wakeup: wakeup, logger: logger, metrics: metrics
         ) { key, state in

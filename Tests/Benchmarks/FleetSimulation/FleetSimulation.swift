@@ -45,13 +45,11 @@ struct Behaviour {
     }
 
     /// The daemon's defaults, or with `probeCap` for `probeIntervalCapSeconds` (the daemon's
-    /// offline pause and the ramp's hold-off window follow that cap as they do in the daemon).
+    /// offline pause follows that cap as it does in the daemon).
     static func after(_ s: Scenario, probeCap: Int = 60) -> Behaviour {
         let retry = RetryPolicy(base: .seconds(1), cap: .seconds(300))
-        let cap = Duration.seconds(probeCap)
-        let holdOff = RetryPolicy(base: DeliveryRamp.Settings.defaultHoldOff.base, cap: max(DeliveryRamp.Settings.defaultHoldOff.base, cap))
-        return Behaviour(name: probeCap == 60 ? "after" : "after, probe cap \(probeCap) s", probe: ProbeSchedule(base: .seconds(2), cap: cap),
-                         ramp: .init(initialWindow: 1, maxWindow: s.maxInFlight, holdOff: holdOff, maxRetryAfter: retry.cap), retry: retry,
+        return Behaviour(name: probeCap == 60 ? "after" : "after, probe cap \(probeCap) s", probe: ProbeSchedule(base: .seconds(2), cap: .seconds(probeCap)),
+                         ramp: .init(initialWindow: 1, maxWindow: s.maxInFlight, maxRetryAfter: retry.cap), retry: retry,
                          offlinePause: max(30, Double(probeCap)))
     }
 }
@@ -322,7 +320,7 @@ enum FleetSimulation {
         print("FleetSimulation: \(scenario.kiosks) kiosks × \(scenario.backlog) queued uploads, server capacity \(scenario.capacity)/s (503 + Retry-After beyond), \(Int(scenario.latency * 1000)) ms round trip, \(Int(scenario.outage)) s outage, maxInFlight \(scenario.maxInFlight); ideal drain \(Int(ideal)) s")
         print("| behaviour | probes/s during outage | peak requests/s after return | peak ÷ capacity | drain time | drain ÷ ideal | uploads refused (503) | requests after return |")
         print("|---|---|---|---|---|---|---|---|")
-        for behaviour in [Behaviour.before(scenario), Behaviour.after(scenario), Behaviour.after(scenario, probeCap: 300), Behaviour.after(scenario, probeCap: 600)] {
+        for behaviour in [Behaviour.before(scenario), Behaviour.after(scenario), Behaviour.after(scenario, probeCap: 240), Behaviour.after(scenario, probeCap: 600)] {
             var simulation = Simulation(scenario, behaviour)
             let r = simulation.run()
             print(String(format: "| %@ | %.0f | %d | %.2f | %.0f s | %.2f | %d | %d |", r.behaviour, r.probesPerSecond, r.peakPerSecond, Double(r.peakPerSecond) / Double(scenario.capacity), r.drain, r.drain / ideal, r.refused, r.requests))
