@@ -109,4 +109,43 @@ import Testing
             #expect(closed.outcome == "abandoned")
         }
     }
+
+    /// Without a fixed interval, housekeeping runs every quarter of the idle timeout as it is at
+    /// each round: a reloaded, shorter timeout closes sessions on the shorter schedule.
+    @Test func housekeepingFollowsAReloadedIdleTimeout() async throws {
+        let dir = try TemporaryDirectory(prefix: "keep")
+        defer { dir.remove() }
+        let storage = try SubmissionQueue(directory: dir.path + "/queue", logger: Logger(label: "test"))
+        defer { storage.close() }
+        let cache = try DefinitionCache(directory: dir.path + "/definitions")
+        let dates = TestClock()
+        let sessions = SessionManager(
+            journal: MemoryJournal(), definitions: FixtureDefinitions(offline: false), queue: RecordingQueue(),
+            settings: .init(defaultLanguage: "en", idleTimeout: .seconds(60), deliveryWait: .milliseconds(1)),
+            now: { dates.now() }, logger: Logger(label: "test"))
+        #expect(Housekeeping.interval(idleTimeout: .seconds(60)) == .seconds(15))
+        #expect(Housekeeping.interval(idleTimeout: .seconds(8)) == .seconds(2))
+        #expect(Housekeeping.interval(idleTimeout: .seconds(2)) == .seconds(1))
+        #expect(Housekeeping.interval(idleTimeout: .seconds(3600)) == .seconds(30))
+        let clock = ManualClock()
+        let housekeeping = Housekeeping(sessions: sessions, queue: storage, cache: cache, clock: clock, logger: Logger(label: "test"))
+        try await running([housekeeping]) {
+            #expect(await eventually { clock.sleeping == 1 })
+            await sessions.apply(idleTimeout: .seconds(8))
+            let first = try await sessions.start(StartSessionRequest())
+            dates.advance(9)
+            clock.advance(by: .seconds(14))
+            #expect(await sessions.openSessions().count == 1, "the round under the old timeout is 15 s away")
+            clock.advance(by: .seconds(1))
+            #expect(await eventually { await sessions.openSessions().isEmpty })
+            #expect(try await sessions.view(id: first.id).outcome == "abandoned")
+
+            #expect(await eventually { clock.sleeping == 1 })
+            let second = try await sessions.start(StartSessionRequest())
+            dates.advance(9)
+            clock.advance(by: .seconds(2))
+            #expect(await eventually { await sessions.openSessions().isEmpty }, "the next round is 2 s away")
+            #expect(try await sessions.view(id: second.id).outcome == "abandoned")
+        }
+    }
 }

@@ -178,7 +178,7 @@ public final class Daemon: Sendable {
         if let kiosk {
             kioskServices.append(.init(service: try kiosk.service { url in await readiness.kiosk(url) }))
         }
-        let housekeeping = Housekeeping(sessions: sessions, queue: queue.queue, cache: cache, interval: min(.seconds(30), max(.seconds(1), configuration.idleSessionTimeout / 4)), logger: logger)
+        let housekeeping = Housekeeping(sessions: sessions, queue: queue.queue, cache: cache, logger: logger)
         let watcher = ConnectivityWatcher(monitor: monitor, worker: worker, queue: queue.queue, schedule: configuration.probeSchedule)
         let lifecycle = lifecycle
         var extra: [ServiceGroupConfiguration.ServiceConfiguration] = kioskServices

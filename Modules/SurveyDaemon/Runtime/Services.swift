@@ -14,7 +14,9 @@ struct Housekeeping: Service {
     let sessions: SessionManager
     let queue: SubmissionQueue
     let cache: DefinitionCache
-    let interval: Duration
+    /// The time between rounds; nil: a quarter of the sessions' idle timeout as it is at each
+    /// round (a reload changes it), from 1 s to 30 s.
+    var interval: Duration?
     var compactionInterval: Duration = .seconds(600)
     var sessionRetention: Duration = .seconds(24 * 3600)
     var clock: any Clock<Duration> = ContinuousClock()
@@ -24,8 +26,10 @@ struct Housekeeping: Service {
         let timeline = Timeline(clock)
         var lastCompaction = timeline.elapsed()
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            let wait: Duration
+            if let interval { wait = interval } else { wait = Self.interval(idleTimeout: await sessions.settings.idleTimeout) }
             do {
-                try await cancelWhenGracefulShutdown { try await timeline.sleep(interval) }
+                try await cancelWhenGracefulShutdown { try await timeline.sleep(wait) }
             } catch {
                 return
             }
@@ -33,6 +37,12 @@ struct Housekeeping: Service {
             await tick(compactSessions: compactionDue)
             if compactionDue { lastCompaction = timeline.elapsed() }
         }
+    }
+
+    /// A quarter of `idleTimeout`, from 1 s to 30 s: an idle session is closed at most a quarter
+    /// of its timeout late.
+    static func interval(idleTimeout: Duration) -> Duration {
+        min(.seconds(30), max(.seconds(1), idleTimeout / 4))
     }
 
     /// One round of housekeeping; each part logs its own failure and is tried again next round.
