@@ -8,9 +8,9 @@ import Foundation
 /// overloaded (429 or 503) closes it again: with `Retry-After` the window drops to 1, without it
 /// is halved. Either way no upload starts for a while: a time drawn with full jitter from the
 /// `holdOff` window (16 s at first, doubling with each refusal in a row up to 60 s by default),
-/// and never less than the server's `Retry-After`. A
-/// server that turned a fleet away thus sees it come back spread over that window, not in the
-/// second its `Retry-After` names. A delivery ends the run of refusals.
+/// and never less than the server's `Retry-After`. A server that turned a fleet away thus sees it
+/// come back spread over that window, not in the second its `Retry-After` names. A delivery ends
+/// the run of refusals.
 ///
 /// With `enabled` off the window is always `maxWindow` and nothing holds off: each refused
 /// upload waits out its own backoff while the others go on, as older releases did.

@@ -39,8 +39,8 @@ struct Housekeeping: Service {
         }
     }
 
-    /// A quarter of `idleTimeout`, from 1 s to 30 s: an idle session is closed at most a quarter
-    /// of its timeout late.
+    /// A quarter of `idleTimeout`, from 1 s to 30 s: an idle session is closed at most that long
+    /// after its timeout.
     static func interval(idleTimeout: Duration) -> Duration {
         min(.seconds(30), max(.seconds(1), idleTimeout / 4))
     }
