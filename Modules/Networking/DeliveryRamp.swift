@@ -6,11 +6,11 @@ import Foundation
 /// After an outage delivery starts with `initialWindow` uploads in flight (1 by default) and
 /// opens one more with every delivered upload, up to `maxWindow`. A server that says it is
 /// overloaded (429 or 503) closes it again: with `Retry-After` the window drops to 1, without it
-/// is halved. Either way no upload starts for a while: a time drawn with full jitter from the
-/// `holdOff` window (16 s at first, doubling with each refusal in a row up to 60 s by default),
-/// and never less than the server's `Retry-After`. A server that turned a fleet away thus sees it
-/// come back spread over that window, not in the second its `Retry-After` names. A delivery ends
-/// the run of refusals.
+/// is halved. Either way no upload starts for a while: the server's `Retry-After` (up to
+/// `maxRetryAfter`) and on top of it a time drawn with full jitter from the `holdOff` window
+/// (16 s at first, doubling with each refusal in a row up to 60 s by default). A server that
+/// turned a fleet away thus sees it come back spread over that window after the time it asked
+/// for, not all in the second its `Retry-After` names. A delivery ends the run of refusals.
 ///
 /// With `enabled` off the window is always `maxWindow` and nothing holds off: each refused
 /// upload waits out its own backoff while the others go on, as older releases did.
@@ -39,7 +39,7 @@ public struct DeliveryRamp: Sendable, Hashable {
         public static let defaultHoldOff = RetryPolicy(base: .seconds(16), cap: .seconds(60))
     }
 
-    public let settings: Settings
+    public private(set) var settings: Settings
     /// Uploads allowed in flight now.
     public private(set) var window: Int
     /// Refusals (429/503) since the last delivery.
@@ -72,8 +72,14 @@ public struct DeliveryRamp: Sendable, Hashable {
         guard settings.enabled else { return }
         window = retryAfter == nil ? max(1, window / 2) : 1
         let asked = min(max(retryAfter ?? .zero, .zero), settings.maxRetryAfter)
-        let pause = max(asked, settings.holdOff.delay(attempt: refusals - 1, unitRandom: unitRandom))
+        let pause = asked + settings.holdOff.delay(attempt: refusals - 1, unitRandom: unitRandom)
         holdUntil = max(holdUntil ?? .zero, now + pause)
+    }
+
+    /// The longest `Retry-After` honoured, from the next refusal on (a reloaded backoff cap).
+    public var maxRetryAfter: Duration {
+        get { settings.maxRetryAfter }
+        set { settings.maxRetryAfter = newValue }
     }
 
     /// Forgets the hold-off (an operator's flush asks for every upload now); the window stays.

@@ -18,6 +18,14 @@ import Testing
         #expect(tokens.allSatisfy { $0.count == 43 })
         #expect(!KioskToken.isWellFormed("short"))
         #expect(!KioskToken.isWellFormed(String(repeating: "a", count: 42) + "="))
+        for bad in ["=", "/", "+", ".", " ", "\u{7F}", "\u{00}"] {
+            var shape = Array(tokens[0].utf8)
+            shape[21] = UInt8(ascii: bad.unicodeScalars.first!)
+            #expect(!KioskToken.isWellFormed(String(decoding: shape, as: UTF8.self)), "a \(bad.debugDescription) inside")
+        }
+        #expect(!KioskToken.isWellFormed(String(tokens[0].dropLast(1)) + "é"), "43 characters but 44 bytes")
+        #expect(!KioskToken.isWellFormed(String(tokens[0].dropLast(2)) + "é"), "43 bytes, one of them not base64url")
+        #expect(KioskToken.isWellFormed(String(repeating: "-", count: 21) + "_Zz09" + String(repeating: "A", count: 17)))
         #expect(KioskToken.matches(tokens[0], tokens[0]))
         #expect(!KioskToken.matches(tokens[0], tokens[1]))
         #expect(!KioskToken.matches("", tokens[1]))
@@ -86,6 +94,28 @@ import Testing
         let (_, evicted) = store.create(language: .en)
         #expect(evicted == [KioskSessionID("a")])
         #expect(store.count == 2)
+    }
+
+    /// A full kiosk first removes every browser past its time (with or without a session) and
+    /// returns their sessions for abandoning; it removes no live browser while one has expired.
+    @Test func whenFullEveryExpiredBrowserGoesAndNoLiveOne() {
+        let settings = KioskSettings(idleSeconds: 60, idleCountdownSeconds: 10, maxBrowsers: 4, browserLifetimeSeconds: 600)
+        let store = bindings(settings)
+        var stale: [String] = []
+        for name in ["old-1", "old-2"] {
+            let token = store.create(language: .en).found.token
+            #expect(store.attach(KioskSessionID(name), language: .en, to: token))
+            stale.append(token)
+        }
+        stale.append(store.create(language: .en).found.token)
+        clock.advance(by: .seconds(601))
+        let live = store.create(language: .ko).found.token
+        let (newest, evicted) = store.create(language: .en)
+        #expect(Set(evicted) == [KioskSessionID("old-1"), KioskSessionID("old-2")])
+        #expect(store.count == 2)
+        #expect(stale.allSatisfy { store.lookup($0) == nil })
+        #expect(store.lookup(live) != nil)
+        #expect(store.lookup(newest.token) != nil)
     }
 
     @Test func aCookieOfAnotherShapeIsNotLookedUp() {

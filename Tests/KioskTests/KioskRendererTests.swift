@@ -93,20 +93,37 @@ import Testing
         let uncached = try KioskRenderer(settings: KioskSettings(titles: [.en: "<i>Survey</i> & co"]), assets: KioskAssets())
         #expect(first == uncached.renderQuestion(question, view: view, csrf: "token-one", rejected: nil))
 
-        // Another position, language or questionnaire text is another page.
+        // Another language, questionnaire text, position, stage length or Back button is another
+        // page, and shows what it should.
         var korean = view
         korean.language = .ko
-        _ = renderer.question(question, view: korean, csrf: "t", rejected: nil)
+        #expect(renderer.question(question, view: korean, csrf: "t", rejected: nil).contains("<html lang=\"ko\""))
         let (reworded, rewordedView) = self.view(Form(name: "email", question: "Your address?", isRequired: false, input: .text(placeholder: nil), rules: []))
         #expect(renderer.question(reworded, view: rewordedView, csrf: "t", rejected: nil).contains("Your address?"))
-        #expect(renderer.firstViews.count == 3)
+        var third = view
+        third.position = 3
+        #expect(renderer.question(question, view: third, csrf: "t", rejected: nil).contains("3 of 3"))
+        var longer = view
+        longer.total = 9
+        #expect(renderer.question(question, view: longer, csrf: "t", rejected: nil).contains("2 of 9"))
+        var noBack = view
+        noBack.canGoBack = false
+        #expect(!renderer.question(question, view: noBack, csrf: "t", rejected: nil).contains("action=\"/back\""))
+        #expect(first.contains("action=\"/back\""))
+        #expect(renderer.firstViews.count == 6)
 
-        // The respondent's earlier answer, or a rejected input, is never kept.
-        let (answered, answeredView) = self.view(form, value: .string("kim@example.com"))
-        #expect(renderer.question(answered, view: answeredView, csrf: "t", rejected: nil).contains("value=\"kim@example.com\""))
-        let posted = PostedAnswer(values: ["not-an-address"], extra: nil)
-        #expect(renderer.question(question, view: view, csrf: "t", rejected: (.rule(message: "An e-mail address, please"), posted)).contains("value=\"not-an-address\""))
-        #expect(renderer.firstViews.count == 3)
+        // A page with the respondent's earlier answer, or a rejected input, is never kept: a later
+        // first view of a question not shown before shows neither.
+        let fresh = Form(name: "phone", question: "Your phone?", isRequired: false, input: .text(placeholder: nil), rules: [])
+        let (answered, answeredView) = self.view(fresh, value: .string("010-1234-5678"))
+        #expect(renderer.question(answered, view: answeredView, csrf: "t", rejected: nil).contains("value=\"010-1234-5678\""))
+        let (rejected, rejectedView) = self.view(fresh)
+        let posted = PostedAnswer(values: ["not-a-number"], extra: nil)
+        #expect(renderer.question(rejected, view: rejectedView, csrf: "t", rejected: (.rule(message: "A phone number, please"), posted)).contains("value=\"not-a-number\""))
+        #expect(renderer.firstViews.count == 6)
+        let later = renderer.question(rejected, view: rejectedView, csrf: "t", rejected: nil)
+        #expect(!later.contains("010-1234-5678") && !later.contains("not-a-number") && !later.contains("A phone number, please"))
+        #expect(renderer.firstViews.count == 7)
 
         // Welcome screens too, one per language.
         let welcome = renderer.welcome(language: .en, csrf: "token-one")

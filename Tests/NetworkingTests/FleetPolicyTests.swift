@@ -43,20 +43,23 @@ import Testing
         #expect(!ramp.permits(inFlight: 4, at: .zero))
     }
 
-    /// A 503/429 with Retry-After: one upload at a time, and none before a time drawn from the
-    /// hold-off window (16 s at first) has passed, nor before Retry-After.
+    /// A 503/429 with Retry-After: one upload at a time, and none before Retry-After and a time
+    /// drawn from the hold-off window (16 s at first) on top of it have passed.
     @Test func retryAfterClosesTheWindowAndHoldsOff() {
         var ramp = DeliveryRamp(settings: settings)
         for _ in 0 ..< 3 { ramp.delivered() }
         ramp.refused(retryAfter: .seconds(10), at: .seconds(100), unitRandom: 0.75)
         #expect(ramp.window == 1)
-        #expect(ramp.holdUntil == .seconds(112))
-        #expect(!ramp.permits(inFlight: 0, at: .seconds(111)))
-        #expect(ramp.permits(inFlight: 0, at: .seconds(112)))
-        // A draw below Retry-After waits for Retry-After.
-        var early = DeliveryRamp(settings: settings)
-        early.refused(retryAfter: .seconds(10), at: .seconds(100), unitRandom: 0.25)
-        #expect(early.holdUntil == .seconds(110))
+        #expect(ramp.holdUntil == .seconds(122))
+        #expect(!ramp.permits(inFlight: 0, at: .seconds(121)))
+        #expect(ramp.permits(inFlight: 0, at: .seconds(122)))
+        // Kiosks told the same Retry-After come back spread over the window after it, not at it.
+        let returns = [0.0, 0.25, 0.5, 1].map { draw in
+            var kiosk = DeliveryRamp(settings: settings)
+            kiosk.refused(retryAfter: .seconds(10), at: .seconds(100), unitRandom: draw)
+            return kiosk.holdUntil
+        }
+        #expect(returns == [110, 114, 118, 126].map { Duration.seconds($0) })
         // A Retry-After beyond the longest honoured is cut to it.
         var long = DeliveryRamp(settings: settings)
         long.refused(retryAfter: .seconds(86_400), at: .zero, unitRandom: 0)

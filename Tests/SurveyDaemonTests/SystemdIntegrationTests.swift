@@ -204,6 +204,7 @@ import Testing
         #expect(await daemon.sessions.settings.idleTimeout == .seconds(60))
         let delays = await (0..<20).asyncMap { attempt in await daemon.worker.settings.backoff(attempt + 10, nil) }
         #expect(delays.allSatisfy { $0 <= .seconds(2) }, "\(delays)")
+        #expect(await daemon.worker.ramp.maxRetryAfter == .seconds(2), "the ramp honours Retry-After up to the reloaded backoff cap")
         #expect(await reloader.current.maxInFlight == configuration.maxInFlight)
         #expect(await reloader.current.logLevel == .debug)
 

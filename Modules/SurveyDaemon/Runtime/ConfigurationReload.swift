@@ -64,7 +64,7 @@ actor ConfigurationReloader {
             setting.set(&applied, value)
         }
         logLevel.level = applied.logLevel
-        await daemon.worker.apply(backoff: RetryPolicy(base: applied.backoffBase, cap: applied.backoffCap).backoff)
+        await daemon.worker.apply(backoff: RetryPolicy(base: applied.backoffBase, cap: applied.backoffCap).backoff, maxRetryAfter: applied.backoffCap)
         await daemon.sessions.apply(idleTimeout: applied.idleSessionTimeout)
         await daemon.surveyClient.reloadToken()
         await daemon.worker.resume(because: "the configuration and the token were read again (SIGHUP)")
@@ -81,9 +81,11 @@ actor ConfigurationReloader {
 }
 
 extension DeliveryWorker {
-    /// Uses `backoff` for the retries scheduled from now on.
-    func apply(backoff: @escaping @Sendable (_ attempt: Int, _ retryAfter: Duration?) -> Duration) {
+    /// Uses `backoff` for the retries scheduled from now on, and honours a server's `Retry-After`
+    /// up to `maxRetryAfter` in the ramp's hold-off from the next refusal on.
+    func apply(backoff: @escaping @Sendable (_ attempt: Int, _ retryAfter: Duration?) -> Duration, maxRetryAfter: Duration) {
         settings.backoff = backoff
+        ramp.maxRetryAfter = maxRetryAfter
     }
 }
 
