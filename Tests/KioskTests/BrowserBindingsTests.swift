@@ -84,6 +84,29 @@ import Testing
         #expect(store.lookup(newest.token) != nil)
     }
 
+    /// A full kiosk forgets the least recently seen eighth of its browsers without a session at
+    /// once, so the next new browsers find room without another pass; browsers with a session stay.
+    @Test func whenFullAnEighthOfTheIdleBrowsersGoesAtOnce() {
+        let store = bindings(KioskSettings(maxBrowsers: 16))
+        let busy = store.create(language: .en).found.token
+        #expect(store.attach(KioskSessionID("busy"), language: .en, to: busy))
+        var idle: [String] = []
+        for _ in 0..<15 {
+            clock.advance(by: .seconds(1))
+            idle.append(store.create(language: .en).found.token)
+        }
+        #expect(store.lookup(busy) != nil, "seen last now")
+        let (first, evicted) = store.create(language: .en)
+        #expect(evicted.isEmpty)
+        #expect(store.count == 15)
+        #expect(idle.prefix(2).allSatisfy { store.lookup($0) == nil })
+        #expect(idle.dropFirst(2).allSatisfy { store.lookup($0) != nil })
+        #expect(store.lookup(busy)?.binding.session == KioskSessionID("busy"))
+        _ = store.create(language: .en)
+        #expect(store.count == 16)
+        #expect(store.lookup(first.token) != nil)
+    }
+
     @Test func whenFullOfSessionsTheOldestSessionIsEvictedForAbandoning() {
         let store = bindings(KioskSettings(maxBrowsers: 2))
         for name in ["a", "b"] {

@@ -88,7 +88,8 @@ final class BrowserBindings: Sendable {
     }
 
     /// A new binding without a session. When the kiosk is full, expired bindings go first,
-    /// then the least recently seen one without a session, then the least recently seen one.
+    /// then the least recently seen eighth of those without a session, then the least recently
+    /// seen one.
     /// - Returns: the binding, and sessions of evicted bindings to abandon.
     func create(language: KioskLanguage) -> (found: Found, evicted: [KioskSessionID]) {
         let time = now()
@@ -151,25 +152,33 @@ final class BrowserBindings: Sendable {
         binding.csrf = KioskToken.make()
     }
 
-    /// Removes expired bindings and, when none had expired, the least recently seen binding
-    /// without a session, else the least recently seen one: in one pass over the bindings, with
-    /// nothing copied (a full kiosk pays it for every new browser).
+    /// Removes expired bindings and, when none had expired, the least recently seen eighth of
+    /// the bindings without a session (at least one), else the least recently seen binding (its
+    /// session is abandoned): one pass over the bindings, which a full kiosk flooded with new
+    /// browsers then pays once per eighth of its limit rather than for every new browser.
     /// - Returns: the sessions of the bindings removed.
     private func makeRoom(_ state: inout State, at time: ContinuousClock.Instant) -> [KioskSessionID] {
         var expired: [String] = []
-        var oldestIdle: (token: String, seen: ContinuousClock.Instant)?
+        var idle: [(seen: ContinuousClock.Instant, token: String)] = []
         var oldest: (token: String, seen: ContinuousClock.Instant)?
         for (token, binding) in state.bindings {
             let limit = binding.session == nil ? settings.browserLifetimeSeconds : settings.sessionExpirySeconds
             if time - binding.lastSeen > .seconds(limit) {
                 expired.append(token)
             } else if binding.session == nil {
-                if oldestIdle.map({ binding.lastSeen < $0.seen }) ?? true { oldestIdle = (token, binding.lastSeen) }
+                idle.append((binding.lastSeen, token))
             } else if oldest.map({ binding.lastSeen < $0.seen }) ?? true {
                 oldest = (token, binding.lastSeen)
             }
         }
-        if expired.isEmpty, let victim = oldestIdle?.token ?? oldest?.token { expired = [victim] }
+        if expired.isEmpty {
+            if !idle.isEmpty {
+                let batch = min(idle.count, max(1, settings.maxBrowsers / 8))
+                expired = idle.sorted { $0.seen < $1.seen }.prefix(batch).map(\.token)
+            } else if let victim = oldest?.token {
+                expired = [victim]
+            }
+        }
         return expired.compactMap { state.bindings.removeValue(forKey: $0)?.session }
     }
 }
