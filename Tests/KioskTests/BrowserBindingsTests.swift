@@ -84,8 +84,9 @@ import Testing
         #expect(store.lookup(newest.token) != nil)
     }
 
-    /// A full kiosk forgets the least recently seen eighth of its browsers without a session at
-    /// once, so the next new browsers find room without another pass; browsers with a session stay.
+    /// A full kiosk forgets up to an eighth of its browsers without a session at once, the least
+    /// recently seen, so the next new browsers find room without another pass; browsers with a
+    /// session stay.
     @Test func whenFullAnEighthOfTheIdleBrowsersGoesAtOnce() {
         let store = bindings(KioskSettings(maxBrowsers: 16))
         let busy = store.create(language: .en).found.token
@@ -105,6 +106,44 @@ import Testing
         _ = store.create(language: .en)
         #expect(store.count == 16)
         #expect(store.lookup(first.token) != nil)
+    }
+
+    /// With few browsers without a session left, only the older half of them goes: a browser on
+    /// the welcome screen keeps its cookie while respondents' sessions fill the kiosk.
+    @Test func aBrowserThatHasJustArrivedStaysWhileOlderOnesGo() {
+        let store = bindings(KioskSettings(maxBrowsers: 16))
+        var idle: [String] = []
+        for index in 0..<16 {
+            clock.advance(by: .seconds(1))
+            let token = store.create(language: .en).found.token
+            if index < 12 {
+                #expect(store.attach(KioskSessionID("s\(index)"), language: .en, to: token))
+            } else {
+                idle.append(token)
+            }
+        }
+        clock.advance(by: .seconds(1))
+        let (arrived, evicted) = store.create(language: .en)
+        #expect(evicted.isEmpty)
+        #expect(store.count == 15, "the older two of four")
+        clock.advance(by: .seconds(1))
+        let second = store.create(language: .en).found.token
+        #expect(store.count == 16)
+        clock.advance(by: .seconds(1))
+        let third = store.create(language: .en).found.token
+        #expect(store.count == 15, "the older two of the four without a session: the last two of the first ones")
+        #expect(idle.allSatisfy { store.lookup($0) == nil })
+        #expect([arrived.token, second, third].allSatisfy { store.lookup($0) != nil })
+        // Down to two without a session, only the older one goes.
+        clock.advance(by: .seconds(1))
+        let fourth = store.create(language: .en).found.token
+        #expect(store.count == 16)
+        clock.advance(by: .seconds(1))
+        #expect(store.attach(KioskSessionID("s12"), language: .en, to: second))
+        #expect(store.attach(KioskSessionID("s13"), language: .en, to: third))
+        _ = store.create(language: .en)
+        #expect(store.lookup(arrived.token) == nil)
+        #expect(store.lookup(fourth) != nil)
     }
 
     @Test func whenFullOfSessionsTheOldestSessionIsEvictedForAbandoning() {

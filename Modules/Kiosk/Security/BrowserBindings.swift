@@ -88,8 +88,8 @@ final class BrowserBindings: Sendable {
     }
 
     /// A new binding without a session. When the kiosk is full, expired bindings go first,
-    /// then the least recently seen eighth of those without a session, then the least recently
-    /// seen one.
+    /// then the least recently seen of those without a session (up to an eighth of the limit, at
+    /// most the older half of them), then the least recently seen one.
     /// - Returns: the binding, and sessions of evicted bindings to abandon.
     func create(language: KioskLanguage) -> (found: Found, evicted: [KioskSessionID]) {
         let time = now()
@@ -152,10 +152,12 @@ final class BrowserBindings: Sendable {
         binding.csrf = KioskToken.make()
     }
 
-    /// Removes expired bindings and, when none had expired, the least recently seen eighth of
-    /// the bindings without a session (at least one), else the least recently seen binding (its
-    /// session is abandoned): one pass over the bindings, which a full kiosk flooded with new
-    /// browsers then pays once per eighth of its limit rather than for every new browser.
+    /// Removes expired bindings and, when none had expired, the least recently seen of the
+    /// bindings without a session: an eighth of the limit, but never more than the older half of
+    /// them (at least one), so a browser that has just opened the welcome screen stays while older
+    /// ones are left; when every binding has a session, the least recently seen one (its session
+    /// is abandoned). One pass over the bindings, which a full kiosk flooded with new browsers
+    /// then pays about once per eighth of its limit rather than for every new browser.
     /// - Returns: the sessions of the bindings removed.
     private func makeRoom(_ state: inout State, at time: ContinuousClock.Instant) -> [KioskSessionID] {
         var expired: [String] = []
@@ -173,7 +175,7 @@ final class BrowserBindings: Sendable {
         }
         if expired.isEmpty {
             if !idle.isEmpty {
-                let batch = min(idle.count, max(1, settings.maxBrowsers / 8))
+                let batch = max(1, min(settings.maxBrowsers / 8, idle.count / 2))
                 expired = idle.sorted { $0.seen < $1.seen }.prefix(batch).map(\.token)
             } else if let victim = oldest?.token {
                 expired = [victim]
