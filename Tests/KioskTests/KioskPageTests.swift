@@ -109,6 +109,8 @@ import Testing
                 #expect(response.headers[HTTPField.Name("Referrer-Policy")!] == "no-referrer")
                 #expect(response.headers[HTTPField.Name("X-Frame-Options")!] == "DENY")
                 #expect(response.headers[.server] == nil)
+                let names: [HTTPField.Name] = [.xContentTypeOptions, .contentSecurityPolicy, .cacheControl, HTTPField.Name("Referrer-Policy")!, HTTPField.Name("X-Frame-Options")!]
+                #expect(names.allSatisfy { response.headers[values: $0].count == 1 }, "each once: \(response.headers)")
             }
             for response in [welcome, start, question, forbidden, missing] {
                 #expect(response.headers[.cacheControl] == "no-store")

@@ -43,12 +43,19 @@ enum KioskSecurityHeaders {
     static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
     static let frameOptions = HTTPField.Name("X-Frame-Options")!
 
-    /// Sets them; a response without its own `Cache-Control` gets `no-store`.
+    /// The fields, made (and their values checked) once rather than for every response.
+    static let fields: [HTTPField] = [
+        HTTPField(name: .xContentTypeOptions, value: "nosniff"),
+        HTTPField(name: .contentSecurityPolicy, value: contentSecurityPolicy),
+        HTTPField(name: referrerPolicy, value: "no-referrer"),
+        HTTPField(name: frameOptions, value: "DENY"),
+    ]
+    static let noStore = HTTPField(name: .cacheControl, value: "no-store")
+
+    /// Adds them (no route sets any of them itself); a response without its own
+    /// `Cache-Control` gets `no-store`.
     static func apply(to headers: inout HTTPFields) {
-        headers[.xContentTypeOptions] = "nosniff"
-        headers[.contentSecurityPolicy] = contentSecurityPolicy
-        headers[referrerPolicy] = "no-referrer"
-        headers[frameOptions] = "DENY"
-        if headers[.cacheControl] == nil { headers[.cacheControl] = "no-store" }
+        headers.append(contentsOf: fields)
+        if headers[.cacheControl] == nil { headers.append(noStore) }
     }
 }

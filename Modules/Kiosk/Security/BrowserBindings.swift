@@ -72,18 +72,21 @@ final class BrowserBindings: Sendable {
         guard let token, KioskToken.isWellFormed(token) else { return nil }
         let time = now()
         return state.withLock { state -> Found? in
-            guard var binding = state.bindings[token] else { return nil }
+            // Changed in place: one hash lookup, and the binding copied only into the result.
+            guard let index = state.bindings.index(forKey: token) else { return nil }
             var expired: KioskSessionID?
-            if let session = binding.session, time - binding.lastSeen > .seconds(settings.sessionExpirySeconds) {
-                expired = session
-                Self.detach(&binding, ended: nil)
-            } else if binding.session == nil, time - binding.lastSeen > .seconds(settings.browserLifetimeSeconds) {
-                state.bindings[token] = nil
+            let lastSeen = state.bindings.values[index].lastSeen
+            if let session = state.bindings.values[index].session {
+                if time - lastSeen > .seconds(settings.sessionExpirySeconds) {
+                    expired = session
+                    Self.detach(&state.bindings.values[index], ended: nil)
+                }
+            } else if time - lastSeen > .seconds(settings.browserLifetimeSeconds) {
+                state.bindings.remove(at: index)
                 return nil
             }
-            binding.lastSeen = time
-            state.bindings[token] = binding
-            return Found(token: token, binding: binding, expired: expired)
+            state.bindings.values[index].lastSeen = time
+            return Found(token: token, binding: state.bindings.values[index], expired: expired)
         }
     }
 
@@ -107,10 +110,8 @@ final class BrowserBindings: Sendable {
     @discardableResult
     func update<Result>(_ token: String, _ body: (inout Binding) -> Result) -> Result? {
         state.withLock { state -> Result? in
-            guard var binding = state.bindings[token] else { return nil }
-            let result = body(&binding)
-            state.bindings[token] = binding
-            return result
+            guard let index = state.bindings.index(forKey: token) else { return nil }
+            return body(&state.bindings.values[index])
         }
     }
 
