@@ -45,7 +45,7 @@ extension DaemonSetting {
         DaemonSetting(
             \.backoffCapSeconds, key: "backoffCapSeconds", variable: "SURVEYD_BACKOFF_CAP",
             kind: .seconds(.above(0, atMost: DaemonConfiguration.maxBackoffSeconds, "1 day")), default: 300,
-            doc: "longest retry delay (delays are drawn uniformly in `0…min(cap, base·2^attempt)`); SIGHUP applies a new value"),
+            doc: "longest retry delay (delays are drawn uniformly in `0…min(cap, base·2^attempt)`), and the longest server `Retry-After` honoured (a 429/503 also holds the whole queue off for that `Retry-After` plus a random time of up to 16 s, up to 60 s after refusals in a row; see `operations.md`); SIGHUP applies a new value"),
         DaemonSetting(
             \.durability, key: "durability", variable: "SURVEYD_DURABILITY", flag: "durability",
             kind: .choice(DaemonConfiguration.Durability.names), default: .strict,

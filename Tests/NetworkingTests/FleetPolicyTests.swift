@@ -85,6 +85,23 @@ import Testing
         #expect(ramp.holdUntil == .seconds(208))
     }
 
+    /// Each refused upload counts, those in flight together too: four refused at once make a run
+    /// of four, and the hold-off is drawn from the window of the last (60 s); without
+    /// Retry-After each halves the window. A longer Retry-After moves the end further.
+    @Test func uploadsRefusedTogetherEachCount() {
+        var ramp = DeliveryRamp(settings: settings)
+        for _ in 0 ..< 3 { ramp.delivered() }
+        ramp.refused(retryAfter: nil, at: .seconds(100), unitRandom: 1)
+        ramp.refused(retryAfter: nil, at: .milliseconds(100_050), unitRandom: 1)
+        ramp.refused(retryAfter: nil, at: .milliseconds(100_100), unitRandom: 0.5)
+        #expect(ramp.refusals == 3)
+        #expect(ramp.window == 1)
+        #expect(ramp.holdUntil == .milliseconds(132_050), "the longest of 16, 32 and half of 60 s")
+        ramp.refused(retryAfter: .seconds(90), at: .milliseconds(100_150), unitRandom: 0)
+        #expect(ramp.refusals == 4)
+        #expect(ramp.holdUntil == .milliseconds(190_150), "a longer Retry-After is honoured")
+    }
+
     /// An outage starts the ramp over.
     @Test func restartGoesBackToTheInitialWindow() {
         var ramp = DeliveryRamp(settings: settings)

@@ -33,6 +33,9 @@ final class ManualClock: Clock {
     /// Sleeps waiting for the clock to move.
     var sleeping: Int { state.withLock { $0.sleepers.count } }
 
+    /// When the waiting sleeps end, from the clock's start, earliest first.
+    var deadlines: [Duration] { state.withLock { $0.sleepers.map(\.deadline.offset).sorted() } }
+
     func sleep(until deadline: Instant, tolerance: Duration?) async throws {
         let id = UUID()
         try await withTaskCancellationHandler {

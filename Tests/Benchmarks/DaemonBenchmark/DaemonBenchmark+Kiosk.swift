@@ -113,9 +113,10 @@ extension DaemonBenchmark {
         }
     }
 
-    /// Sessions started on the pages at a time: the kiosk keeps at most 1,024 browsers (beyond,
-    /// each new one evicts the least recently seen one without a session, else with one), and
-    /// each started session is a browser.
+    /// Sessions started on the pages at a time: the kiosk keeps at most 1,024 browsers (when full,
+    /// it forgets the least recently seen of those without a session, up to an eighth of the
+    /// limit and at most the older half of them, else the least recently seen session), and each
+    /// started session is a browser.
     static let sessionsPerRound = 960
 
     /// The sessions of a row, in rounds: each round's sessions are started untimed, their answers

@@ -13,7 +13,10 @@
 // ramp (always `maxInFlight`), a 30 s offline pause. "after" is the daemon's default.
 //
 // Results depend only on the seed, not on the machine: `swift run -c release FleetSimulation`
-// (a debug build gives the same numbers, more slowly).
+// (a debug build gives the same numbers, more slowly). `--by-sender` counts the defaults' upload
+// requests of the busiest seconds by who sent them, `--grid` tries 48 settings of the ramp and the
+// watcher, `--token-bucket` puts a server that refuses by a token bucket in place of the one that
+// counts whole seconds.
 import Foundation
 import Networking
 
@@ -120,21 +123,41 @@ struct EventQueue {
     }
 }
 
-/// The server: a fixed number of accepted uploads per second of the clock; beyond it 503 with a
+/// The server: a fixed number of accepted uploads per second of the clock (or, with a token
+/// bucket, a bucket refilled at that rate and holding `burst` seconds of it); beyond it 503 with a
 /// `Retry-After` that grows with how far over capacity this second is.
 struct Server {
+    enum Limit { case wholeSeconds, tokenBucket(burst: Double) }
     let capacity: Int
+    var limit = Limit.wholeSeconds
     var second = -1
     var accepted = 0
     var refusedThisSecond = 0
     var arrivals: [Int: Int] = [:]
     var refused = 0
+    var tokens = 0.0
+    var refilled = 0.0
+
+    init(capacity: Int, limit: Limit = .wholeSeconds) {
+        self.capacity = capacity
+        self.limit = limit
+    }
 
     mutating func request(at time: Double) -> EventQueue.Outcome {
         let now = Int(time)
         if now != second { second = now; accepted = 0; refusedThisSecond = 0 }
         arrivals[now, default: 0] += 1
-        if accepted < capacity {
+        let admitted: Bool
+        switch limit {
+        case .wholeSeconds:
+            admitted = accepted < capacity
+        case .tokenBucket(let burst):
+            tokens = min(burst * Double(capacity), tokens + (time - refilled) * Double(capacity))
+            refilled = time
+            admitted = tokens >= 1
+            if admitted { tokens -= 1 }
+        }
+        if admitted {
             accepted += 1
             return .delivered
         }
@@ -159,6 +182,16 @@ struct Kiosk {
     var batch: [Int] = []
     var batchNext = 0
     var inFlight = 0
+    /// Deliveries since the last refusal: the kiosk is delivering.
+    var deliveredInRun = 0
+}
+
+/// One second's upload requests by who sent them: a kiosk that was delivering, one back from a
+/// hold-off, one sending its first upload since it found the server.
+struct BySender {
+    var accepted = [0, 0, 0]
+    var refused = [0, 0, 0]
+    var total: Int { accepted.reduce(0, +) + refused.reduce(0, +) }
 }
 
 struct Result {
@@ -179,12 +212,15 @@ struct Simulation {
     var kiosks: [Kiosk]
     var probes = 0
     var lastDelivery = 0.0
+    /// With `countBySender`, each second's requests by who sent them.
+    var bySender: [Int: BySender]?
 
-    init(_ scenario: Scenario, _ behaviour: Behaviour) {
+    init(_ scenario: Scenario, _ behaviour: Behaviour, limit: Server.Limit = .wholeSeconds, countBySender: Bool = false) {
         self.scenario = scenario
         self.behaviour = behaviour
         random = SplitMix(state: scenario.seed)
-        server = Server(capacity: scenario.capacity)
+        server = Server(capacity: scenario.capacity, limit: limit)
+        bySender = countBySender ? [:] : nil
         let kiosk = Kiosk(items: Array(repeating: Kiosk.Item(), count: scenario.backlog), pending: scenario.backlog, ramp: DeliveryRamp(settings: behaviour.ramp))
         kiosks = Array(repeating: kiosk, count: scenario.kiosks)
     }
@@ -264,6 +300,10 @@ struct Simulation {
                 outcome = .offline
             } else {
                 outcome = server.request(at: time)
+                if bySender != nil {
+                    let sender = kiosks[k].deliveredInRun > 0 ? 0 : kiosks[k].ramp.refusals > 0 ? 1 : 2
+                    if case .delivered = outcome { bySender![Int(time), default: BySender()].accepted[sender] += 1 } else { bySender![Int(time), default: BySender()].refused[sender] += 1 }
+                }
             }
             events.push(time + scenario.latency, k, .response(item: item, outcome: outcome))
         }
@@ -275,10 +315,12 @@ struct Simulation {
         switch outcome {
         case .delivered:
             kiosks[k].ramp.delivered()
+            kiosks[k].deliveredInRun += 1
             kiosks[k].items[item].done = true
             kiosks[k].pending -= 1
             lastDelivery = max(lastDelivery, time)
         case .refused(let retryAfter):
+            kiosks[k].deliveredInRun = 0
             kiosks[k].ramp.refused(retryAfter: .at(retryAfter), at: .at(time), unitRandom: random.unit())
             kiosks[k].items[item].attempts += 1
             let delay = behaviour.retry.delay(attempt: kiosks[k].items[item].attempts - 1, retryAfter: .at(retryAfter), unitRandom: random.unit())
@@ -314,16 +356,77 @@ struct Simulation {
 
 @main
 enum FleetSimulation {
+    static let header = """
+        | behaviour | probes/s during outage | peak requests/s after return | peak ÷ capacity | drain time | drain ÷ ideal | uploads refused (503) | requests after return |
+        |---|---|---|---|---|---|---|---|
+        """
+
     static func main() {
         let scenario = Scenario()
         let ideal = Double(scenario.kiosks * scenario.backlog) / Double(scenario.capacity)
         print("FleetSimulation: \(scenario.kiosks) kiosks × \(scenario.backlog) queued uploads, server capacity \(scenario.capacity)/s (503 + Retry-After beyond), \(Int(scenario.latency * 1000)) ms round trip, \(Int(scenario.outage)) s outage, maxInFlight \(scenario.maxInFlight); ideal drain \(Int(ideal)) s")
-        print("| behaviour | probes/s during outage | peak requests/s after return | peak ÷ capacity | drain time | drain ÷ ideal | uploads refused (503) | requests after return |")
-        print("|---|---|---|---|---|---|---|---|")
-        for behaviour in [Behaviour.before(scenario), Behaviour.after(scenario), Behaviour.after(scenario, probeCap: 240), Behaviour.after(scenario, probeCap: 600)] {
-            var simulation = Simulation(scenario, behaviour)
-            let r = simulation.run()
-            print(String(format: "| %@ | %.0f | %d | %.2f | %.0f s | %.2f | %d | %d |", r.behaviour, r.probesPerSecond, r.peakPerSecond, Double(r.peakPerSecond) / Double(scenario.capacity), r.drain, r.drain / ideal, r.refused, r.requests))
+        let arguments = Set(CommandLine.arguments.dropFirst())
+        if arguments.contains("--by-sender") {
+            bySender(scenario)
+        } else if arguments.contains("--grid") {
+            print(header)
+            for window in [1, 2, 4] {
+                for probeCap in [60, 120, 180, 240] {
+                    for (base, cap) in [(8, 30), (16, 60), (30, 120), (60, 240)] {
+                        var variant = scenario
+                        variant.maxInFlight = window
+                        var behaviour = Behaviour.after(variant, probeCap: probeCap)
+                        behaviour.ramp.holdOff = RetryPolicy(base: .seconds(base), cap: .seconds(cap))
+                        behaviour.name = "at most \(window) in flight, probe cap \(probeCap) s, hold-off \(base) to \(cap) s"
+                        row(Simulation(variant, behaviour), ideal: ideal)
+                    }
+                }
+            }
+        } else if arguments.contains("--token-bucket") {
+            print(header)
+            for burst in [0.1, 0.5, 1] {
+                for behaviour in [Behaviour.after(scenario), Behaviour.after(scenario, probeCap: 240)] {
+                    var named = behaviour
+                    named.name += ", token bucket of \(burst) s"
+                    row(Simulation(scenario, named, limit: .tokenBucket(burst: burst)), ideal: ideal)
+                }
+            }
+        } else {
+            print(header)
+            for behaviour in [Behaviour.before(scenario), Behaviour.after(scenario), Behaviour.after(scenario, probeCap: 240), Behaviour.after(scenario, probeCap: 600)] {
+                row(Simulation(scenario, behaviour), ideal: ideal)
+            }
         }
+    }
+
+    static func row(_ simulation: Simulation, ideal: Double) {
+        var simulation = simulation
+        let r = simulation.run()
+        let capacity = Double(simulation.scenario.capacity)
+        print(String(format: "| %@ | %.0f | %d | %.2f | %.0f s | %.2f | %d | %d |", r.behaviour, r.probesPerSecond, r.peakPerSecond, Double(r.peakPerSecond) / capacity, r.drain, r.drain / ideal, r.refused, r.requests))
+    }
+
+    /// The defaults' ten busiest seconds after the return, and the mean of the first minute.
+    static func bySender(_ scenario: Scenario) {
+        var simulation = Simulation(scenario, .after(scenario), countBySender: true)
+        _ = simulation.run()
+        let seconds = (simulation.bySender ?? [:]).filter { Double($0.key) >= scenario.outage }
+        print("| second after return | requests | accepted: delivering / back from a hold-off / first upload | refused: delivering / back from a hold-off / first upload |")
+        print("|---|---|---|---|")
+        func line(_ label: String, _ tally: BySender, over count: Int) {
+            let per = { (value: Int) in String(value / max(1, count)) }
+            print("| \(label) | \(per(tally.total)) | \(tally.accepted.map(per).joined(separator: " / ")) | \(tally.refused.map(per).joined(separator: " / ")) |")
+        }
+        for (second, tally) in seconds.sorted(by: { ($0.value.total, $1.key) > ($1.value.total, $0.key) }).prefix(10) {
+            line("\(second - Int(scenario.outage))", tally, over: 1)
+        }
+        var minute = BySender()
+        for (second, tally) in seconds where second - Int(scenario.outage) < 60 {
+            for sender in 0 ..< 3 {
+                minute.accepted[sender] += tally.accepted[sender]
+                minute.refused[sender] += tally.refused[sender]
+            }
+        }
+        line("mean of the first 60 s", minute, over: 60)
     }
 }
