@@ -88,14 +88,9 @@ import Testing
     @Test func housekeepingRunsWhenItsClockSays() async throws {
         let dir = try TemporaryDirectory(prefix: "keep")
         defer { dir.remove() }
-        let storage = try SubmissionQueue(directory: dir.path + "/queue", logger: Logger(label: "test"))
-        defer { storage.close() }
-        let cache = try DefinitionCache(directory: dir.path + "/definitions")
-        let dates = TestClock()
-        let sessions = SessionManager(
-            journal: MemoryJournal(), definitions: FixtureDefinitions(offline: false), queue: RecordingQueue(),
-            settings: .init(defaultLanguage: "en", idleTimeout: .seconds(60), deliveryWait: .milliseconds(1)),
-            now: { dates.now() }, logger: Logger(label: "test"))
+        let parts = try HousekeepingParts(in: dir)
+        defer { parts.storage.close() }
+        let (storage, cache, dates, sessions) = (parts.storage, parts.cache, parts.dates, parts.sessions)
         let started = try await sessions.start(StartSessionRequest())
         dates.advance(61)
         let clock = ManualClock()
@@ -115,14 +110,9 @@ import Testing
     @Test func housekeepingFollowsAReloadedIdleTimeout() async throws {
         let dir = try TemporaryDirectory(prefix: "keep")
         defer { dir.remove() }
-        let storage = try SubmissionQueue(directory: dir.path + "/queue", logger: Logger(label: "test"))
-        defer { storage.close() }
-        let cache = try DefinitionCache(directory: dir.path + "/definitions")
-        let dates = TestClock()
-        let sessions = SessionManager(
-            journal: MemoryJournal(), definitions: FixtureDefinitions(offline: false), queue: RecordingQueue(),
-            settings: .init(defaultLanguage: "en", idleTimeout: .seconds(60), deliveryWait: .milliseconds(1)),
-            now: { dates.now() }, logger: Logger(label: "test"))
+        let parts = try HousekeepingParts(in: dir)
+        defer { parts.storage.close() }
+        let (storage, cache, dates, sessions) = (parts.storage, parts.cache, parts.dates, parts.sessions)
         #expect(Housekeeping.interval(idleTimeout: .seconds(60)) == .seconds(15))
         #expect(Housekeeping.interval(idleTimeout: .seconds(8)) == .seconds(2))
         #expect(Housekeeping.interval(idleTimeout: .seconds(2)) == .seconds(1))
@@ -149,5 +139,24 @@ import Testing
             #expect(await eventually { await sessions.openSessions().isEmpty }, "the next round is 2 s away")
             #expect(try await sessions.view(id: second.id).outcome == "abandoned")
         }
+    }
+}
+
+/// What housekeeping works on: a session manager with a 60 s idle timeout on a test date clock,
+/// a submission queue and a definition cache in `dir`.
+private struct HousekeepingParts {
+    let storage: SubmissionQueue
+    let cache: DefinitionCache
+    let dates = TestClock()
+    let sessions: SessionManager
+
+    init(in dir: TemporaryDirectory) throws {
+        storage = try SubmissionQueue(directory: dir.path + "/queue", logger: Logger(label: "test"))
+        cache = try DefinitionCache(directory: dir.path + "/definitions")
+        let dates = dates
+        sessions = SessionManager(
+            journal: MemoryJournal(), definitions: FixtureDefinitions(offline: false), queue: RecordingQueue(),
+            settings: .init(defaultLanguage: "en", idleTimeout: .seconds(60), deliveryWait: .milliseconds(1)),
+            now: { dates.now() }, logger: Logger(label: "test"))
     }
 }
