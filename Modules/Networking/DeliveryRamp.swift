@@ -10,10 +10,10 @@ import Foundation
 /// `maxRetryAfter`) and on top of it a time drawn with full jitter from the `holdOff` window
 /// (16 s at first, doubling with each refusal in a row up to 60 s by default). Each refused
 /// upload counts, those in flight together too: a kiosk turned away with four uploads on their
-/// way holds off longer than one turned away with one (counting them once made a fleet's peak after
-/// an outage higher in `FleetSimulation`; `doc/benchmarks.md`). A server that
-/// turned a fleet away thus sees it come back spread over that window after the time it asked
-/// for, not all in the second its `Retry-After` names. A delivery ends the run of refusals.
+/// way holds off longer than one turned away with one (counting them once made a fleet's peak
+/// after an outage higher in `FleetSimulation`; `doc/benchmarks.md`). A server that turned a
+/// fleet away thus sees it come back spread over that window after the time it asked for, not
+/// all in the second its `Retry-After` names. A delivery ends the run of refusals.
 ///
 /// With `enabled` off the window is always `maxWindow` and nothing holds off: each refused
 /// upload waits out its own backoff while the others go on, as older releases did.

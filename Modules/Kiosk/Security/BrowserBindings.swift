@@ -157,8 +157,9 @@ final class BrowserBindings: Sendable {
     /// bindings without a session: an eighth of the limit, but never more than the older half of
     /// them (at least one), so a browser that has just opened the welcome screen stays while older
     /// ones are left; when every binding has a session, the least recently seen one (its session
-    /// is abandoned). One pass over the bindings, which a full kiosk flooded with new browsers
-    /// then pays about once per eighth of its limit rather than for every new browser.
+    /// is abandoned). One pass over the bindings and a sort of those without a session, which a
+    /// full kiosk flooded with new browsers then pays about once per eighth of its limit rather
+    /// than for every new browser.
     /// - Returns: the sessions of the bindings removed.
     private func makeRoom(_ state: inout State, at time: ContinuousClock.Instant) -> [KioskSessionID] {
         var expired: [String] = []
