@@ -189,9 +189,21 @@ struct Kiosk {
 /// One second's upload requests by who sent them: a kiosk that was delivering, one back from a
 /// hold-off, one sending its first upload since it found the server.
 struct BySender {
-    var accepted = [0, 0, 0]
-    var refused = [0, 0, 0]
+    enum Sender: Int, CaseIterable { case delivering, backFromHoldOff, firstUpload }
+    var accepted = [Int](repeating: 0, count: Sender.allCases.count)
+    var refused = [Int](repeating: 0, count: Sender.allCases.count)
     var total: Int { accepted.reduce(0, +) + refused.reduce(0, +) }
+
+    mutating func count(_ sender: Sender, accepted wasAccepted: Bool) {
+        if wasAccepted { accepted[sender.rawValue] += 1 } else { refused[sender.rawValue] += 1 }
+    }
+
+    mutating func add(_ other: BySender) {
+        for sender in Sender.allCases {
+            accepted[sender.rawValue] += other.accepted[sender.rawValue]
+            refused[sender.rawValue] += other.refused[sender.rawValue]
+        }
+    }
 }
 
 struct Result {
@@ -212,15 +224,16 @@ struct Simulation {
     var kiosks: [Kiosk]
     var probes = 0
     var lastDelivery = 0.0
+    let countBySender: Bool
     /// With `countBySender`, each second's requests by who sent them.
-    var bySender: [Int: BySender]?
+    var bySender: [Int: BySender] = [:]
 
     init(_ scenario: Scenario, _ behaviour: Behaviour, limit: Server.Limit = .wholeSeconds, countBySender: Bool = false) {
         self.scenario = scenario
         self.behaviour = behaviour
         random = SplitMix(state: scenario.seed)
         server = Server(capacity: scenario.capacity, limit: limit)
-        bySender = countBySender ? [:] : nil
+        self.countBySender = countBySender
         let kiosk = Kiosk(items: Array(repeating: Kiosk.Item(), count: scenario.backlog), pending: scenario.backlog, ramp: DeliveryRamp(settings: behaviour.ramp))
         kiosks = Array(repeating: kiosk, count: scenario.kiosks)
     }
@@ -300,9 +313,11 @@ struct Simulation {
                 outcome = .offline
             } else {
                 outcome = server.request(at: time)
-                if bySender != nil {
-                    let sender = kiosks[k].deliveredInRun > 0 ? 0 : kiosks[k].ramp.refusals > 0 ? 1 : 2
-                    if case .delivered = outcome { bySender![Int(time), default: BySender()].accepted[sender] += 1 } else { bySender![Int(time), default: BySender()].refused[sender] += 1 }
+                if countBySender {
+                    let sender: BySender.Sender = kiosks[k].deliveredInRun > 0 ? .delivering : kiosks[k].ramp.refusals > 0 ? .backFromHoldOff : .firstUpload
+                    var accepted = false
+                    if case .delivered = outcome { accepted = true }
+                    bySender[Int(time), default: BySender()].count(sender, accepted: accepted)
                 }
             }
             events.push(time + scenario.latency, k, .response(item: item, outcome: outcome))
@@ -410,7 +425,7 @@ enum FleetSimulation {
     static func bySender(_ scenario: Scenario) {
         var simulation = Simulation(scenario, .after(scenario), countBySender: true)
         _ = simulation.run()
-        let seconds = (simulation.bySender ?? [:]).filter { Double($0.key) >= scenario.outage }
+        let seconds = simulation.bySender.filter { Double($0.key) >= scenario.outage }
         print("| second after return | requests | accepted: delivering / back from a hold-off / first upload | refused: delivering / back from a hold-off / first upload |")
         print("|---|---|---|---|")
         func line(_ label: String, _ tally: BySender, over count: Int) {
@@ -422,10 +437,7 @@ enum FleetSimulation {
         }
         var minute = BySender()
         for (second, tally) in seconds where second - Int(scenario.outage) < 60 {
-            for sender in 0 ..< 3 {
-                minute.accepted[sender] += tally.accepted[sender]
-                minute.refused[sender] += tally.refused[sender]
-            }
+            minute.add(tally)
         }
         line("mean of the first 60 s", minute, over: 60)
     }
