@@ -72,8 +72,12 @@ extension DaemonSetting {
             kind: .wholeNumber(.from(0, to: 64)), default: 1,
             doc: "uploads in flight when delivery resumes after an outage, one more per delivery up to `maxInFlight`; a 429/503 closes the window again (`0`: no ramp, always `maxInFlight`)"),
         DaemonSetting(
+            \.rampInitialRate, key: "rampInitialRate", variable: "SURVEYD_RAMP_INITIAL_RATE",
+            kind: .wholeNumber(.from(0, to: 1000), valueName: "per-second"), default: 1,
+            doc: "uploads started per second when delivery resumes after an outage or a 429/503, 10 % faster with each delivery up to the window's own speed; after a 429/503 the pace grows again only once 20 uploads in a row were delivered (`0`: no pace, only the window; without a ramp there is none either)"),
+        DaemonSetting(
             \.probeIntervalCapSeconds, key: "probeIntervalCapSeconds", variable: "SURVEYD_PROBE_INTERVAL_CAP",
-            kind: .seconds(.from(2, to: DaemonConfiguration.maxBackoffSeconds, "1 day")), default: 60,
+            kind: .seconds(.from(2, to: DaemonConfiguration.maxBackoffSeconds, "1 day")), default: 240,
             doc: "longest wait between connectivity probes while the server is unreachable (waits are drawn uniformly in `0…min(cap, 2 s·2^failures)`, back to 2 s after a success; `2`: every 2 s, no jitter); the delivery worker, offline, tries again after the larger of this and 30 s"),
         DaemonSetting(
             \.deviceID, key: "deviceId", variable: "SURVEYD_DEVICE_ID", flag: "device-id",

@@ -43,6 +43,8 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var probeIntervalCapSeconds: Double = DaemonSetting.defaultValue(of: \.probeIntervalCapSeconds)
     /// Uploads in flight when delivery resumes after an outage (0: no ramp, always `maxInFlight`).
     public var rampInitialWindow: Int = DaemonSetting.defaultValue(of: \.rampInitialWindow)
+    /// Uploads started per second when delivery resumes after an outage or a 429/503 (0: no pace).
+    public var rampInitialRate: Int = DaemonSetting.defaultValue(of: \.rampInitialRate)
     /// This kiosk's id for the survey server; nil: the one kept in the state directory.
     public var deviceID: String?
     /// How long a connectivity verdict is reused, in seconds.

@@ -44,22 +44,22 @@ import Testing
     }
 
     /// A 503/429 with Retry-After: one upload at a time, and none before Retry-After and a time
-    /// drawn from the hold-off window (16 s at first) on top of it have passed.
+    /// drawn from the hold-off window (12 s at first) on top of it have passed.
     @Test func retryAfterClosesTheWindowAndHoldsOff() {
         var ramp = DeliveryRamp(settings: settings)
         for _ in 0 ..< 3 { ramp.delivered() }
         ramp.refused(retryAfter: .seconds(10), at: .seconds(100), unitRandom: 0.75)
         #expect(ramp.window == 1)
-        #expect(ramp.holdUntil == .seconds(122))
-        #expect(!ramp.permits(inFlight: 0, at: .seconds(121)))
-        #expect(ramp.permits(inFlight: 0, at: .seconds(122)))
+        #expect(ramp.holdUntil == .seconds(119))
+        #expect(!ramp.permits(inFlight: 0, at: .seconds(118)))
+        #expect(ramp.permits(inFlight: 0, at: .seconds(119)))
         // Kiosks told the same Retry-After come back spread over the window after it, not at it.
         let returns = [0.0, 0.25, 0.5, 1].map { draw in
             var kiosk = DeliveryRamp(settings: settings)
             kiosk.refused(retryAfter: .seconds(10), at: .seconds(100), unitRandom: draw)
             return kiosk.holdUntil
         }
-        #expect(returns == [110, 114, 118, 126].map { Duration.seconds($0) })
+        #expect(returns == [110, 113, 116, 122].map { Duration.seconds($0) })
         // A Retry-After beyond the longest honoured is cut to it.
         var long = DeliveryRamp(settings: settings)
         long.refused(retryAfter: .seconds(86_400), at: .zero, unitRandom: 0)
@@ -73,20 +73,20 @@ import Testing
         for _ in 0 ..< 3 { ramp.delivered() }
         ramp.refused(retryAfter: nil, at: .zero, unitRandom: 1)
         #expect(ramp.window == 2)
-        #expect(ramp.holdUntil == .seconds(16))
-        ramp.refused(retryAfter: nil, at: .seconds(16), unitRandom: 1)
+        #expect(ramp.holdUntil == .seconds(12))
+        ramp.refused(retryAfter: nil, at: .seconds(12), unitRandom: 1)
         #expect(ramp.window == 1)
-        #expect(ramp.holdUntil == .seconds(48))
-        ramp.refused(retryAfter: nil, at: .seconds(48), unitRandom: 1)
-        #expect(ramp.holdUntil == .seconds(108), "capped at 60 s")
+        #expect(ramp.holdUntil == .seconds(36))
+        ramp.refused(retryAfter: nil, at: .seconds(36), unitRandom: 1)
+        #expect(ramp.holdUntil == .seconds(81), "capped at 45 s")
         ramp.delivered()
         #expect(ramp.refusals == 0)
         ramp.refused(retryAfter: nil, at: .seconds(200), unitRandom: 0.5)
-        #expect(ramp.holdUntil == .seconds(208))
+        #expect(ramp.holdUntil == .seconds(206))
     }
 
     /// Each refused upload counts, those in flight together too: four refused at once make a run
-    /// of four, and the hold-off is drawn from the window of the last (60 s); without
+    /// of four, and the hold-off is drawn from the window of the last (45 s); without
     /// Retry-After each halves the window. A longer Retry-After moves the end further.
     @Test func uploadsRefusedTogetherEachCount() {
         var ramp = DeliveryRamp(settings: settings)
@@ -96,7 +96,7 @@ import Testing
         ramp.refused(retryAfter: nil, at: .milliseconds(100_100), unitRandom: 0.5)
         #expect(ramp.refusals == 3)
         #expect(ramp.window == 1)
-        #expect(ramp.holdUntil == .milliseconds(132_050), "the longest of 16, 32 and half of 60 s")
+        #expect(ramp.holdUntil == .milliseconds(124_050), "the longest of 12, 24 and half of 45 s")
         ramp.refused(retryAfter: .seconds(90), at: .milliseconds(100_150), unitRandom: 0)
         #expect(ramp.refusals == 4)
         #expect(ramp.holdUntil == .milliseconds(190_150), "a longer Retry-After is honoured")
@@ -110,6 +110,99 @@ import Testing
         #expect(ramp.window == 1)
     }
 
+    /// After an outage uploads start one a second, 10 % faster with each delivery; the window
+    /// still caps how many are on their way.
+    @Test func thePaceStartsAtOneASecondAndGrowsWithDeliveries() {
+        var ramp = DeliveryRamp(settings: settings)
+        #expect(ramp.rate == 1)
+        #expect(ramp.permits(inFlight: 0, at: .seconds(10)))
+        ramp.launched(at: .seconds(10))
+        #expect(ramp.nextStart == .seconds(11))
+        #expect(!ramp.permits(inFlight: 0, at: .milliseconds(10_999)))
+        #expect(ramp.permits(inFlight: 0, at: .seconds(11)))
+        ramp.delivered()
+        #expect(ramp.rate == 1.1)
+        ramp.launched(at: .seconds(11))
+        #expect(ramp.nextStart == .nanoseconds(11_909_090_909), "1/1.1 s later")
+        #expect(ramp.notBefore == ramp.nextStart)
+        #expect(!ramp.permits(inFlight: ramp.window, at: .seconds(20)), "the window still counts")
+        // A kiosk alone: the pace no longer holds anything back after about 73 deliveries,
+        // about 11 s of pacing in all.
+        var elapsed = 0.0
+        var alone = DeliveryRamp(settings: settings)
+        var deliveries = 0
+        while let rate = alone.rate {
+            elapsed += 1 / rate
+            alone.delivered()
+            deliveries += 1
+        }
+        #expect(deliveries == 73)
+        #expect(elapsed > 10.9 && elapsed < 11)
+        alone.launched(at: .seconds(5))
+        #expect(alone.notBefore == nil)
+    }
+
+    /// A 429/503 puts the pace back to one a second, where it stays through 19 deliveries in a
+    /// row; the 20th lets it grow again. An outage starts it over without that wait.
+    @Test func aRefusalPutsThePaceBackUntilTwentyDeliveriesInARow() {
+        var ramp = DeliveryRamp(settings: settings)
+        for _ in 0 ..< 10 { ramp.delivered() }
+        #expect(ramp.rate! > 2.5)
+        ramp.refused(retryAfter: .seconds(1), at: .seconds(100), unitRandom: 0)
+        #expect(ramp.rate == 1)
+        #expect(ramp.crowded)
+        for _ in 0 ..< 19 { ramp.delivered() }
+        #expect(ramp.rate == 1, "crowded: no faster")
+        ramp.delivered()
+        #expect(!ramp.crowded)
+        #expect(ramp.rate == 1.1)
+        // A refusal in the middle of the run starts the count again.
+        ramp.refused(retryAfter: nil, at: .seconds(200), unitRandom: 0)
+        for _ in 0 ..< 10 { ramp.delivered() }
+        ramp.refused(retryAfter: nil, at: .seconds(300), unitRandom: 0)
+        for _ in 0 ..< 19 { ramp.delivered() }
+        #expect(ramp.rate == 1)
+        ramp.restart()
+        #expect(!ramp.crowded)
+        ramp.delivered()
+        #expect(ramp.rate == 1.1)
+    }
+
+    /// The hold-off and the pace together: the later of the two decides.
+    @Test func theLaterOfHoldOffAndPaceDecides() {
+        var ramp = DeliveryRamp(settings: settings)
+        ramp.launched(at: .seconds(100))
+        ramp.refused(retryAfter: nil, at: .milliseconds(100_200), unitRandom: 0)
+        #expect(ramp.notBefore == .seconds(101), "the hold-off drew 0: the pace's second decides")
+        ramp.refused(retryAfter: .seconds(5), at: .milliseconds(100_300), unitRandom: 0)
+        #expect(ramp.notBefore == .milliseconds(105_300))
+    }
+
+    /// A flush lifts the pace with the hold-off; a later refusal brings it back.
+    @Test func aFlushLiftsThePace() {
+        var ramp = DeliveryRamp(settings: settings)
+        ramp.launched(at: .seconds(1))
+        ramp.forgetHoldOff()
+        #expect(ramp.rate == nil)
+        #expect(ramp.notBefore == nil)
+        ramp.launched(at: .seconds(1))
+        #expect(ramp.permits(inFlight: 0, at: .seconds(1)))
+        ramp.refused(retryAfter: nil, at: .seconds(2), unitRandom: 0)
+        #expect(ramp.rate == 1)
+    }
+
+    /// Without a pace (`rampInitialRate` 0) only the window and the hold-off count.
+    @Test func noPaceLeavesTheWindowAlone() {
+        var ramp = DeliveryRamp(settings: .init(initialWindow: 1, maxWindow: 4, initialRate: nil))
+        ramp.launched(at: .seconds(1))
+        #expect(ramp.notBefore == nil)
+        #expect(ramp.permits(inFlight: 0, at: .seconds(1)))
+        ramp.refused(retryAfter: nil, at: .seconds(2), unitRandom: 0)
+        #expect(ramp.rate == nil)
+        #expect(DeliveryRamp.Settings(maxWindow: 4, initialRate: 0).initialRate == nil)
+        #expect(DeliveryRamp.Settings(maxWindow: 4, initialRate: .infinity).initialRate == nil)
+    }
+
     /// Off, as older releases: always the maximum, never held off.
     @Test func disabledKeepsTheMaximum() {
         var ramp = DeliveryRamp(settings: .init(enabled: false, maxWindow: 4))
@@ -118,5 +211,8 @@ import Testing
         ramp.restart()
         #expect(ramp.window == 4)
         #expect(ramp.holdUntil == nil)
+        ramp.launched(at: .zero)
+        #expect(ramp.rate == nil)
+        #expect(ramp.notBefore == nil)
     }
 }

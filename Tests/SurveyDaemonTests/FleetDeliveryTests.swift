@@ -2,21 +2,78 @@ import ControlAPI
 import Foundation
 import Logging
 import Networking
+import NIOCore
 import Storage
 import SurveyTesting
+import Synchronization
 import Testing
 @testable import SurveyDaemon
 
 /// How the daemon treats a server that is down or overloaded: the watcher's probes back off, and
 /// the worker's ramp closes on 503/429.
 @Suite struct FleetDeliveryTests {
-    func worker(_ queue: MemoryDeliveryQueue, _ uploader: ScriptedUploader, clock: ManualClock) -> DeliveryWorker {
+    /// A worker whose ramp has a window and a hold-off, and a pace only with `initialRate`.
+    func worker(_ queue: MemoryDeliveryQueue, _ uploader: any AnswerUploader, clock: ManualClock, initialWindow: Int = 1, initialRate: Double? = nil) -> DeliveryWorker {
         DeliveryWorker(
             queue: queue, uploader: uploader,
             settings: .init(maxInFlight: 4, backoff: { _, retryAfter in retryAfter ?? .seconds(1) }, offlinePause: .seconds(3600),
-                            ramp: DeliveryRamp.Settings(initialWindow: 1, maxWindow: 4)),
+                            ramp: DeliveryRamp.Settings(initialWindow: initialWindow, maxWindow: 4, initialRate: initialRate)),
             clock: clock, unitRandom: { 0 }, logger: Logger(label: "test")
         ) { _, _ in }
+    }
+
+    /// With nothing on its way, the round ends at the pace and the worker sleeps until the next
+    /// upload may start: one a second at first. With one on its way, the round waits for the
+    /// pace, now 10 % faster after a delivery, and goes on.
+    @Test func uploadsStartAtThePace() async throws {
+        let queue = MemoryDeliveryQueue()
+        for second in 1 ... 3 { _ = queue.add("ok", at: TimeInterval(second)) }
+        let uploader = ScriptedUploader()
+        let clock = ManualClock()
+        let w = worker(queue, uploader, clock: clock, initialRate: 1)
+        #expect(await w.deliverRound() == .seconds(1), "one upload, a window of one: nothing on its way at the pace")
+        #expect(uploader.attempts.withLock { $0.count } == 1)
+        #expect(await w.deliverRound() == .seconds(1), "not yet: nothing sent")
+        #expect(uploader.attempts.withLock { $0.count } == 1)
+        clock.advance(by: .seconds(1))
+        let round = Task { await w.deliverRound() }
+        try await clock.waitForSleepers(1)
+        #expect(clock.deadlines == [.nanoseconds(1_909_090_909)], "the second started at 1 s, at 1.1 a second")
+        #expect(await eventually { uploader.attempts.withLock { $0.count } == 2 })
+        clock.advance(by: .nanoseconds(909_090_909))
+        #expect(await round.value == nil, "all delivered: nothing to wait for, the pace included")
+        #expect(uploader.attempts.withLock { $0.count } == 3)
+        #expect(queue.states().allSatisfy { $0 == .delivered(response: nil) })
+    }
+
+    /// While an upload is on its way, the next starts when the pace allows, not when the first
+    /// comes back.
+    @Test func thePaceStartsUploadsWhileOthersAreOnTheirWay() async throws {
+        let queue = MemoryDeliveryQueue()
+        _ = queue.add("slow", at: 1)
+        _ = queue.add("ok", at: 2)
+        _ = queue.add("ok", at: 3)
+        let clock = ManualClock()
+        let uploader = ClockedUploader(clock: clock, slow: .seconds(5))
+        let w = worker(queue, uploader, clock: clock, initialWindow: 2, initialRate: 1)
+        let round = Task { await w.deliverRound() }
+        try await clock.waitForSleepers(2)
+        #expect(clock.deadlines == [.seconds(1), .seconds(5)], "the pace's timer and the slow upload")
+        clock.advance(by: .seconds(1))
+        // The second upload started at 1 s, at the pace of then (one a second): the third may
+        // start at 2 s, while the slow one is still on its way.
+        try await clock.waitForSleepers(2)
+        #expect(clock.deadlines == [.seconds(2), .seconds(5)])
+        clock.advance(by: .seconds(1))
+        #expect(await eventually { uploader.starts.withLock { $0.count } == 3 })
+        #expect(clock.deadlines == [.seconds(5)])
+        clock.advance(by: .seconds(3))
+        _ = await round.value
+        #expect(uploader.starts.withLock { $0 } == [
+            ClockedUploader.Start(stage: "slow", at: .zero), ClockedUploader.Start(stage: "ok", at: .seconds(1)),
+            ClockedUploader.Start(stage: "ok", at: .seconds(2)),
+        ])
+        #expect(queue.states().allSatisfy { $0 == .delivered(response: nil) })
     }
 
     /// Deliveries open the window to maxInFlight; a 503 with Retry-After closes it to one upload
@@ -125,6 +182,30 @@ import Testing
             #expect(probe.calls.withLock { $0 } == 6)
             #expect(await eventually { queue.states() == [.delivered(response: nil)] })
         }
+    }
+}
+
+/// Delivers every upload, noting when each started on the manual clock; `slow` ones take
+/// `slow` of it.
+final class ClockedUploader: AnswerUploader {
+    struct Start: Equatable {
+        var stage: String
+        var at: Duration
+    }
+
+    let clock: ManualClock
+    let slow: Duration
+    let starts = Mutex<[Start]>([])
+
+    init(clock: ManualClock, slow: Duration) {
+        self.clock = clock
+        self.slow = slow
+    }
+
+    func upload(stage: String, language: String, body: ByteBuffer, idempotencyKey: UUID) async -> UploadOutcome {
+        starts.withLock { $0.append(Start(stage: stage, at: clock.now.offset)) }
+        if stage == "slow" { try? await clock.sleep(until: clock.now.advanced(by: slow), tolerance: nil) }
+        return .delivered(nextTypeId: nil)
     }
 }
 

@@ -161,7 +161,7 @@ public actor DeliveryWorker: Service {
         // Paused: nothing is sent until ``resume(because:)`` wakes the worker.
         if snapshotValue.paused != nil { return nil }
         let start = timeline.elapsed()
-        if let hold = ramp.holdUntil, hold > start { return hold - start }
+        if let hold = ramp.notBefore, hold > start { return hold - start }
         let waiting = Set(notBefore.compactMap { $0.value > start ? $0.key : nil })
         let batch: [QueuedSubmission]
         do {
@@ -176,15 +176,20 @@ public actor DeliveryWorker: Service {
         enum Step: Sendable {
             case uploaded(QueuedSubmission, UploadOutcome)
             case recorded
+            /// The ramp's pace lets the next upload start.
+            case paced
         }
         var offline = false
+        var leftBehind = false
         await withTaskGroup(of: Step.self) { group in
             var next = 0
             var uploading = 0
+            var paceTimer = false
             func launch() {
                 let submission = batch[next]
                 next += 1
                 uploading += 1
+                ramp.launched(at: timeline.elapsed())
                 group.addTask { [queue, uploader] in
                     do {
                         let body = try await queue.body(of: submission.id)
@@ -198,9 +203,29 @@ public actor DeliveryWorker: Service {
                 guard next < batch.count, snapshotValue.paused == nil else { return false }
                 return ramp.permits(inFlight: uploading, at: timeline.elapsed())
             }
+            // While uploads are on their way and only the pace holds the next back, a timer
+            // launches it when the pace allows, as a delivery would.
+            func awaitPace(offline: Bool) {
+                guard !paceTimer, uploading > 0, uploading < ramp.window, next < batch.count, !offline, snapshotValue.paused == nil,
+                      ramp.holdUntil.map({ $0 <= timeline.elapsed() }) ?? true,
+                      let start = ramp.nextStart, case let wait = start - timeline.elapsed(), wait > .zero else { return }
+                paceTimer = true
+                group.addTask { [timeline] in
+                    try? await timeline.sleep(wait)
+                    return .paced
+                }
+            }
             while mayLaunch() { launch() }
+            awaitPace(offline: offline)
             snapshotValue.inFlight = uploading
             while let step = await group.next() {
+                if case .paced = step {
+                    paceTimer = false
+                    while !offline && !Task.isShuttingDownGracefully && mayLaunch() { launch() }
+                    awaitPace(offline: offline)
+                    snapshotValue.inFlight = uploading
+                    continue
+                }
                 guard case .uploaded(let submission, let outcome) = step else { continue }
                 uploading -= 1
                 if case .offline = outcome { offline = true }
@@ -209,18 +234,20 @@ public actor DeliveryWorker: Service {
                 adjustRamp(after: outcome, at: time)
                 group.addTask { await self.record(outcome, for: submission, at: time); return .recorded }
                 while !offline && !Task.isShuttingDownGracefully && mayLaunch() { launch() }
+                awaitPace(offline: offline)
                 snapshotValue.inFlight = uploading
             }
+            leftBehind = next < batch.count
         }
         snapshotValue.inFlight = 0
         snapshotValue.lastOutcomeOffline = offline
         if offline { return settings.offlinePause }
         // A full batch means more may be pending beyond it: go on at once.
         if batch.count >= settings.batchSize { return .zero }
-        // Otherwise sleep until the earliest backoff or the ramp's hold-off ends (forever when
-        // none is waiting, until woken).
+        // Otherwise sleep until the earliest backoff, the ramp's hold-off or its pace ends
+        // (forever when none is waiting, until woken).
         let current = timeline.elapsed()
-        let holdOff = ramp.holdUntil.flatMap { $0 > current ? $0 : nil }
+        let holdOff = (leftBehind ? ramp.notBefore : ramp.holdUntil).flatMap { $0 > current ? $0 : nil }
         let nextDue = (Array(notBefore.values) + [holdOff].compactMap { $0 }).min()
         snapshotValue.nextRetryAt = nextDue.map { now().addingTimeInterval(($0 - current).timeInterval) }
         return nextDue.map { max(.zero, $0 - current) }

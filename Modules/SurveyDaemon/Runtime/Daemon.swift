@@ -135,7 +135,8 @@ public final class Daemon: Sendable {
                 maxInFlight: configuration.maxInFlight, backoff: policy.backoff, offlinePause: max(.seconds(30), configuration.probeSchedule.cap),
                 ramp: configuration.rampInitialWindow == 0 ? nil : DeliveryRamp.Settings(
                     initialWindow: configuration.rampInitialWindow, maxWindow: configuration.maxInFlight,
-                    maxRetryAfter: configuration.backoffCap)),
+                    maxRetryAfter: configuration.backoffCap,
+                    initialRate: configuration.rampInitialRate == 0 ? nil : Double(configuration.rampInitialRate))),
             wakeup: wakeup, logger: logger, metrics: metrics
         ) { key, state in
             metrics.finished(key: key, state)

@@ -10,13 +10,15 @@
 // it, it answers 503 with `Retry-After`. Before the outage every kiosk has a backlog.
 //
 // "before" is the behaviour of older releases, configured: probes every 2 s without jitter, no
-// ramp (always `maxInFlight`), a 30 s offline pause. "after" is the daemon's default.
+// ramp (always `maxInFlight`), a 30 s offline pause. "after" is the daemon's default; "previous
+// defaults" the release before the ramp's pace (a window alone, probes up to 60 s apart).
 //
 // Results depend only on the seed, not on the machine: `swift run -c release FleetSimulation`
 // (a debug build gives the same numbers, more slowly). `--by-sender` counts the defaults' upload
-// requests of the busiest seconds by who sent them, `--grid` tries 48 settings of the ramp and the
+// requests of the busiest seconds by who sent them, `--grid` tries 60 settings of the ramp and the
 // watcher, `--token-bucket` puts a server that refuses by a token bucket in place of the one that
-// counts whole seconds.
+// counts whole seconds, `--fleets` runs smaller and larger fleets and servers; `--seed N` draws
+// the kiosks' phases and jitter from another seed.
 import Foundation
 import Networking
 
@@ -48,12 +50,24 @@ struct Behaviour {
     }
 
     /// The daemon's defaults, or with `probeCap` for `probeIntervalCapSeconds` (the daemon's
-    /// offline pause follows that cap as it does in the daemon).
-    static func after(_ s: Scenario, probeCap: Int = 60) -> Behaviour {
+    /// offline pause follows that cap as it does in the daemon), and without the ramp's pace
+    /// (`rampInitialRate` 0, the older ramp).
+    static func after(_ s: Scenario, probeCap: Int = 240, paced: Bool = true) -> Behaviour {
         let retry = RetryPolicy(base: .seconds(1), cap: .seconds(300))
-        return Behaviour(name: probeCap == 60 ? "after" : "after, probe cap \(probeCap) s", probe: ProbeSchedule(base: .seconds(2), cap: .seconds(probeCap)),
-                         ramp: .init(initialWindow: 1, maxWindow: s.maxInFlight, maxRetryAfter: retry.cap), retry: retry,
+        var name = probeCap == 240 ? "after" : "after, probe cap \(probeCap) s"
+        if !paced { name += ", no pace" }
+        return Behaviour(name: name, probe: ProbeSchedule(base: .seconds(2), cap: .seconds(probeCap)),
+                         ramp: .init(initialWindow: 1, maxWindow: s.maxInFlight, maxRetryAfter: retry.cap, initialRate: paced ? 1 : nil), retry: retry,
                          offlinePause: max(30, Double(probeCap)))
+    }
+
+    /// The defaults of the release before the pace: a 60 s probe cap, the window alone, a
+    /// hold-off window from 16 s up to 60 s.
+    static func previous(_ s: Scenario) -> Behaviour {
+        var behaviour = after(s, probeCap: 60, paced: false)
+        behaviour.ramp.holdOff = RetryPolicy(base: .seconds(16), cap: .seconds(60))
+        behaviour.name = "previous defaults (probe cap 60 s, no pace, hold-off 16 to 60 s)"
+        return behaviour
     }
 }
 
@@ -79,7 +93,7 @@ extension Duration {
 
 /// A binary min-heap of events by time (ties in insertion order).
 struct EventQueue {
-    enum Kind { case watcher, round(generation: Int), response(item: Int, outcome: Outcome) }
+    enum Kind { case watcher, round(generation: Int), response(item: Int, outcome: Outcome), paced }
     enum Outcome { case delivered, refused(retryAfter: Double), offline }
     struct Event { var time: Double; var order: Int; var kiosk: Int; var kind: Kind }
     private var heap: [Event] = []
@@ -182,6 +196,8 @@ struct Kiosk {
     var batch: [Int] = []
     var batchNext = 0
     var inFlight = 0
+    /// A `.paced` event is pending for this round.
+    var paceTimer = false
     /// Deliveries since the last refusal: the kiosk is delivering.
     var deliveredInRun = 0
 }
@@ -253,6 +269,9 @@ struct Simulation {
             case .round(let generation):
                 if generation == kiosks[event.kiosk].generation && !kiosks[event.kiosk].roundOpen { startRound(event.kiosk, at: event.time) }
             case .response(let item, let outcome): response(event.kiosk, item: item, outcome: outcome, at: event.time)
+            case .paced:
+                kiosks[event.kiosk].paceTimer = false
+                if kiosks[event.kiosk].roundOpen { launchWhilePermitted(event.kiosk, at: event.time) }
             }
         }
         let after = server.arrivals.filter { Double($0.key) >= scenario.outage }
@@ -287,7 +306,7 @@ struct Simulation {
 
     /// `DeliveryWorker.deliverRound`, up to its launches.
     mutating func startRound(_ k: Int, at time: Double) {
-        if let hold = kiosks[k].ramp.holdUntil, hold > .at(time) {
+        if let hold = kiosks[k].ramp.notBefore, hold > .at(time) {
             schedule(k, at: hold.inSeconds + 1e-6)
             return
         }
@@ -306,6 +325,7 @@ struct Simulation {
             let item = kiosks[k].batch[kiosks[k].batchNext]
             kiosks[k].batchNext += 1
             kiosks[k].inFlight += 1
+            kiosks[k].ramp.launched(at: .at(time))
             let outcome: EventQueue.Outcome
             if time < scenario.outage {
                 // The client's connectivity check: one probe per round, shared by its uploads.
@@ -321,6 +341,15 @@ struct Simulation {
                 }
             }
             events.push(time + scenario.latency, k, .response(item: item, outcome: outcome))
+        }
+        // The round's pace timer: with uploads on their way and only the pace holding the next
+        // back, the next starts when the pace allows.
+        let ramp = kiosks[k].ramp
+        if !kiosks[k].paceTimer, !kiosks[k].roundOffline, kiosks[k].inFlight > 0, kiosks[k].inFlight < ramp.window,
+           kiosks[k].batchNext < kiosks[k].batch.count, (ramp.holdUntil.map { $0 <= .at(time) } ?? true),
+           let start = ramp.nextStart, start > .at(time) {
+            kiosks[k].paceTimer = true
+            events.push(start.inSeconds + 1e-6, k, .paced)
         }
     }
 
@@ -359,7 +388,8 @@ struct Simulation {
         kiosks[k].offline = false
         guard kiosks[k].pending > 0 else { return }
         var next = kiosks[k].items.lazy.filter { !$0.done }.map(\.notBefore).min() ?? time
-        if let hold = kiosks[k].ramp.holdUntil, hold > .at(time) { next = min(next, hold.inSeconds + 1e-6) }
+        let leftBehind = kiosks[k].batchNext < kiosks[k].batch.count
+        if let hold = leftBehind ? kiosks[k].ramp.notBefore : kiosks[k].ramp.holdUntil, hold > .at(time) { next = min(next, hold.inSeconds + 1e-6) }
         schedule(k, at: max(time, next))
     }
 
@@ -377,17 +407,25 @@ enum FleetSimulation {
         """
 
     static func main() {
-        let scenario = Scenario()
+        var scenario = Scenario()
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if let at = arguments.firstIndex(of: "--seed") {
+            guard at + 1 < arguments.count, let seed = UInt64(arguments[at + 1]) else {
+                print("FleetSimulation: --seed needs a whole number, such as --seed 7")
+                exit(64)
+            }
+            scenario.seed = seed
+        }
         let ideal = Double(scenario.kiosks * scenario.backlog) / Double(scenario.capacity)
-        print("FleetSimulation: \(scenario.kiosks) kiosks × \(scenario.backlog) queued uploads, server capacity \(scenario.capacity)/s (503 + Retry-After beyond), \(Int(scenario.latency * 1000)) ms round trip, \(Int(scenario.outage)) s outage, maxInFlight \(scenario.maxInFlight); ideal drain \(Int(ideal)) s")
-        let arguments = Set(CommandLine.arguments.dropFirst())
-        if arguments.contains("--by-sender") {
+        print("FleetSimulation: \(scenario.kiosks) kiosks × \(scenario.backlog) queued uploads, server capacity \(scenario.capacity)/s (503 + Retry-After beyond), \(Int(scenario.latency * 1000)) ms round trip, \(Int(scenario.outage)) s outage, maxInFlight \(scenario.maxInFlight); ideal drain \(Int(ideal)) s, seed \(scenario.seed)")
+        let flags = Set(arguments)
+        if flags.contains("--by-sender") {
             bySender(scenario)
-        } else if arguments.contains("--grid") {
+        } else if flags.contains("--grid") {
             print(header)
             for window in [1, 2, 4] {
                 for probeCap in [60, 120, 180, 240] {
-                    for (base, cap) in [(8, 30), (16, 60), (30, 120), (60, 240)] {
+                    for (base, cap) in [(8, 30), (12, 45), (16, 60), (30, 120), (60, 240)] {
                         var variant = scenario
                         variant.maxInFlight = window
                         var behaviour = Behaviour.after(variant, probeCap: probeCap)
@@ -397,10 +435,22 @@ enum FleetSimulation {
                     }
                 }
             }
-        } else if arguments.contains("--token-bucket") {
+        } else if flags.contains("--fleets") {
+            print("| fleet | ideal drain | behaviour | probes/s during outage | peak requests/s after return | peak ÷ capacity | drain time | drain ÷ ideal | uploads refused (503) | requests after return |")
+            print("|---|---|---|---|---|---|---|---|---|---|")
+            for (kiosks, capacity) in [(2_000, 1_000), (5_000, 1_000), (20_000, 1_000), (50_000, 1_000), (10_000, 500), (10_000, 2_000)] {
+                var fleet = scenario
+                fleet.kiosks = kiosks
+                fleet.capacity = capacity
+                let ideal = Double(fleet.kiosks * fleet.backlog) / Double(fleet.capacity)
+                for behaviour in [Behaviour.after(fleet), Behaviour.previous(fleet)] {
+                    row(Simulation(fleet, behaviour), ideal: ideal, prefix: "| \(kiosks) kiosks, capacity \(capacity)/s | \(Int(ideal)) s ")
+                }
+            }
+        } else if flags.contains("--token-bucket") {
             print(header)
             for burst in [0.1, 0.5, 1] {
-                for behaviour in [Behaviour.after(scenario), Behaviour.after(scenario, probeCap: 240)] {
+                for behaviour in [Behaviour.after(scenario), Behaviour.previous(scenario)] {
                     var named = behaviour
                     named.name += ", token bucket of \(burst) s"
                     row(Simulation(scenario, named, limit: .tokenBucket(burst: burst)), ideal: ideal)
@@ -408,17 +458,18 @@ enum FleetSimulation {
             }
         } else {
             print(header)
-            for behaviour in [Behaviour.before(scenario), Behaviour.after(scenario), Behaviour.after(scenario, probeCap: 240), Behaviour.after(scenario, probeCap: 600)] {
+            for behaviour in [Behaviour.before(scenario), Behaviour.after(scenario), Behaviour.after(scenario, probeCap: 60),
+                              Behaviour.after(scenario, paced: false), Behaviour.previous(scenario)] {
                 row(Simulation(scenario, behaviour), ideal: ideal)
             }
         }
     }
 
-    static func row(_ simulation: Simulation, ideal: Double) {
+    static func row(_ simulation: Simulation, ideal: Double, prefix: String = "") {
         var simulation = simulation
         let r = simulation.run()
         let capacity = Double(simulation.scenario.capacity)
-        print(String(format: "| %@ | %.0f | %d | %.2f | %.0f s | %.2f | %d | %d |", r.behaviour, r.probesPerSecond, r.peakPerSecond, Double(r.peakPerSecond) / capacity, r.drain, r.drain / ideal, r.refused, r.requests))
+        print(prefix + String(format: "| %@ | %.0f | %d | %.2f | %.0f s | %.2f | %d | %d |", r.behaviour, r.probesPerSecond, r.peakPerSecond, Double(r.peakPerSecond) / capacity, r.drain, r.drain / ideal, r.refused, r.requests))
     }
 
     /// The defaults' ten busiest seconds after the return, and the mean of the first minute.
