@@ -6,10 +6,12 @@ import Foundation
 /// After an outage delivery starts with `initialWindow` uploads in flight (1 by default) and
 /// opens one more with every delivered upload, up to `maxWindow`. Uploads also start at a pace:
 /// `initialRate` a second at first (1 by default), faster by `rateGrowth` (10 %) with every
-/// delivery, so a kiosk alone has caught up to its window after about 11 s. A server that says it
+/// delivery, so for a kiosk alone only the window limits them after at most about 11 s (73
+/// deliveries; sooner when the window is the slower of the two). A server that says it
 /// is overloaded (429 or 503) closes the window again (with `Retry-After` to 1, without it halved)
-/// and puts the pace back to `initialRate`, where it stays until `calmAfter` uploads in a row were
-/// delivered: a kiosk that has seen the fleet crowd the server does not speed up on the few
+/// and puts the pace back to `initialRate`, where it stays until `calmAfter` uploads were
+/// delivered with no refusal between them: a kiosk that has seen the fleet crowd the server does
+/// not speed up on the few
 /// uploads that got through. And no upload starts for a while: the server's `Retry-After` (up to
 /// `maxRetryAfter`) and on top of it a time drawn with full jitter from the `holdOff` window
 /// (12 s at first, doubling with each refusal in a row up to 45 s by default). Each refused
@@ -48,13 +50,16 @@ public struct DeliveryRamp: Sendable, Hashable {
             self.initialWindow = min(max(1, initialWindow), self.maxWindow)
             self.holdOff = holdOff
             self.maxRetryAfter = maxRetryAfter
-            self.initialRate = initialRate.flatMap { $0.isFinite && $0 > 0 ? min($0, Self.unpaced) : nil }
+            // A pace as fast as `unpaced` holds nothing back; one slower than `slowest` is taken as it.
+            self.initialRate = initialRate.flatMap { $0.isFinite && $0 > 0 && $0 < Self.unpaced ? max($0, Self.slowest) : nil }
             self.rateGrowth = rateGrowth.isFinite ? max(0, rateGrowth) : 0
             self.calmAfter = max(1, calmAfter)
         }
 
         /// A pace this fast no longer holds anything back: one upload every millisecond.
         public static let unpaced = 1_000.0
+        /// The slowest pace: one upload an hour.
+        public static let slowest = 1.0 / 3_600
 
         /// 12 s at first, up to 45 s.
         public static let defaultHoldOff = RetryPolicy(base: .seconds(12), cap: .seconds(45))
@@ -99,8 +104,8 @@ public struct DeliveryRamp: Sendable, Hashable {
 
     /// An upload started at `now`: the pace puts the next one `1/rate` later.
     public mutating func launched(at now: Duration) {
-        guard let rate else { return }
-        nextStart = now + .nanoseconds(Int64((1e9 / rate).rounded()))
+        guard let rate, rate.isFinite, rate > 0 else { return }
+        nextStart = now + .nanoseconds(Int64((1e9 / max(rate, Settings.slowest)).rounded()))
     }
 
     /// An upload was delivered: one more in flight from now on, up to the maximum, and a faster

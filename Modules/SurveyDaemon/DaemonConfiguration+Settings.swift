@@ -45,7 +45,7 @@ extension DaemonSetting {
         DaemonSetting(
             \.backoffCapSeconds, key: "backoffCapSeconds", variable: "SURVEYD_BACKOFF_CAP",
             kind: .seconds(.above(0, atMost: DaemonConfiguration.maxBackoffSeconds, "1 day")), default: 300,
-            doc: "longest retry delay (delays are drawn uniformly in `0…min(cap, base·2^attempt)`), and the longest server `Retry-After` honoured (a 429/503 also holds the whole queue off for that `Retry-After` plus a random time of up to 16 s, up to 60 s after refusals in a row; see `operations.md`); SIGHUP applies a new value"),
+            doc: "longest retry delay (delays are drawn uniformly in `0…min(cap, base·2^attempt)`), and the longest server `Retry-After` honoured (a 429/503 also holds the whole queue off for that `Retry-After` plus a random time of up to 12 s, up to 45 s after refusals in a row; see `operations.md`); SIGHUP applies a new value"),
         DaemonSetting(
             \.durability, key: "durability", variable: "SURVEYD_DURABILITY", flag: "durability",
             kind: .choice(DaemonConfiguration.Durability.names), default: .strict,
@@ -74,7 +74,7 @@ extension DaemonSetting {
         DaemonSetting(
             \.rampInitialRate, key: "rampInitialRate", variable: "SURVEYD_RAMP_INITIAL_RATE",
             kind: .wholeNumber(.from(0, to: 1000), valueName: "per-second"), default: 1,
-            doc: "uploads started per second when delivery resumes after an outage or a 429/503, 10 % faster with each delivery up to the window's own speed; after a 429/503 the pace grows again only once 20 uploads in a row were delivered (`0`: no pace, only the window; without a ramp there is none either)"),
+            doc: "uploads started per second when delivery resumes after an outage or a 429/503, 10 % faster with each delivery until the window alone limits them; after a 429/503 the pace grows again only once 20 uploads were delivered with no 429/503 between them (`0`: no pace, only the window; without a ramp there is none either)"),
         DaemonSetting(
             \.probeIntervalCapSeconds, key: "probeIntervalCapSeconds", variable: "SURVEYD_PROBE_INTERVAL_CAP",
             kind: .seconds(.from(2, to: DaemonConfiguration.maxBackoffSeconds, "1 day")), default: 240,

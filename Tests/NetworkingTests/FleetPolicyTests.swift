@@ -201,6 +201,13 @@ import Testing
         #expect(ramp.rate == nil)
         #expect(DeliveryRamp.Settings(maxWindow: 4, initialRate: 0).initialRate == nil)
         #expect(DeliveryRamp.Settings(maxWindow: 4, initialRate: .infinity).initialRate == nil)
+        #expect(DeliveryRamp.Settings(maxWindow: 4, initialRate: .nan).initialRate == nil)
+        #expect(DeliveryRamp.Settings(maxWindow: 4, initialRate: 1_000).initialRate == nil, "as fast as unpaced")
+        // The slowest pace is one upload an hour, however slow the setting.
+        var slow = DeliveryRamp(settings: .init(maxWindow: 4, initialRate: 1e-12))
+        #expect(slow.rate == 1.0 / 3_600)
+        slow.launched(at: .seconds(1))
+        #expect(slow.nextStart == .seconds(3_601))
     }
 
     /// Off, as older releases: always the maximum, never held off.

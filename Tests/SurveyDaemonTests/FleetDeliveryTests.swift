@@ -46,6 +46,23 @@ import Testing
         #expect(queue.states().allSatisfy { $0 == .delivered(response: nil) })
     }
 
+    /// A round cancelled while its pace timer waits launches nothing more and ends without the
+    /// clock moving.
+    @Test func aCancelledRoundEndsWithItsPaceTimer() async throws {
+        let queue = MemoryDeliveryQueue()
+        _ = queue.add("slow", at: 1)
+        _ = queue.add("ok", at: 2)
+        let clock = ManualClock()
+        let uploader = ClockedUploader(clock: clock, slow: .seconds(5))
+        let w = worker(queue, uploader, clock: clock, initialWindow: 2, initialRate: 1)
+        let round = Task { await w.deliverRound() }
+        try await clock.waitForSleepers(2)
+        round.cancel()
+        _ = await round.value
+        #expect(uploader.starts.withLock { $0 } == [ClockedUploader.Start(stage: "slow", at: .zero)])
+        #expect(clock.sleeping == 0)
+    }
+
     /// While an upload is on its way, the next starts when the pace allows, not when the first
     /// comes back.
     @Test func thePaceStartsUploadsWhileOthersAreOnTheirWay() async throws {

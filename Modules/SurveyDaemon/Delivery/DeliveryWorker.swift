@@ -67,7 +67,8 @@ public actor DeliveryWorker: Service {
     let metrics: DaemonMetrics
     /// A number in `0 ... 1` for the ramp's jitter.
     let unitRandom: @Sendable () -> Double
-    /// How many uploads may be in flight, and whether to hold off (see ``DeliveryRamp``).
+    /// How many uploads may be in flight, how soon the next may start, and whether to hold off
+    /// (see ``DeliveryRamp``).
     var ramp: DeliveryRamp
 
     /// Retry bookkeeping per submission: attempts so far, and when (on the timeline) the next may start.
@@ -109,8 +110,9 @@ public actor DeliveryWorker: Service {
         wakeup.wake()
     }
 
-    /// Forgets every backoff delay and the ramp's hold-off and wakes the worker, so every pending
-    /// submission is attempted now (the connectivity check and the ramp's window still apply).
+    /// Forgets every backoff delay and the ramp's hold-off and pace and wakes the worker, so every
+    /// pending submission is attempted now (the connectivity check and the ramp's window still
+    /// apply).
     public func flush() {
         notBefore.removeAll()
         ramp.forgetHoldOff()
@@ -204,15 +206,22 @@ public actor DeliveryWorker: Service {
                 return ramp.permits(inFlight: uploading, at: timeline.elapsed())
             }
             // While uploads are on their way and only the pace holds the next back, a timer
-            // launches it when the pace allows, as a delivery would.
+            // launches it when the pace allows, as a delivery would. Not while stopping: the
+            // round then only waits for what is on its way.
             func awaitPace(offline: Bool) {
-                guard !paceTimer, uploading > 0, uploading < ramp.window, next < batch.count, !offline, snapshotValue.paused == nil,
+                guard !paceTimer, !Task.isCancelled, !Task.isShuttingDownGracefully,
+                      uploading > 0, uploading < ramp.window, next < batch.count, !offline, snapshotValue.paused == nil,
                       ramp.holdUntil.map({ $0 <= timeline.elapsed() }) ?? true,
                       let start = ramp.nextStart, case let wait = start - timeline.elapsed(), wait > .zero else { return }
                 paceTimer = true
                 group.addTask { [timeline] in
-                    try? await timeline.sleep(wait)
-                    return .paced
+                    do {
+                        try await timeline.sleep(wait)
+                        return .paced
+                    } catch {
+                        // Cancelled: nothing more is launched.
+                        return .recorded
+                    }
                 }
             }
             while mayLaunch() { launch() }
@@ -221,7 +230,7 @@ public actor DeliveryWorker: Service {
             while let step = await group.next() {
                 if case .paced = step {
                     paceTimer = false
-                    while !offline && !Task.isShuttingDownGracefully && mayLaunch() { launch() }
+                    while !offline && !Task.isCancelled && !Task.isShuttingDownGracefully && mayLaunch() { launch() }
                     awaitPace(offline: offline)
                     snapshotValue.inFlight = uploading
                     continue
