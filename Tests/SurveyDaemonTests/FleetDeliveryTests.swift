@@ -46,16 +46,21 @@ import Testing
         #expect(queue.states().allSatisfy { $0 == .delivered(response: nil) })
     }
 
-    /// A round cancelled while its pace timer waits launches nothing more and ends without the
-    /// clock moving.
-    @Test func aCancelledRoundEndsWithItsPaceTimer() async throws {
+    /// A round of `stages` under way, with a window of two and a pace of one a second; `slow`
+    /// uploads take 5 s of the manual clock.
+    func pacedRound(_ stages: [String]) -> (MemoryDeliveryQueue, ManualClock, ClockedUploader, Task<Duration?, Never>) {
         let queue = MemoryDeliveryQueue()
-        _ = queue.add("slow", at: 1)
-        _ = queue.add("ok", at: 2)
+        for (index, stage) in stages.enumerated() { _ = queue.add(stage, at: TimeInterval(index + 1)) }
         let clock = ManualClock()
         let uploader = ClockedUploader(clock: clock, slow: .seconds(5))
         let w = worker(queue, uploader, clock: clock, initialWindow: 2, initialRate: 1)
-        let round = Task { await w.deliverRound() }
+        return (queue, clock, uploader, Task { await w.deliverRound() })
+    }
+
+    /// A round cancelled while its pace timer waits launches nothing more and ends without the
+    /// clock moving.
+    @Test func aCancelledRoundEndsWithItsPaceTimer() async throws {
+        let (_, clock, uploader, round) = pacedRound(["slow", "ok"])
         try await clock.waitForSleepers(2)
         round.cancel()
         _ = await round.value
@@ -66,14 +71,7 @@ import Testing
     /// While an upload is on its way, the next starts when the pace allows, not when the first
     /// comes back.
     @Test func thePaceStartsUploadsWhileOthersAreOnTheirWay() async throws {
-        let queue = MemoryDeliveryQueue()
-        _ = queue.add("slow", at: 1)
-        _ = queue.add("ok", at: 2)
-        _ = queue.add("ok", at: 3)
-        let clock = ManualClock()
-        let uploader = ClockedUploader(clock: clock, slow: .seconds(5))
-        let w = worker(queue, uploader, clock: clock, initialWindow: 2, initialRate: 1)
-        let round = Task { await w.deliverRound() }
+        let (queue, clock, uploader, round) = pacedRound(["slow", "ok", "ok"])
         try await clock.waitForSleepers(2)
         #expect(clock.deadlines == [.seconds(1), .seconds(5)], "the pace's timer and the slow upload")
         clock.advance(by: .seconds(1))
