@@ -7,14 +7,14 @@ import Foundation
 /// opens one more with every delivered upload, up to `maxWindow`. Uploads also start at a pace:
 /// `initialRate` a second at first (1 by default), faster by `rateGrowth` (10 %) with every
 /// delivery, so for a kiosk alone only the window limits them after at most about 11 s (73
-/// deliveries; sooner when the window is the slower of the two). A server that says it
-/// is overloaded (429 or 503) closes the window again (with `Retry-After` to 1, without it halved)
+/// deliveries; sooner when the window is the slower of the two). A server that says it is
+/// overloaded (429 or 503) closes the window again (with `Retry-After` to 1, without it halved)
 /// and puts the pace back to `initialRate`, where it stays until `calmAfter` uploads were
 /// delivered with no refusal between them: a kiosk that has seen the fleet crowd the server does
-/// not speed up on the few
-/// uploads that got through. And no upload starts for a while: the server's `Retry-After` (up to
-/// `maxRetryAfter`) and on top of it a time drawn with full jitter from the `holdOff` window
-/// (12 s at first, doubling with each refusal in a row up to 45 s by default). Each refused
+/// not speed up on the few uploads that got through. And no upload starts for a while: the
+/// server's `Retry-After` (up to `maxRetryAfter`) and on top of it a time drawn with full jitter
+/// from the `holdOff` window (12 s at first, doubling with each refusal in a row up to 45 s by
+/// default). Each refused
 /// upload counts, those in flight together too: a kiosk turned away with four uploads on their
 /// way holds off longer than one turned away with one (counting them once made a fleet's peak
 /// after an outage higher in `FleetSimulation`; `doc/benchmarks.md`). A server that turned a
