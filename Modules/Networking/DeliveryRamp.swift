@@ -37,11 +37,12 @@ public struct DeliveryRamp: Sendable, Hashable {
         /// The longest `Retry-After` honoured.
         public var maxRetryAfter: Duration
         /// Uploads started per second after an outage or a refusal; nil: no pace, only the window.
-        public var initialRate: Double?
-        /// How much faster the pace gets with each delivery (0.1: 10 %).
-        public var rateGrowth: Double
-        /// Deliveries in a row after a refusal before the pace grows again.
-        public var calmAfter: Int
+        /// Checked once, here: between `slowest` and `unpaced`, or nil.
+        public let initialRate: Double?
+        /// How much faster the pace gets with each delivery (0.1: 10 %; never negative).
+        public let rateGrowth: Double
+        /// Deliveries in a row after a refusal before the pace grows again (at least 1).
+        public let calmAfter: Int
 
         public init(enabled: Bool = true, initialWindow: Int = 1, maxWindow: Int, holdOff: RetryPolicy = Self.defaultHoldOff, maxRetryAfter: Duration = .seconds(300),
                     initialRate: Double? = 1, rateGrowth: Double = 0.1, calmAfter: Int = 20) {
@@ -104,8 +105,9 @@ public struct DeliveryRamp: Sendable, Hashable {
 
     /// An upload started at `now`: the pace puts the next one `1/rate` later.
     public mutating func launched(at now: Duration) {
-        guard let rate, rate.isFinite, rate > 0 else { return }
-        nextStart = now + .nanoseconds(Int64((1e9 / max(rate, Settings.slowest)).rounded()))
+        // `rate` is `initialRate` or grown from it, so at least `Settings.slowest`.
+        guard let rate else { return }
+        nextStart = now + .nanoseconds(Int64((1e9 / rate).rounded()))
     }
 
     /// An upload was delivered: one more in flight from now on, up to the maximum, and a faster

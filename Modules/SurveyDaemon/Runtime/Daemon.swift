@@ -136,7 +136,7 @@ public final class Daemon: Sendable {
                 ramp: configuration.rampInitialWindow == 0 ? nil : DeliveryRamp.Settings(
                     initialWindow: configuration.rampInitialWindow, maxWindow: configuration.maxInFlight,
                     maxRetryAfter: configuration.backoffCap,
-                    initialRate: configuration.rampInitialRate == 0 ? nil : Double(configuration.rampInitialRate))),
+                    initialRate: Double(configuration.rampInitialRate))),
             wakeup: wakeup, logger: logger, metrics: metrics
         ) { key, state in
             metrics.finished(key: key, state)
