@@ -29,7 +29,7 @@ public enum InputParser {
         case .text:
             return .string(joined)
         case .number:
-            let text = joined.trimmingCharacters(in: .whitespaces)
+            let text = joined.trimmingSpaces()
             guard let value = Double(text), value.isFinite else {
                 throw InputError(formName: form.name, problem: "\"\(text)\" is not a number", accepted: ["a number such as 42 or 3.5"])
             }
@@ -48,7 +48,7 @@ public enum InputParser {
             }
             return .list(values)
         case .score(let options, _):
-            let text = joined.trimmingCharacters(in: .whitespaces)
+            let text = joined.trimmingSpaces()
             if let score = Int(text), FormInput.scoreRange.contains(score) { return .integer(score) }
             if let option = options.first(where: { $0.value == text }), let score = Int(option.value), FormInput.scoreRange.contains(score) {
                 return .integer(score)
@@ -65,7 +65,7 @@ public enum InputParser {
                 }
                 return .string(option.value)
             }
-            let free = words.dropFirst().joined(separator: " ").trimmingCharacters(in: .whitespaces)
+            let free = words.dropFirst().joined(separator: " ").trimmingSpaces()
             guard !free.isEmpty else {
                 throw InputError(formName: form.name, problem: "\"\(ChoiceOption.extraValue)\" needs free text after it", accepted: ["\(ChoiceOption.extraValue) YOUR ANSWER"])
             }

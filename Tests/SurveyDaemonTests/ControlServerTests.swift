@@ -8,6 +8,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import NIOEmbedded
+import NIOPosix
 import ServiceLifecycle
 @testable import SurveyDaemon
 import SurveyTesting
@@ -17,6 +18,8 @@ import Testing
 /// A backend that answers from fixed values and records what it was asked.
 actor FakeBackend: ControlBackend {
     var answers: [AnswerRequest] = []
+    /// For each answer, whether it was handled on an event loop's thread.
+    var answeredOnLoop: [Bool] = []
     var flushes: [FlushRequest] = []
     var requeues: [(id: String, request: RequeueRequest)] = []
     var statusRequests = 0
@@ -38,6 +41,7 @@ actor FakeBackend: ControlBackend {
     }
     func answer(_ request: AnswerRequest) async throws -> AnswerReply {
         answers.append(request)
+        answeredOnLoop.append(MultiThreadedEventLoopGroup.currentEventLoop != nil)
         if request.question == "old" {
             throw ControlError(status: 409, code: "question_changed", "session s1 no longer asks the question \"old\"", session: Self.session)
         }
@@ -126,6 +130,8 @@ func serving(_ server: ControlServer, claim: ControlSocketClaim, during: () asyn
             let named = try await UnixHTTP.request(socket: path, method: "POST", target: "/v1/answers", body: #"{"values":["Kim"],"question":"name","position":1}"#)
             #expect(named.status == 200)
             #expect(await backend.answers.last == AnswerRequest(session: nil, values: ["Kim"], skip: false, question: "name", position: 1))
+            // The backend's actor ran on the connection's event loop, not on the task pool.
+            #expect(await backend.answeredOnLoop == [true, true])
         }
     }
 

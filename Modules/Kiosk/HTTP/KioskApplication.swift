@@ -1,4 +1,5 @@
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 
@@ -58,11 +59,13 @@ public enum KioskApplication {
         settings: KioskSettings,
         address: BindAddress,
         logger: Logger,
+        server: HTTPServerBuilder = .http1(),
         onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
         let router = try router(backend: backend, settings: settings, logger: logger)
         return Application(
             router: router,
+            server: server,
             configuration: .init(address: address, serverName: nil),
             onServerRunning: onServerRunning,
             logger: logger

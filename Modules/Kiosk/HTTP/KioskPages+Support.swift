@@ -8,7 +8,7 @@ extension KioskPages {
     /// The browser's binding, when its cookie names one. A session that expired meanwhile is
     /// abandoned here.
     func browser(_ request: Request) async -> BrowserBindings.Found? {
-        let token = request.cookies[KioskApplication.cookieName]?.value
+        let token = request.cookie(named: KioskApplication.cookieName)
         guard let found = bindings.lookup(token) else { return nil }
         if let expired = found.expired {
             await abandon([expired], why: "no request for \(settings.sessionExpirySeconds) s")
@@ -49,7 +49,7 @@ extension KioskPages {
     /// The body of a form POST, read strictly.
     func readForm(_ request: Request, fields: Set<String>, repeatable: Set<String>) async throws(KioskFormError) -> FormBody {
         let type = request.headers[.contentType] ?? ""
-        let mediaType = type.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        let mediaType = type.split(separator: ";", maxSplits: 1).first.map { $0.trimmingSpaces().lowercased() } ?? ""
         guard mediaType == "application/x-www-form-urlencoded" else {
             throw KioskFormError(status: .unsupportedMediaType, error: FormBodyError("send the form as application/x-www-form-urlencoded, not \(type.isEmpty ? "without a Content-Type" : "\"\(type.prefix(60))\"")"))
         }

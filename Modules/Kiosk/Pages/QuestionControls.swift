@@ -65,8 +65,7 @@ struct PostedAnswer: Sendable, Hashable {
 
     /// Nothing typed or chosen.
     var isBlank: Bool {
-        values.allSatisfy { $0.trimmingCharacters(in: .whitespaces).isEmpty }
-            && (extra ?? "").trimmingCharacters(in: .whitespaces).isEmpty
+        values.allSatisfy(\.isBlank) && (extra ?? "").isBlank
     }
 
     /// The values the session logic reads: the free text follows the extra option's value.

@@ -57,7 +57,8 @@ struct ControlListener<Responder: HTTPResponder>: Service where Responder.Contex
                 do {
                     try await server.executeThenClose { inbound in
                         for try await connection in inbound {
-                            group.addTask { await childChannel.handle(value: connection, logger: logger) }
+                            let executor = EventLoopTaskExecutor(connection.channel.eventLoop)
+                            group.addTask(executorPreference: executor) { await childChannel.handle(value: connection, logger: logger) }
                         }
                     }
                 } catch {

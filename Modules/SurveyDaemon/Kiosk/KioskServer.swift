@@ -32,7 +32,7 @@ struct KioskServer {
         let logger = logger
         return try KioskApplication.application(
             backend: SessionKioskBackend(sessions: sessions), settings: settings,
-            address: .hostname(address.host, port: address.port), logger: logger
+            address: .hostname(address.host, port: address.port), logger: logger, server: .loopBoundHTTP1()
         ) { channel in
             var bound = address
             if let port = channel.localAddress?.port { bound.port = port }

@@ -52,7 +52,7 @@ public struct SessionKioskBackend: KioskBackend {
     /// for a required question, and an optional one is skipped with its Skip button (the pages
     /// turn an empty Next into a skip themselves). Nothing is recorded either way.
     private func refuseBlank(_ values: [String], session: KioskSessionID, question: String, position: Int) async throws(KioskError) -> KioskAnswerResult? {
-        guard values.allSatisfy({ $0.trimmingCharacters(in: .whitespaces).isEmpty }) else { return nil }
+        guard values.allSatisfy(\.isBlank) else { return nil }
         let current: Session
         do {
             current = try await sessions.session(id: session.rawValue)

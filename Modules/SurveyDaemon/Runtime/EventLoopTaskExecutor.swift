@@ -1,0 +1,17 @@
+import NIOCore
+
+/// A NIO event loop as a task executor: a connection's task that prefers it runs its request
+/// handling (and the default actors it calls) on the loop that reads and writes the connection,
+/// so an answer does not hop between the loop and the concurrency pool's threads.
+final class EventLoopTaskExecutor: TaskExecutor {
+    let loop: any EventLoop
+
+    init(_ loop: any EventLoop) { self.loop = loop }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        loop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
+
+    func asUnownedTaskExecutor() -> UnownedTaskExecutor { UnownedTaskExecutor(ordinary: self) }
+}
