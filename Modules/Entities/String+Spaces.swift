@@ -8,6 +8,7 @@ extension StringProtocol {
         let scalars = unicodeScalars
         guard let first = scalars.firstIndex(where: { !$0.isSpaceOrTab }) else { return "" }
         let last = scalars.lastIndex(where: { !$0.isSpaceOrTab })!
+        if first == scalars.startIndex, scalars.index(after: last) == scalars.endIndex { return String(self) }
         var trimmed = String.UnicodeScalarView()
         trimmed.append(contentsOf: scalars[first...last])
         return String(trimmed)

@@ -62,3 +62,15 @@ import Testing
         #expect(FormBodyError("field \"csrf\" is missing").description == "The form could not be read: field \"csrf\" is missing.")
     }
 }
+
+@Suite struct FormMediaTypeTests {
+    @Test(arguments: [
+        ("application/x-www-form-urlencoded", true), ("Application/X-WWW-Form-URLEncoded", true),
+        ("application/x-www-form-urlencoded; charset=UTF-8", true), (" \tapplication/x-www-form-urlencoded \t;charset=utf-8", true),
+        ("application/x-www-form-urlencodedx", false), ("application/json", false), ("", false), (";application/x-www-form-urlencoded", false),
+        ("multipart/form-data; boundary=x", false), ("application/x\u{0D}www-form-urlencoded", false), ("application/x-www-form-urlencoded\u{00A0}", false),
+    ])
+    func recognisesTheFormMediaType(_ contentType: String, _ isForm: Bool) {
+        #expect(FormBody.isFormMediaType(contentType) == isForm)
+    }
+}

@@ -35,6 +35,20 @@ struct FormBody: Sendable {
         return body
     }
 
+    /// Whether a `Content-Type` names `application/x-www-form-urlencoded`, in any case, with any
+    /// parameters after a `;` and spaces or tabs around it (HTTP's optional white space).
+    static func isFormMediaType(_ contentType: String) -> Bool {
+        let isSpace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        var media = contentType.utf8.prefix { $0 != UInt8(ascii: ";") }.drop(while: isSpace)
+        while let last = media.last, isSpace(last) { media = media.dropLast() }
+        return media.count == formMediaType.count
+            && zip(media, formMediaType).allSatisfy { byte, expected in
+                (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 0x20 == expected : byte == expected
+            }
+    }
+
+    private static let formMediaType = Array("application/x-www-form-urlencoded".utf8)
+
     /// The value of `name`, when given.
     func value(_ name: String) -> String? {
         fields.first { $0.name == name }?.value

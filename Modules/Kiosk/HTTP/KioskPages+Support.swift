@@ -49,8 +49,7 @@ extension KioskPages {
     /// The body of a form POST, read strictly.
     func readForm(_ request: Request, fields: Set<String>, repeatable: Set<String>) async throws(KioskFormError) -> FormBody {
         let type = request.headers[.contentType] ?? ""
-        let mediaType = type.split(separator: ";", maxSplits: 1).first.map { $0.trimmingSpaces().lowercased() } ?? ""
-        guard mediaType == "application/x-www-form-urlencoded" else {
+        guard FormBody.isFormMediaType(type) else {
             throw KioskFormError(status: .unsupportedMediaType, error: FormBodyError("send the form as application/x-www-form-urlencoded, not \(type.isEmpty ? "without a Content-Type" : "\"\(type.prefix(60))\"")"))
         }
         let buffer: ByteBuffer
