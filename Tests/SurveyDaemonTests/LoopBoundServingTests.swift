@@ -1,9 +1,12 @@
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTesting
+import Logging
 import NIOCore
 import NIOPosix
+import Storage
 @testable import SurveyDaemon
+import SurveyTesting
 import Testing
 
 /// A default actor: with a task executor preference, its jobs run on the preferred executor.
@@ -36,11 +39,29 @@ private actor Witness {
         #expect(await Witness().onLoop() == false)
     }
 
-    static func application(_ server: HTTPServerBuilder) -> some ApplicationProtocol {
-        let router = Router()
-        router.get("where") { _, _ in await Witness().onLoop() ? "loop" : "pool" }
-        return Application(router: router, server: server, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+    /// A request context that keeps the connection's channel, to ask whether the handler runs on
+    /// that connection's own loop.
+    struct ChannelContext: RequestContext {
+        var coreContext: CoreRequestContextStorage
+        let channel: any Channel
+        init(source: ApplicationRequestContextSource) {
+            coreContext = .init(source: source)
+            channel = source.channel
+        }
     }
+
+    static func application(_ server: HTTPServerBuilder) -> some ApplicationProtocol {
+        let router = Router(context: ChannelContext.self)
+        router.get("where") { _, context in
+            let inHandler = context.channel.eventLoop.inEventLoop
+            let inActor = await Witness().onLoop() && context.channel.eventLoop.inEventLoop
+            return inHandler && inActor ? "loop" : "pool"
+        }
+        // An event loop group of two threads: a handler on the wrong loop is told apart.
+        return Application(router: router, server: server, configuration: .init(address: .hostname("127.0.0.1", port: 0)), eventLoopGroupProvider: .shared(Self.loops))
+    }
+
+    static let loops = MultiThreadedEventLoopGroup(numberOfThreads: 2)
 
     @Test(arguments: [("loop bound", true), ("plain", false)])
     func requestsOfALoopBoundServerAreHandledOnTheirLoop(_ name: String, _ loopBound: Bool) async throws {
@@ -53,5 +74,20 @@ private actor Witness {
                 }
             }
         }
+    }
+
+    @Test func theQueueIsCalledOnThePoolFromATaskPreferringALoop() async throws {
+        let dir = try TemporaryDirectory(prefix: "lb")
+        defer { dir.remove() }
+        let storage = try SubmissionQueue(directory: dir.path, logger: Logger(label: "test"))
+        defer { storage.close() }
+        let queue = StoredSubmissionQueue(queue: storage, wakeup: DeliveryWakeup())
+        let loop = Self.loops.next()
+        let (beside, inside) = await withTaskExecutorPreference(EventLoopTaskExecutor(loop)) {
+            (await Witness().onLoop(), await queue.onPool { await Witness().onLoop() })
+        }
+        #expect(beside)
+        #expect(!inside)
+        #expect(try await queue.counts().pending == 0)
     }
 }

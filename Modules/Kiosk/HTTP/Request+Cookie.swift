@@ -3,8 +3,10 @@ import Hummingbird
 
 extension Request {
     /// The value of the cookie `name` in the request's `Cookie` headers (the first one so named;
-    /// nil when it is empty), as `cookies[name]?.value` gives it, read from the header's bytes: every page request
-    /// looks up its browser's cookie, and the general parser showed in their profile.
+    /// nil when it is empty), read from the header's bytes: every page request looks up its
+    /// browser's cookie, and the general parser showed in their profile. It gives what
+    /// `cookies[name]?.value` gives for what browsers send; it skips only spaces and tabs before a
+    /// name, and a value is everything after the first `=`.
     func cookie(named name: String) -> String? {
         for header in headers[values: .cookie] {
             var rest = header.utf8[...]

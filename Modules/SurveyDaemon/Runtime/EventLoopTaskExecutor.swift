@@ -2,7 +2,9 @@ import NIOCore
 
 /// A NIO event loop as a task executor: a connection's task that prefers it runs its request
 /// handling (and the default actors it calls) on the loop that reads and writes the connection,
-/// so an answer does not hop between the loop and the concurrency pool's threads.
+/// so an answer does not hop between the loop and the concurrency pool's threads. The loop must
+/// outlive every task that prefers it (the daemon's loops live as long as the process): NIO drops
+/// a job enqueued after its loop has shut down, and the task would never resume.
 final class EventLoopTaskExecutor: TaskExecutor {
     let loop: any EventLoop
 

@@ -60,51 +60,65 @@ public struct StoredSubmissionQueue: SubmissionSink, DeliveryQueue, QueueInspect
         self.otherJournals = otherJournals
     }
 
+    /// Runs a call into the queue's actor on the concurrency pool, whatever executor the caller's
+    /// task prefers. Some of the queue's calls read or write its files (a body, an export, a
+    /// purge, a compaction), and a default actor runs where the task that wakes it prefers, then
+    /// takes the calls waiting for it there too: a request handled on an event loop
+    /// (``EventLoopTaskExecutor``) would otherwise run the queue, and the delivery worker's and
+    /// housekeeping's calls behind it, on that loop.
+    func onPool<T, Failure: Error>(_ call: () async throws(Failure) -> T) async throws(Failure) -> T {
+        try await withTaskExecutorPreference(globalConcurrentExecutor, operation: call)
+    }
+
     // MARK: SubmissionSink
 
     public func enqueue(_ submission: SubmissionRequest) async throws {
         let metadata = SubmissionMetadata(
             key: submission.idempotencyKey, stage: submission.stage, language: submission.language,
             definitionHash: submission.definitionHash, queuedAt: submission.queuedAt, session: submission.session)
-        try await queue.enqueue(metadata, body: [UInt8](submission.body))
+        _ = try await onPool { try await queue.enqueue(metadata, body: [UInt8](submission.body)) }
         metrics.submissionQueued()
         wakeup.wake()
     }
 
     public func state(of key: UUID) async throws -> SubmissionState? {
-        await queue.state(of: key)
+        await onPool { await queue.state(of: key) }
     }
 
     // MARK: DeliveryQueue
 
     public func pending(limit: Int, excluding: Set<SubmissionID>) async throws -> [QueuedSubmission] {
-        await queue.pending(limit: limit, excluding: excluding)
+        await onPool { await queue.pending(limit: limit, excluding: excluding) }
     }
 
     public func body(of id: SubmissionID) async throws -> ByteBuffer {
-        try await queue.body(of: id)
+        try await onPool { try await queue.body(of: id) }
     }
 
     public func markDelivered(_ id: SubmissionID, nextTypeId: String?) async throws {
-        try await queue.markDelivered(id, response: nextTypeId)
+        try await onPool { try await queue.markDelivered(id, response: nextTypeId) }
     }
 
     public func markDead(_ id: SubmissionID, reason: String, outcome: DeadOutcome) async throws {
-        try await queue.markDead(id, reason: reason, outcome: outcome)
+        try await onPool { try await queue.markDead(id, reason: reason, outcome: outcome) }
     }
 
     // MARK: QueueInspector
 
     public func counts() async throws -> SubmissionQueueCounts {
-        await queue.counts()
+        await onPool { await queue.counts() }
     }
 
     public func deadLetters() async throws -> [DeadSubmission] {
-        await queue.dead()
+        await onPool { await queue.dead() }
     }
 
     public func requeue(_ id: SubmissionID, key: RequeueKey) async throws -> RequeuedLetter? {
-        guard let letter = await queue.deadLetter(id), let requeued = try await queue.requeue(id, key: key) else { return nil }
+        let found = try await onPool { () async throws -> (DeadSubmission, QueuedSubmission)? in
+            guard let letter = await queue.deadLetter(id), let requeued = try await queue.requeue(id, key: key) else { return nil }
+            return (letter, requeued)
+        }
+        guard let (letter, requeued) = found else { return nil }
         wakeup.wake()
         return RequeuedLetter(letter: letter, submission: requeued)
     }
