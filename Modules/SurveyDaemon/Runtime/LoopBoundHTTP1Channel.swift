@@ -4,7 +4,8 @@ import Logging
 import NIOCore
 
 /// Hummingbird's HTTP/1.1 connection whose handling task prefers the connection's own event
-/// loop (``EventLoopTaskExecutor``): a request is read, answered and written on one thread.
+/// loop (``EventLoopTaskExecutor``): a request is read, answered and written on the connection's
+/// thread, unless an actor it calls is busy on another one.
 struct LoopBoundHTTP1Channel: ServerChildChannel {
     let inner: HTTP1Channel
 
