@@ -64,7 +64,12 @@ actor FakeBackend: ControlBackend {
         let pending = nextPending()
         return FlushReply(pending: pending, dead: 0, drained: pending == 0, connectivity: "online")
     }
-    func deadLetters() async throws -> [DeadLetterView] { [] }
+    /// For each listing of the dead letters, whether it was made on an event loop's thread.
+    var deadLettersOnLoop: [Bool] = []
+    func deadLetters() async throws -> [DeadLetterView] {
+        deadLettersOnLoop.append(MultiThreadedEventLoopGroup.currentEventLoop != nil)
+        return []
+    }
     func requeue(deadLetter id: String, _ request: RequeueRequest) async throws -> DeadLetterView {
         requeues.append((id, request))
         guard id == "7" else { throw ControlError.notFound("no_such_dead_letter", "no dead letter \(id)") }
@@ -130,8 +135,12 @@ func serving(_ server: ControlServer, claim: ControlSocketClaim, during: () asyn
             let named = try await UnixHTTP.request(socket: path, method: "POST", target: "/v1/answers", body: #"{"values":["Kim"],"question":"name","position":1}"#)
             #expect(named.status == 200)
             #expect(await backend.answers.last == AnswerRequest(session: nil, values: ["Kim"], skip: false, question: "name", position: 1))
-            // The backend's actor ran on the connection's event loop, not on the task pool.
+            // The backend's actor ran on the connection's event loop, not on the task pool; a
+            // listing that grows with the queue is made on the pool.
             #expect(await backend.answeredOnLoop == [true, true])
+            let dead = try await UnixHTTP.request(socket: path, method: "GET", target: "/v1/dead")
+            #expect(dead.status == 200)
+            #expect(await backend.deadLettersOnLoop == [false])
         }
     }
 

@@ -84,7 +84,7 @@ private actor Witness {
         let queue = StoredSubmissionQueue(queue: storage, wakeup: DeliveryWakeup())
         let loop = Self.loops.next()
         let (beside, inside) = await withTaskExecutorPreference(EventLoopTaskExecutor(loop)) {
-            (await Witness().onLoop(), await queue.onPool { await Witness().onLoop() })
+            (await Witness().onLoop(), await onPool { await Witness().onLoop() })
         }
         #expect(beside)
         #expect(!inside)

@@ -8,19 +8,23 @@ extension ControlServer {
     func addQueueRoutes(to v1: RouterGroup<ControlRequestContext>, limit: Int) {
         let backend = backend
         let logger = logger
-        v1.get("queue") { _, _ in try Self.json(await backend.queue()) }
+        // The listing and the export grow with the queue: they are made on the concurrency pool,
+        // not on the control server's event loop, where every other control request waits.
+        v1.get("queue") { _, _ in try await onPool { try Self.json(await backend.queue()) } }
         v1.get("queue/export") { request, _ -> Response in
             let raw = request.uri.queryParameters.get("state") ?? "pending"
             guard let state = QueueExportState(rawValue: raw) else {
                 throw ControlError.badRequest("bad_state", "state \(raw.debugDescription) is not one of pending, dead, delivered")
             }
-            let lines = try await backend.exportQueue(state)
-            var out = Data()
-            for line in lines {
-                out += try Self.ndjsonEncoder.encode(line)
-                out.append(0x0A)
+            return try await onPool {
+                let lines = try await backend.exportQueue(state)
+                var out = Data()
+                for line in lines {
+                    out += try Self.ndjsonEncoder.encode(line)
+                    out.append(0x0A)
+                }
+                return Response(status: .ok, headers: [.contentType: "application/x-ndjson"], body: .init(byteBuffer: ByteBuffer(bytes: out)))
             }
-            return Response(status: .ok, headers: [.contentType: "application/x-ndjson"], body: .init(byteBuffer: ByteBuffer(bytes: out)))
         }
         v1.get("queue/:id") { request, context in
             let answers = request.uri.queryParameters.get("answers")

@@ -99,7 +99,7 @@ public struct ControlServer: Sendable {
         }
         v1.get("events") { _, _ in await Self.eventStream(backend) }
         v1.post("resume") { _, _ in try Self.json(await backend.resume()) }
-        v1.get("dead") { _, _ in try Self.json(await backend.deadLetters()) }
+        v1.get("dead") { _, _ in try await onPool { try Self.json(await backend.deadLetters()) } }
         v1.post("dead/:id/requeue") { request, context in
             let body = try await Self.decode(RequeueRequest.self, request, limit: limit, empty: RequeueRequest())
             return try Self.json(await backend.requeue(deadLetter: Self.pathParameter("id", context), body))

@@ -17,3 +17,10 @@ final class EventLoopTaskExecutor: TaskExecutor {
 
     func asUnownedTaskExecutor() -> UnownedTaskExecutor { UnownedTaskExecutor(ordinary: self) }
 }
+
+/// Runs `work` preferring the concurrency pool, whatever executor the caller's task prefers: for
+/// work that must not run on an event loop (file work, replies whose size grows with the queue)
+/// when it is called from a request handled on one.
+func onPool<T, Failure: Error>(_ work: () async throws(Failure) -> T) async throws(Failure) -> T {
+    try await withTaskExecutorPreference(globalConcurrentExecutor, operation: work)
+}

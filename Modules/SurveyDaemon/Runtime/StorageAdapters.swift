@@ -40,6 +40,12 @@ public struct StoredSessionJournal: SessionJournal {
 
 /// The Storage submission queue as sessions, the delivery worker and the control API see it.
 /// It wakes the delivery worker whenever a submission becomes pending (queued or requeued).
+///
+/// Every call into the queue's actor is made through ``onPool(_:)``: some of the queue's calls
+/// read or write its files (a body, an export, a purge, a compaction), and a default actor runs
+/// where the task that finds it idle prefers, then takes the calls waiting for it there too. A
+/// request handled on an event loop (``EventLoopTaskExecutor``) would otherwise run the queue,
+/// and the delivery worker's and housekeeping's calls behind it, on that loop.
 public struct StoredSubmissionQueue: SubmissionSink, DeliveryQueue, QueueInspector {
     public let queue: SubmissionQueue
     let wakeup: DeliveryWakeup
@@ -58,16 +64,6 @@ public struct StoredSubmissionQueue: SubmissionSink, DeliveryQueue, QueueInspect
         self.wakeup = wakeup
         self.problems = problems
         self.otherJournals = otherJournals
-    }
-
-    /// Runs a call into the queue's actor on the concurrency pool, whatever executor the caller's
-    /// task prefers. Some of the queue's calls read or write its files (a body, an export, a
-    /// purge, a compaction), and a default actor runs where the task that wakes it prefers, then
-    /// takes the calls waiting for it there too: a request handled on an event loop
-    /// (``EventLoopTaskExecutor``) would otherwise run the queue, and the delivery worker's and
-    /// housekeeping's calls behind it, on that loop.
-    func onPool<T, Failure: Error>(_ call: () async throws(Failure) -> T) async throws(Failure) -> T {
-        try await withTaskExecutorPreference(globalConcurrentExecutor, operation: call)
     }
 
     // MARK: SubmissionSink
