@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Installs what the kiosk's browser test needs: headless Chromium, its WebDriver, Selenium
 # (Debian packages), fonts for Korean pages, and axe-selenium-python (PyPI) in a virtual
-# environment beside this script that also sees Debian's Selenium.
+# environment that also sees Debian's Selenium, in `.build-browser/venv` at the repository's root
+# (ignored by git, like the Swift build directories, and kept out of the source tree).
 #
 # Prints a line starting with "SKIPPED:" and exits 0 when nothing can be installed here (not
 # root, no apt-get, no package index reachable), so that a caller can skip the browser test.
-# Usage: Tests/Browser/install.sh        then: Tests/Browser/.venv/bin/python Tests/Browser/kiosk_test.py URL
+# Usage: Tests/Browser/install.sh        then: .build-browser/venv/bin/python Tests/Browser/kiosk_test.py URL
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-venv="$here/.venv"
+venv="$(cd "$here/../.." && pwd)/.build-browser/venv"
 
 skip() { echo "SKIPPED: $*"; exit 0; }
 

@@ -5,7 +5,7 @@ project's survey (mock/questions) on a kiosk at BASE_URL, audits every screen wi
 that nothing is loaded from another host, and saves a screenshot of each screen.
 
     Tests/Browser/install.sh
-    Tests/Browser/.venv/bin/python Tests/Browser/kiosk_test.py http://127.0.0.1:PORT/ \
+    .build-browser/venv/bin/python Tests/Browser/kiosk_test.py http://127.0.0.1:PORT/ \
         --out doc/kiosk [--offline-url URL2] [--idle-url URL3 --idle-seconds 5 --countdown-seconds 5]
 
 --offline-url is a kiosk whose survey server is unreachable (its walk ends as "saved");

@@ -14,7 +14,7 @@ import Testing
 /// `Tests/Browser/install.sh` (run by `.ci/run`) installs the browser; without it this test
 /// prints a SKIPPED line. `SURVEYD_KIOSK_SCREENSHOTS=doc/kiosk` keeps the screenshots there.
 @Suite(.serialized) struct KioskBrowserEndToEndTests {
-    static let python = PackagePaths.root.appending(path: "Tests/Browser/.venv/bin/python")
+    static let python = PackagePaths.root.appending(path: ".build-browser/venv/bin/python")
     static let script = PackagePaths.root.appending(path: "Tests/Browser/kiosk_test.py")
 
     /// Why the browser cannot run here, or nil.
