@@ -185,10 +185,14 @@ public struct StatusView: Sendable, Hashable, Codable {
         public var delivered: Int
         public var oldestPendingAgeSeconds: Double?
         public var lastDeliveryAt: String?
+        /// When the next upload can start: the later of the earliest pending submission's
+        /// backoff and the delivery ramp's hold-off and pace; absent when nothing is pending.
         public var nextRetryAt: String?
         /// The bytes the queue's journal holds on disk (delivered bodies included until
         /// compaction or `surveyctl purge` removes them); absent from an older daemon.
         public var bytesOnDisk: Int?
+        /// Why no upload starts before a time, while the server's 429/503 holds uploads back.
+        public var holdOff: HoldOff?
 
         public init(pending: Int, inFlight: Int, dead: Int, delivered: Int, oldestPendingAgeSeconds: Double?, lastDeliveryAt: String?, nextRetryAt: String?, bytesOnDisk: Int? = nil) {
             self.bytesOnDisk = bytesOnDisk
@@ -199,6 +203,23 @@ public struct StatusView: Sendable, Hashable, Codable {
             self.oldestPendingAgeSeconds = oldestPendingAgeSeconds
             self.lastDeliveryAt = lastDeliveryAt
             self.nextRetryAt = nextRetryAt
+        }
+    }
+
+    /// The delivery ramp's hold-off after the server refused uploads as overloaded.
+    public struct HoldOff: Sendable, Hashable, Codable {
+        /// `the server asked to wait (503)`, or `the server said it is overloaded (429)` when
+        /// it named no time.
+        public var reason: String
+        /// The server's answer, 429 or 503.
+        public var status: Int
+        /// No upload starts before this time.
+        public var until: String
+
+        public init(reason: String, status: Int, until: String) {
+            self.reason = reason
+            self.status = status
+            self.until = until
         }
     }
 

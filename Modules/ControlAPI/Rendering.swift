@@ -52,6 +52,7 @@ public enum Rendering {
         if let age = s.queue.oldestPendingAgeSeconds { lines.append("  oldest pending: \(duration(age)) old") }
         if let last = s.queue.lastDeliveryAt { lines.append("  last delivery: \(last)") }
         if let next = s.queue.nextRetryAt { lines.append("  next retry: \(next)") }
+        if let hold = s.queue.holdOff { lines.append("  holding off: \(hold.reason), until \(hold.until)") }
         if let bytes = s.queue.bytesOnDisk { lines.append("  on disk: \(bytes) bytes") }
         if s.queue.dead > 0 { lines.append("  dead letters need attention: `surveyctl dead` lists them, `surveyctl requeue ID` retries one") }
         if let paused = s.paused {

@@ -139,7 +139,7 @@ final class GatedBackend: ControlBackend {
         defer { dir.remove() }
         let path = dir.appending("d.sock").path
         let backend = GatedBackend()
-        let server = ControlServer(socketPath: path, socketGroup: nil, maxRequestBytes: 4096, limits: .init(readTimeout: .seconds(60), idleTimeout: .seconds(60)), backend: backend, logger: Logger(label: "t"))
+        let server = ControlServer(socketPath: path, socketGroup: nil, maxRequestBytes: 4096, limits: .init(readTimeout: .seconds(60), idleTimeout: .seconds(60)), backend: backend, eventLoopGroup: controlTestLoop, logger: Logger(label: "t"))
         let claim = try server.prepareSocketPath()
         defer { claim.release() }
         let (ready, readyContinuation) = AsyncStream<Void>.makeStream()

@@ -77,12 +77,16 @@ actor FakeBackend: ControlBackend {
     }
 }
 
+/// The control servers' loop in tests: one thread, as the daemon gives its control server, so
+/// that connections are accepted and registered in the order they were made.
+let controlTestLoop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+
 /// Runs a control server on a fresh socket for the duration of `body`.
 func withControlServer(maxRequestBytes: Int = 4096, socketGroup: (name: String, gid: UInt32)? = nil, limits: ControlConnectionLimits = .init(), backend: any ControlBackend = FakeBackend(), _ body: (String, FakeBackend) async throws -> Void) async throws {
     let dir = try TemporaryDirectory(prefix: "cs")
     defer { dir.remove() }
     let path = dir.appending("d.sock").path
-    let server = ControlServer(socketPath: path, socketGroup: socketGroup, maxRequestBytes: maxRequestBytes, limits: limits, backend: backend, logger: Logger(label: "test"))
+    let server = ControlServer(socketPath: path, socketGroup: socketGroup, maxRequestBytes: maxRequestBytes, limits: limits, backend: backend, eventLoopGroup: controlTestLoop, logger: Logger(label: "test"))
     let claim = try server.prepareSocketPath()
     defer { claim.release() }
     try await serving(server, claim: claim) { try await body(path, backend as? FakeBackend ?? FakeBackend()) }
@@ -225,7 +229,7 @@ func serving(_ server: ControlServer, claim: ControlSocketClaim, during: () asyn
 
     @Test func aLiveDaemonIsRefusedAndAStaleSocketReplaced() async throws {
         try await withControlServer { path, _ in
-            let second = ControlServer(socketPath: path, socketGroup: nil, maxRequestBytes: 4096, backend: FakeBackend(), logger: Logger(label: "t"))
+            let second = ControlServer(socketPath: path, socketGroup: nil, maxRequestBytes: 4096, backend: FakeBackend(), eventLoopGroup: controlTestLoop, logger: Logger(label: "t"))
             #expect(throws: ControlError.self) { _ = try second.prepareSocketPath() }
             do throws(ControlError) {
                 _ = try second.prepareSocketPath()
@@ -248,7 +252,7 @@ func serving(_ server: ControlServer, claim: ControlSocketClaim, during: () asyn
         #expect(bound == 0)
         close(fd)
         #expect(FileManager.default.fileExists(atPath: path))
-        let server = ControlServer(socketPath: path, socketGroup: nil, maxRequestBytes: 4096, backend: FakeBackend(), logger: Logger(label: "t"))
+        let server = ControlServer(socketPath: path, socketGroup: nil, maxRequestBytes: 4096, backend: FakeBackend(), eventLoopGroup: controlTestLoop, logger: Logger(label: "t"))
         _ = try server.prepareSocketPath()
         #expect(!FileManager.default.fileExists(atPath: path))
         // A path that is not a socket is never removed.

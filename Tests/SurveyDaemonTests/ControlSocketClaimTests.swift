@@ -13,7 +13,7 @@ import Testing
 /// socket file is removed at shutdown only while it is the one the daemon bound.
 @Suite(.serialized) struct ControlSocketClaimTests {
     func server(_ path: String) -> ControlServer {
-        ControlServer(socketPath: path, socketGroup: nil, maxRequestBytes: 4096, backend: FakeBackend(), logger: Logger(label: "t"))
+        ControlServer(socketPath: path, socketGroup: nil, maxRequestBytes: 4096, backend: FakeBackend(), eventLoopGroup: controlTestLoop, logger: Logger(label: "t"))
     }
 
     @Test func aSecondDaemonIsRefusedWhileTheFirstHoldsThePathEvenBeforeItBinds() throws {

@@ -96,7 +96,7 @@ import Testing
     @Test func a503WithRetryAfterShrinksTheWindowAndHoldsOff() async throws {
         let queue = MemoryDeliveryQueue()
         for second in 1 ... 3 { _ = queue.add("ok", at: TimeInterval(second)) }
-        let uploader = ScriptedUploader(["busy": [.overloaded(reason: "503", retryAfter: .seconds(10))]])
+        let uploader = ScriptedUploader(["busy": [.overloaded(reason: "503", status: 503, retryAfter: .seconds(10))]])
         let clock = ManualClock()
         let w = worker(queue, uploader, clock: clock)
         _ = await w.deliverRound()
@@ -123,7 +123,7 @@ import Testing
     @Test func flushEndsTheHoldOff() async throws {
         let queue = MemoryDeliveryQueue()
         _ = queue.add("busy", at: 1)
-        let uploader = ScriptedUploader(["busy": [.overloaded(reason: "503", retryAfter: .seconds(30))]])
+        let uploader = ScriptedUploader(["busy": [.overloaded(reason: "503", status: 503, retryAfter: .seconds(30))]])
         let w = worker(queue, uploader, clock: ManualClock())
         _ = await w.deliverRound()
         #expect(await w.ramp.holdUntil == .seconds(30))
@@ -137,7 +137,7 @@ import Testing
     @Test func a503WithoutRetryAfterHalvesTheWindow() async throws {
         let queue = MemoryDeliveryQueue()
         for second in 1 ... 3 { _ = queue.add("ok", at: TimeInterval(second)) }
-        let uploader = ScriptedUploader(["busy": [.overloaded(reason: "503", retryAfter: nil)]])
+        let uploader = ScriptedUploader(["busy": [.overloaded(reason: "503", status: 503, retryAfter: nil)]])
         let w = worker(queue, uploader, clock: ManualClock())
         _ = await w.deliverRound()
         _ = queue.add("busy", at: 4)

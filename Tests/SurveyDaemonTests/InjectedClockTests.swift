@@ -39,8 +39,7 @@ import Testing
         ) { _, _ in }
         try await running([worker]) {
             // The failed attempt waits out its hour asleep on the manual clock.
-            #expect(await eventually { await worker.snapshot.nextRetryAt != nil && clock.sleeping == 1 })
-            #expect(await worker.snapshot.nextRetryAt == date.addingTimeInterval(3600))
+            #expect(await eventually { await worker.nextStart(pending: 1) == date.addingTimeInterval(3600) && clock.sleeping == 1 })
             #expect(uploader.attempts.withLock { $0.count } == 1)
             clock.advance(by: .seconds(3599))
             #expect(clock.sleeping == 1, "one second of the backoff is left")

@@ -29,7 +29,7 @@ import Testing
     func eachCodeHasItsReply(_ code: SessionError.Code) throws {
         let expected = try #require(Self.table[code], "\(code) is not in the table")
         let reply = ControlError(SessionError(code, "what to do"))
-        #expect(reply.status == expected.status && reply.code == expected.code, "\(code)")
+        #expect(reply.status.code == expected.status && reply.code == expected.code, "\(code)")
         #expect(reply.message == "what to do" && reply.session == nil)
     }
 

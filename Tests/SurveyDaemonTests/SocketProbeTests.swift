@@ -67,7 +67,7 @@ import Testing
         }
         try #require(clients.count < 16, "the backlog never filled")
         #expect(UnixSocketProbe.probe(path: path, timeout: .milliseconds(100)) == .unknown(errno: EAGAIN))
-        let server = ControlServer(socketPath: path, socketGroup: nil, maxRequestBytes: 4096, backend: FakeBackend(), logger: Logger(label: "t"))
+        let server = ControlServer(socketPath: path, socketGroup: nil, maxRequestBytes: 4096, backend: FakeBackend(), eventLoopGroup: controlTestLoop, logger: Logger(label: "t"))
         do throws(ControlError) {
             _ = try server.prepareSocketPath()
             Issue.record("started beside a live daemon")

@@ -5,6 +5,7 @@ import Foundation
 import Logging
 import Synchronization
 import SurveyTesting
+import NIOPosix
 import Testing
 @testable import SurveyDaemon
 
@@ -165,7 +166,8 @@ final class RecordingNotifier: ServiceManagerNotifying {
             queue: MemoryDeliveryQueue(), uploader: ScriptedUploader(),
             settings: .init(maxInFlight: 1, backoff: { _, _ in .seconds(1) }, offlinePause: .seconds(1)),
             logger: Logger(label: "t")) { _, _ in }
-        let loop = ControlServer.controlLoops.next()
+        let loops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let loop = loops.next()
         #expect(await DaemonSystemdServices.problem(liveness: liveness, worker: worker, controlLoop: loop) == "the delivery worker has stopped")
         try await liveness.run(DaemonSystemdServices.deliveryName) {
             #expect(await DaemonSystemdServices.problem(liveness: liveness, worker: worker, controlLoop: loop) == "the control server has stopped")
@@ -174,5 +176,6 @@ final class RecordingNotifier: ServiceManagerNotifying {
             }
         }
         #expect(!liveness.isRunning(DaemonSystemdServices.deliveryName))
+        try await loops.shutdownGracefully()
     }
 }

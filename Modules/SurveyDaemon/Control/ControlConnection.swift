@@ -202,10 +202,10 @@ final class ControlConnection {
     private func replyRequestTimeoutAndClose() {
         guard let requestContext, let byteContext else { return }
         let error = ControlError(status: 408, code: "request_timeout", "the request's head was not received within \(limits.readTimeout); send the whole request at once")
-        let response = ControlErrorMiddleware.reply(error)
+        let response = error.response
         var head = HTTPResponse(status: response.status, headerFields: response.headers)
         head.headerFields[.connection] = "close"
-        let body = ControlErrorMiddleware.body(error)
+        let body = error.body
         head.headerFields[.contentLength] = String(body.readableBytes)
         requestContext.write(NIOAny(ResponsePart.head(head)), promise: nil)
         requestContext.write(NIOAny(ResponsePart.body(body)), promise: nil)

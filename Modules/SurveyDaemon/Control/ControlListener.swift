@@ -73,9 +73,9 @@ struct ControlListener<Responder: HTTPResponder>: Service where Responder.Contex
     }
 
     /// What Hummingbird's `Application` does with each request: the router's response, with
-    /// the server's name, written to the connection. Every error already became a JSON reply in
-    /// ``ControlErrorMiddleware``; an HTTP parse error is thrown on, so that the connection
-    /// replies 400 and closes.
+    /// the server's name, written to the connection. Every error already became a JSON reply
+    /// (``ControlErrorMiddleware`` makes it a ``ControlError``, which the router writes); an HTTP
+    /// parse error is thrown on, so that the connection replies 400 and closes.
     static func respond(with responder: Responder, logger: Logger) -> HTTPChannelHandler.Responder {
         { request, writer, channel in
             let context = ControlRequestContext(source: ApplicationRequestContextSource(channel: channel, logger: logger))

@@ -101,7 +101,7 @@ public struct DaemonBackend: ControlBackend {
         let health = DaemonHealth.view(phase: lifecycle?.phase ?? .serving, journals: journals)
         return exporter.exposition(MetricsExporter.Snapshot(
             counts: try? await inspector.counts(), now: now(), connectivity: await connectivity.status.state, journals: sizes, ready: health.ready,
-            paused: await worker.snapshot.paused != nil))
+            paused: await worker.snapshot.paused != nil, holdOff: await worker.holdOff))
     }
 
     public func startSession(_ request: StartSessionRequest) async throws -> SessionView {
@@ -135,7 +135,7 @@ public struct DaemonBackend: ControlBackend {
                 pending: counts.pending, inFlight: snapshot.inFlight, dead: counts.dead, delivered: counts.delivered,
                 oldestPendingAgeSeconds: counts.oldestPendingAt.map { time.timeIntervalSince($0) },
                 lastDeliveryAt: snapshot.lastDeliveryAt?.iso8601Seconds,
-                nextRetryAt: snapshot.nextRetryAt?.iso8601Seconds,
+                nextRetryAt: await worker.nextStart(pending: counts.pending)?.iso8601Seconds,
                 bytesOnDisk: queueDiskBytes
             ),
             journalProblems: problems,
@@ -147,6 +147,7 @@ public struct DaemonBackend: ControlBackend {
             journals: await inspector.journalHealth()
         )
         view.deviceId = deviceId
+        view.queue.holdOff = await worker.holdOff.map { StatusView.HoldOff(reason: $0.reason, status: $0.status, until: $0.until.iso8601Seconds) }
         view.paused = snapshot.paused.map { StatusView.Paused(reason: $0.reason, since: $0.since.iso8601Seconds) }
         return view
     }

@@ -5,6 +5,7 @@ import Musl
 #endif
 import Foundation
 import NIOCore
+import NIOPosix
 
 /// The process at the other end of a Unix socket connection (`SO_PEERCRED`).
 public struct PeerCredentials: Sendable, Hashable {
@@ -27,8 +28,10 @@ public struct PeerCredentials: Sendable, Hashable {
         return PeerCredentials(pid: cred.pid, uid: cred.uid, gid: cred.gid)
     }
 
-    /// The supplementary groups of the peer process, from `/proc/<pid>/status`.
+    /// The supplementary groups of the peer process, from `/proc/<pid>/status`: a blocking read,
+    /// never made on an event loop (checked in debug builds).
     func supplementaryGroups() -> Set<UInt32> {
+        assert(MultiThreadedEventLoopGroup.currentEventLoop == nil, "the peer's groups are read from /proc on an event loop; read them on a thread pool")
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return [] }
         return Self.groups(fromStatus: status)
     }
@@ -59,6 +62,13 @@ public struct PeerPolicy: Sendable, Hashable {
     public init(ownerUID: UInt32, groupID: UInt32?) {
         self.ownerUID = ownerUID
         self.groupID = groupID
+    }
+
+    /// Whether only the peer's supplementary groups can decide: it is neither the owner nor
+    /// root, and a group is allowed that is not its primary one.
+    public func needsGroups(of peer: PeerCredentials) -> Bool {
+        guard let groupID, peer.uid != ownerUID, peer.uid != 0 else { return false }
+        return peer.gid != groupID
     }
 
     /// True when `peer` may use the API. `groups` gives the peer's supplementary groups.

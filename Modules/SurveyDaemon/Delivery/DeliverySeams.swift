@@ -25,8 +25,9 @@ public enum UploadOutcome: Sendable, Hashable {
     /// Worth trying again later (connection failure, timeout, 408, 429, 5xx), maybe after the server's `Retry-After`.
     case transient(reason: String, retryAfter: Duration?)
     /// The server said it is overloaded (429, 503): transient, and a sign to send less for a while
-    /// (the delivery ramp closes), maybe after the server's `Retry-After`.
-    case overloaded(reason: String, retryAfter: Duration?)
+    /// (the delivery ramp closes), maybe after the server's `Retry-After`; `status` is the
+    /// server's answer (429 or 503), for the operator's view of the hold-off.
+    case overloaded(reason: String, status: Int, retryAfter: Duration?)
     /// The server answered and refused it (`isSuccess: false`, a 4xx other than 401/403/408/429):
     /// retrying will not help, and the server holds no accepted submission under the key.
     case rejected(reason: String)

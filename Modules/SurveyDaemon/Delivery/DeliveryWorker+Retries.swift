@@ -8,17 +8,17 @@ extension DeliveryWorker {
         public var attempts: Int
         /// The last transient failure.
         public var lastError: String?
-        /// When its backoff ends; nil when it is not waiting.
+        /// When it can be tried again: the end of its backoff, or of the ramp's hold-off or pace
+        /// when that is later; nil when it is not waiting.
         public var nextRetryAt: Date?
     }
 
     /// The retry state of every submission the worker is retrying (kept in memory only).
     public func retryStates() -> [SubmissionID: RetryState] {
         let current = timeline.elapsed()
-        let wall = now()
         var states: [SubmissionID: RetryState] = [:]
         for id in Set(attempts.keys).union(notBefore.keys) {
-            let due = notBefore[id].flatMap { $0 > current ? wall.addingTimeInterval(($0 - current).timeInterval) : nil }
+            let due = notBefore[id].flatMap { $0 > current ? date(of: startAllowed(after: $0), at: current) : nil }
             states[id] = RetryState(attempts: attempts[id] ?? 0, lastError: lastErrors[id], nextRetryAt: due)
         }
         return states

@@ -40,7 +40,6 @@ public actor DeliveryWorker: Service {
         public var inFlight: Int
         public var delivered: Int
         public var lastDeliveryAt: Date?
-        public var nextRetryAt: Date?
         public var lastOutcomeOffline: Bool
         /// Why delivery is paused (the server refused the token), and since when; nil while it runs.
         public var paused: Pause? = nil
@@ -76,12 +75,14 @@ public actor DeliveryWorker: Service {
     var notBefore: [SubmissionID: Duration] = [:]
     /// The last transient failure of each submission being retried (DeliveryWorker+Retries.swift).
     var lastErrors: [SubmissionID: String] = [:]
-    private(set) var snapshotValue = Snapshot(inFlight: 0, delivered: 0, lastDeliveryAt: nil, nextRetryAt: nil, lastOutcomeOffline: false)
+    /// The refusal that started the ramp's hold-off (DeliveryWorker+Schedule.swift).
+    var holdOffCause: HoldOffCause?
+    var snapshotValue = Snapshot(inFlight: 0, delivered: 0, lastDeliveryAt: nil, lastOutcomeOffline: false)
 
     /// - Parameters:
     ///   - wakeup: how the queue and others wake the worker (``wake()`` uses it too).
     ///   - clock: what backoffs and pauses are measured and slept on.
-    ///   - now: the wall-clock time, for `lastDeliveryAt` and `nextRetryAt`.
+    ///   - now: the wall-clock time, for `lastDeliveryAt`, ``nextStart(pending:)`` and ``holdOff``.
     ///   - onFinished: told (with the key the submission was queued with) when it is delivered or
     ///     dead, so sessions waiting for it can go on.
     public init(
@@ -116,6 +117,7 @@ public actor DeliveryWorker: Service {
     public func flush() {
         notBefore.removeAll()
         ramp.forgetHoldOff()
+        holdOffCause = nil
         wakeup.wake()
     }
 
@@ -258,62 +260,7 @@ public actor DeliveryWorker: Service {
         let current = timeline.elapsed()
         let holdOff = (leftBehind ? ramp.notBefore : ramp.holdUntil).flatMap { $0 > current ? $0 : nil }
         let nextDue = (Array(notBefore.values) + [holdOff].compactMap { $0 }).min()
-        snapshotValue.nextRetryAt = nextDue.map { now().addingTimeInterval(($0 - current).timeInterval) }
         return nextDue.map { max(.zero, $0 - current) }
-    }
-
-    func record(_ outcome: UploadOutcome, for submission: QueuedSubmission, at time: Duration) async {
-        let id = submission.id
-        do {
-            switch outcome {
-            case .delivered(let next):
-                try await queue.markDelivered(id, nextTypeId: next)
-                forget(id)
-                snapshotValue.delivered += 1
-                snapshotValue.lastDeliveryAt = now()
-                metrics.submissionDelivered(latency: now().timeIntervalSince(submission.metadata.queuedAt))
-                logger.info("submission delivered", metadata: ["submission": "\(id)", "stage": "\(submission.metadata.stage)"])
-                await onFinished(submission.metadata.key, .delivered(response: next))
-            case .rejected(let reason), .permanent(let reason):
-                let verdict: DeadOutcome = if case .rejected = outcome { .rejected } else { .unknown }
-                try await queue.markDead(id, reason: reason, outcome: verdict)
-                forget(id)
-                metrics.submissionDead(verdict)
-                logger.warning("submission refused for good", metadata: ["submission": "\(id)", "outcome": "\(verdict.rawValue)", "reason": "\(reason)"])
-                await onFinished(submission.metadata.key, .dead(reason: reason))
-            case .transient(let reason, let retryAfter), .overloaded(let reason, let retryAfter):
-                let attempt = (attempts[id] ?? 0) + 1
-                attempts[id] = attempt
-                lastErrors[id] = reason
-                let delay = settings.backoff(attempt, retryAfter)
-                notBefore[id] = time + delay
-                metrics.submissionRetried()
-                logger.notice("delivery failed, will retry", metadata: ["submission": "\(id)", "attempt": "\(attempt)", "delay": "\(delay)", "reason": "\(reason)"])
-            case .offline, .unauthorized:
-                // Nothing is known of the submission: it stays pending, its attempts uncounted.
-                break
-            }
-        } catch {
-            notBefore[id] = time + settings.offlinePause
-            logger.error("cannot record a delivery outcome; it is retried", metadata: ["submission": "\(id)", "error": "\(error)"])
-        }
-    }
-
-    /// The ramp learns from each outcome: a delivery opens it, an overloaded server closes it and
-    /// holds every upload off, an unreachable one starts it over for after the outage.
-    func adjustRamp(after outcome: UploadOutcome, at time: Duration) {
-        switch outcome {
-        case .delivered: ramp.delivered()
-        case .overloaded(_, let retryAfter): ramp.refused(retryAfter: retryAfter, at: time, unitRandom: unitRandom())
-        case .offline: ramp.restart()
-        case .transient, .rejected, .permanent, .unauthorized: break
-        }
-    }
-
-    func forget(_ id: SubmissionID) {
-        attempts[id] = nil
-        notBefore[id] = nil
-        lastErrors[id] = nil
     }
 
     /// Sleeps for `pause` on the injected clock (until woken when nil), or until woken. The timer

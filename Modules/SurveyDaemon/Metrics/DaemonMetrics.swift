@@ -40,6 +40,7 @@ public final class DaemonMetrics: Sendable {
         public static let journalFailed = "surveyd_journal_failed"
         public static let ready = "surveyd_ready"
         public static let deliveryPaused = "surveyd_delivery_paused"
+        public static let deliveryHoldOff = "surveyd_delivery_hold_off_seconds"
     }
 
     /// The histograms' buckets, by name: an fdatasync takes milliseconds, a delivery from

@@ -49,6 +49,7 @@ struct DaemonSystemdServices {
             let queue = daemon.queue
             let monitor = daemon.monitor
             let sessions = daemon.sessions
+            let controlLoop = daemon.controlLoops.next()
             notify = SystemdNotifyService(
                 notifier: notifier, watchdogInterval: systemd.watchdogInterval, logger: logger,
                 status: {
@@ -58,7 +59,7 @@ struct DaemonSystemdServices {
                     return Self.statusLine(connectivity: link, pending: counts?.pending, dead: counts?.dead, sessions: open)
                 },
                 health: {
-                    await Self.problem(liveness: liveness, worker: worker, controlLoop: ControlServer.controlLoops.next())
+                    await Self.problem(liveness: liveness, worker: worker, controlLoop: controlLoop)
                 })
         } else {
             notify = nil

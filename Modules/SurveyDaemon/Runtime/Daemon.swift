@@ -7,6 +7,7 @@ import Foundation
 import Kiosk
 import Logging
 import Networking
+import NIOPosix
 import ServiceLifecycle
 import UnixSignals
 import Storage
@@ -36,6 +37,10 @@ public final class Daemon: Sendable {
     let httpClient: HTTPClient
     let surveyClient: SurveyClient
     let control: ControlServer
+    /// The control server's own event loop: one thread serves every control connection (reads,
+    /// HTTP parsing, writes), apart from the loops of the survey-server client. Shut down by
+    /// ``close()``.
+    let controlLoops: MultiThreadedEventLoopGroup
     /// The respondent's pages, when `kioskListen` is set.
     let kiosk: KioskServer?
     /// The control socket's lock, held from before the socket is checked until the daemon stops.
@@ -147,7 +152,11 @@ public final class Daemon: Sendable {
         backend.deviceId = deviceID
         self.backend = backend
         kiosk = kioskPlan.map { KioskServer(address: $0.address, settings: $0.settings, sessions: sessions, logger: logger) }
-        control = ControlServer(socketPath: configuration.socketPath, socketGroup: socketGroup, maxRequestBytes: configuration.maxRequestBytes, limits: configuration.controlLimits, backend: backend, logger: logger)
+        let controlLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        self.controlLoops = controlLoops
+        control = ControlServer(
+            socketPath: configuration.socketPath, socketGroup: socketGroup, maxRequestBytes: configuration.maxRequestBytes, limits: configuration.controlLimits,
+            backend: backend, eventLoopGroup: controlLoops, logger: logger)
         do {
             try await sessions.restore()
         } catch {
@@ -233,6 +242,11 @@ public final class Daemon: Sendable {
             try await httpClient.shutdown()
         } catch {
             logger.warning("the HTTP client did not shut down cleanly", metadata: ["error": "\(error)"])
+        }
+        do {
+            try await controlLoops.shutdownGracefully()
+        } catch {
+            logger.warning("the control server's event loop did not shut down cleanly", metadata: ["error": "\(error)"])
         }
         logger.info("surveyd stopped; journals closed")
     }

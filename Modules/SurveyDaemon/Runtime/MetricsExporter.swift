@@ -22,9 +22,12 @@ public final class MetricsExporter: Sendable {
         public var ready: Bool
         /// Whether delivery is paused because the server refused the token.
         public var paused: Bool
+        /// The delivery ramp's hold-off after a 429/503, while it lasts.
+        public var holdOff: DeliveryWorker.HoldOff?
 
-        public init(counts: SubmissionQueueCounts?, now: Date, connectivity: ConnectivityStatus.State, journals: [(name: String, diskBytes: Int, failed: Bool)], ready: Bool, paused: Bool = false) {
+        public init(counts: SubmissionQueueCounts?, now: Date, connectivity: ConnectivityStatus.State, journals: [(name: String, diskBytes: Int, failed: Bool)], ready: Bool, paused: Bool = false, holdOff: DeliveryWorker.HoldOff? = nil) {
             self.paused = paused
+            self.holdOff = holdOff
             self.counts = counts
             self.now = now
             self.connectivity = connectivity
@@ -44,6 +47,7 @@ public final class MetricsExporter: Sendable {
     let journalFailed: [String: Meter]
     let ready: Meter
     let paused: Meter
+    let holdOff: [(status: Int, meter: Meter)]
 
     /// The Prometheus text format's content type.
     public static let contentType = "text/plain; version=0.0.4; charset=utf-8"
@@ -69,6 +73,7 @@ public final class MetricsExporter: Sendable {
         })
         ready = Meter(label: Name.ready, factory: factory)
         paused = Meter(label: Name.deliveryPaused, factory: factory)
+        holdOff = [429, 503].map { ($0, Meter(label: Name.deliveryHoldOff, dimensions: [("status", "\($0)")], factory: factory)) }
     }
 
     /// Every metric in the text format, with the gauges set from `snapshot`.
@@ -85,6 +90,10 @@ public final class MetricsExporter: Sendable {
         }
         ready.set(snapshot.ready ? 1 : 0)
         paused.set(snapshot.paused ? 1 : 0)
+        for (status, meter) in holdOff {
+            let remaining = snapshot.holdOff.flatMap { $0.status == status ? max(0, $0.until.timeIntervalSince(snapshot.now)) : nil }
+            meter.set(remaining ?? 0)
+        }
         return registry.emitToBuffer()
     }
 }

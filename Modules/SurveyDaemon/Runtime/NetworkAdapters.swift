@@ -38,7 +38,7 @@ public struct ClientUploader: AnswerUploader {
     static func outcome(_ error: NetworkError) -> UploadOutcome {
         if error.code == .offline { return .offline }
         if error.isTransient, let status = error.status, status == 429 || status == 503 {
-            return .overloaded(reason: error.message, retryAfter: error.retryAfter)
+            return .overloaded(reason: error.message, status: status, retryAfter: error.retryAfter)
         }
         if error.isTransient { return .transient(reason: error.message, retryAfter: error.retryAfter) }
         if let status = error.status, status == 401 || status == 403 {

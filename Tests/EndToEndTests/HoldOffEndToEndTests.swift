@@ -1,0 +1,56 @@
+import Foundation
+import SurveyTesting
+import Testing
+
+/// A 503 with `Retry-After` holds every upload off for the server's time and the ramp's jittered
+/// hold-off: `status` announces when the next upload really starts and why, the metrics show the
+/// hold-off, and once the server is well again the upload starts at the announced time by itself,
+/// without a flush.
+@Suite(.serialized) struct HoldOffEndToEndTests {
+    @Test func theAnnouncedRetryIsWhenTheUploadStarts() async throws {
+        let stack = try Stack()
+        stack.deadline = .seconds(180)
+        try await stack.startMock()
+        // A cap above the hold-off, so the server's Retry-After is honoured as sent.
+        try await stack.startDaemon(environment: ["SURVEYD_BACKOFF_CAP": "600"])
+        try await stack.startAndAnswerAllButLast()
+        try await stack.setMockFaults(#"{"unavailableShare": 1, "retryAfterSeconds": 3}"#)
+        let last = try await stack.json(["answer"] + Stack.common.last!)
+        #expect(stack.outcome(last) == "queued", "\(last)")
+
+        var queue: [String: Any] = [:]
+        #expect(await eventually(every: .milliseconds(50)) {
+            queue = (try? await stack.queue()) ?? [:]
+            return queue["holdOff"] != nil && queue["inFlight"] as? Int == 0
+        }, "\(queue)")
+        let holdOff = try #require(queue["holdOff"] as? [String: Any])
+        #expect(holdOff["reason"] as? String == "the server asked to wait (503)", "\(holdOff)")
+        #expect(holdOff["status"] as? Int == 503)
+        let until = try #require((holdOff["until"] as? String).flatMap(Self.date))
+        let announced = try #require((queue["nextRetryAt"] as? String).flatMap(Self.date), "\(queue)")
+        // The hold-off is the server's 3 s plus a draw of up to 12 s; the item's own backoff
+        // (3 s) ends before it, so the announced start is the hold-off's end.
+        #expect(announced == until, "next retry \(announced), hold-off until \(until)")
+        #expect(announced.timeIntervalSinceNow <= 16, "\(announced)")
+
+        let text = try await stack.ctl(["status"])
+        #expect(text.stdout.contains("holding off: the server asked to wait (503), until \(holdOff["until"] as? String ?? "")"), "\(text.stdout)")
+        let metrics = try await UnixHTTP.request(socket: stack.socket, method: "GET", target: "/metrics")
+        #expect(metrics.bodyText.contains(#"surveyd_delivery_hold_off_seconds{status="503"}"#), "\(metrics.bodyText)")
+        #expect(!metrics.bodyText.contains(#"surveyd_delivery_hold_off_seconds{status="503"} 0"#), "\(metrics.bodyText)")
+
+        try await stack.setMockFaults("{}")
+        #expect(try await eventually(timeout: .seconds(30), every: .milliseconds(50)) { try stack.records().count == 1 })
+        let started = Date()
+        // The times are written to the whole second, floored: the real start is within a second
+        // after `announced`; the upload may start up to a second after it, and is seen here
+        // within the poll's 50 ms.
+        #expect(started.timeIntervalSince(announced) >= -0.1, "started \(started), announced \(announced)")
+        #expect(started.timeIntervalSince(announced) <= 2.1, "started \(started), announced \(announced)")
+        let after = try await stack.queue()
+        #expect(after["holdOff"] == nil && after["nextRetryAt"] == nil && after["pending"] as? Int == 0, "\(after)")
+        await stack.finish()
+    }
+
+    static func date(_ text: String) -> Date? { try? Date(text, strategy: .iso8601) }
+}
