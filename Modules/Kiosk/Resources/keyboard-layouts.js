@@ -49,7 +49,7 @@
         number: {
             lang: "en",
             rows: [
-                ["1", "2", "3", backspace],
+                ["1", "2", "3", { action: "backspace" }],
                 ["4", "5", "6", "-"],
                 ["7", "8", "9", "."],
                 [{ action: "text", text: "0", wide: 2 }, enter]

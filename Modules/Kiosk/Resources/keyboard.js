@@ -268,6 +268,10 @@
             field.addEventListener("pointerdown", function () { keyboard.endComposition(); });
             field.addEventListener("keydown", function () { keyboard.endComposition(); });
         });
+        // "Other" disabled again (another option chosen) while its text had the focus.
+        this.form.addEventListener("change", function () {
+            if (keyboard.field && keyboard.field.disabled) { keyboard.hide(); }
+        });
         window.addEventListener("resize", function () {
             if (keyboard.field) { keyboard.show(keyboard.field); }
         });
