@@ -109,9 +109,12 @@ class Kiosk:
 
     def screen(self, name, note=""):
         """Audits the screen with axe, checks targets and origins, saves a screenshot."""
+        scrolled = self.driver.execute_script("return window.scrollY")
         axe = Axe(self.driver)
         axe.inject()
         results = axe.run()
+        # The audit scrolls the page; put it back where the respondent had it.
+        self.driver.execute_script("window.scrollTo(0, arguments[0])", scrolled)
         counts = {}
         for violation in results["violations"]:
             counts[violation["impact"]] = counts.get(violation["impact"], 0) + 1
