@@ -323,7 +323,7 @@ def main():
                 walk_layouts(driver, run, args.out)
                 print("composer: %d of %d sequences right; smallest key %.0f px" % (composed, len(CASES), smallest))
             else:
-                keys_and_names(driver, run)
+                print("smallest key at %s: %.0f px" % (size, keys_and_names(driver, run)))
                 empty_field(driver)
                 field_above_keyboard(driver, run, size)
                 # As a respondent first sees it: the page scrolled by the keyboard, not by the test.

@@ -100,6 +100,7 @@
         if (action === "char") {
             button.setAttribute("data-key", key);
             button.textContent = key;
+            if (Hangul.isJamo(key)) { button.classList.add("osk-jamo"); }
         } else if (action === "text") {
             button.setAttribute("data-key", key.text);
             button.textContent = key.text;
