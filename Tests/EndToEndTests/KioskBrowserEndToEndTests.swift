@@ -84,7 +84,7 @@ import Testing
         #expect(english?["email"] as? String == "minji@example.com" && (english?["age"] as? NSNumber)?.intValue == 30, "\(answers)")
         let stage1 = answers.first { $0["pairing"] != nil }
         #expect(stage1?["pairing"] as? String == "Wine and cheese" && stage1?["coupon"] as? String == "ABC-12", "\(answers)")
-        #expect((stage1?["glassesPerWeek"] as? NSNumber)?.intValue == 4, "\(answers)")
+        #expect((stage1?["glassesPerWeek"] as? NSNumber)?.intValue == 4 && stage1?["type"] as? String == "Cider", "\(answers)")
 
         // The survey server goes away: the respondent still finishes and is told the answers are saved.
         await stack.stopMock()
