@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The kiosk in a real browser: headless Chromium driven through chromium-driver walks the
-project's survey (mock/questions) on a kiosk at BASE_URL, audits every screen with axe-core
+project's survey (mock/questions) on a kiosk at BASE_URL, typing every text and number answer by
+tapping the page's on-screen keys (by keystrokes when scripts are off), audits every screen with axe-core
 (fails on any violation of impact serious or critical), checks touch-target sizes, focus and
 that nothing is loaded from another host, and saves a screenshot of each screen.
 

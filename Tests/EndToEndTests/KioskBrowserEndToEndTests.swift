@@ -8,7 +8,8 @@ import Testing
 /// The kiosk pages of the built surveyd in a real browser: headless Chromium, driven by
 /// `Tests/Browser/kiosk_test.py` through chromium-driver, walks the mock survey in both languages
 /// (every form type, a validation message, Back, each end screen, scripts off, the idle reset)
-/// with an axe-core audit of every screen; then, with the survey server stopped, a respondent
+/// with an axe-core audit of every screen, typing its answers on the on-screen keys; the server's
+/// record holds exactly what was tapped; then, with the survey server stopped, a respondent
 /// finishes, sees "saved", and the submission is delivered once after the server returns.
 ///
 /// `Tests/Browser/install.sh` (run by `.ci/run`) installs the browser; without it this test
