@@ -48,6 +48,7 @@ struct SurveydCommand: AsyncParsableCommand {
     @Option(name: .setting(\.kioskEndScreenSeconds), help: .setting(\.kioskEndScreenSeconds)) var kioskEndScreen: Int?
     @Option(name: .setting(\.kioskIdleSeconds), help: .setting(\.kioskIdleSeconds)) var kioskIdle: Int?
     @Option(name: .setting(\.kioskIdleCountdownSeconds), help: .setting(\.kioskIdleCountdownSeconds)) var kioskIdleCountdown: Int?
+    @Option(name: .setting(\.kioskKeyboard), help: .setting(\.kioskKeyboard)) var kioskKeyboard: DaemonConfiguration.KioskKeyboard?
     @Option(name: .setting(\.logLevel), help: .setting(\.logLevel)) var logLevel: Logger.Level?
     @Flag(help: "Check the configuration (file, environment, flags) and exit: 0 when it is valid, 78 with what is wrong otherwise (the messages of a start). Starts nothing.") var checkConfig = false
     @Option(name: .setting(\.metricsListen), help: .setting(\.metricsListen)) var metricsListen: String?
@@ -78,6 +79,7 @@ struct SurveydCommand: AsyncParsableCommand {
         flags[\.kioskEndScreenSeconds] = kioskEndScreen
         flags[\.kioskIdleSeconds] = kioskIdle
         flags[\.kioskIdleCountdownSeconds] = kioskIdleCountdown
+        flags[\.kioskKeyboard] = kioskKeyboard
         flags[\.logLevel] = logLevel
         flags[\.metricsListen] = metricsListen
         flags[\.deviceID] = deviceID
@@ -135,6 +137,7 @@ extension SurveydCommand {
 
 extension DaemonConfiguration.Durability: ExpressibleByArgument {}
 extension DaemonConfiguration.KioskAccess: ExpressibleByArgument {}
+extension DaemonConfiguration.KioskKeyboard: ExpressibleByArgument {}
 extension Language: ExpressibleByArgument {}
 extension Logger.Level: @retroactive ExpressibleByArgument {}
 

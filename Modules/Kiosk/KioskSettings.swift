@@ -21,6 +21,8 @@ public struct KioskSettings: Sendable, Hashable {
     public var browserLifetimeSeconds: Int
     /// The largest form body accepted, in bytes.
     public var maxFormBytes: Int
+    /// Which keyboard types into the text fields: the pages' own, or the system's.
+    public var keyboard: KioskKeyboard
 
     public init(
         titles: [KioskLanguage: String] = [:],
@@ -31,7 +33,8 @@ public struct KioskSettings: Sendable, Hashable {
         secureCookie: Bool = false,
         maxBrowsers: Int = 1024,
         browserLifetimeSeconds: Int = 12 * 3600,
-        maxFormBytes: Int = 16 * 1024
+        maxFormBytes: Int = 16 * 1024,
+        keyboard: KioskKeyboard = .onscreen
     ) {
         self.titles = titles
         self.defaultLanguage = defaultLanguage
@@ -42,6 +45,7 @@ public struct KioskSettings: Sendable, Hashable {
         self.maxBrowsers = maxBrowsers
         self.browserLifetimeSeconds = browserLifetimeSeconds
         self.maxFormBytes = maxFormBytes
+        self.keyboard = keyboard
     }
 
     /// The title shown for `language`.
@@ -70,6 +74,15 @@ public struct KioskSettings: Sendable, Hashable {
             throw KioskSettingsError(setting: name, message: "\(name) must be from \(range.lowerBound) to \(range.upperBound), got \(value)")
         }
     }
+}
+
+/// Which keyboard types into the pages' text fields.
+public enum KioskKeyboard: String, Sendable, Hashable, CaseIterable {
+    /// The pages' own keyboard, docked at the bottom while a text field has the focus: a touch
+    /// screen under cage and Chromium has no other.
+    case onscreen
+    /// None from the pages: the system brings its own (e.g. a tablet's).
+    case system
 }
 
 /// A kiosk setting out of range.

@@ -146,6 +146,10 @@ extension DaemonSetting {
             kind: .wholeNumber(.from(1, to: 3600, "1 hour"), valueName: "seconds"), default: 20,
             doc: "how long \"Are you still there?\" counts down before the session is abandoned and the welcome screen returns"),
         DaemonSetting(
+            \.kioskKeyboard, key: "kioskKeyboard", variable: "SURVEYD_KIOSK_KEYBOARD", flag: "kiosk-keyboard",
+            kind: .choice(DaemonConfiguration.KioskKeyboard.names), default: .onscreen,
+            doc: "`onscreen`: the kiosk pages bring their own keyboard (Korean and English) for a touch screen; `system`: none, the system's is used (see doc/kiosk.md)"),
+        DaemonSetting(
             \.logLevel, key: "logLevel", variable: "SURVEYD_LOG_LEVEL", flag: "log-level",
             kind: .choice(Logger.Level.names), default: .info,
             doc: "the least severe log lines written (to stderr; under systemd, to the journal); SIGHUP applies a new value"),

@@ -77,6 +77,16 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var kioskIdleSeconds: Int = DaemonSetting.defaultValue(of: \.kioskIdleSeconds)
     /// How long "Are you still there?" counts down, in seconds.
     public var kioskIdleCountdownSeconds: Int = DaemonSetting.defaultValue(of: \.kioskIdleCountdownSeconds)
+    /// Which keyboard types into the kiosk's text fields.
+    public var kioskKeyboard: KioskKeyboard = DaemonSetting.defaultValue(of: \.kioskKeyboard)
+
+    /// Which keyboard types into the kiosk's text fields.
+    public enum KioskKeyboard: String, Sendable, Hashable, CaseIterable {
+        /// The pages' own on-screen keyboard (Korean and English), for a bare touch screen.
+        case onscreen
+        /// None from the pages: the system brings its own (e.g. a tablet's).
+        case system
+    }
 
     /// Who may reach the kiosk's address.
     public enum KioskAccess: String, Sendable, Hashable, CaseIterable {

@@ -199,6 +199,7 @@ extension SettingChoice {
 extension Language: SettingChoice {}
 extension DaemonConfiguration.Durability: SettingChoice {}
 extension DaemonConfiguration.KioskAccess: SettingChoice {}
+extension DaemonConfiguration.KioskKeyboard: SettingChoice {}
 extension Logger.Level: SettingChoice {}
 
 extension DaemonSetting {

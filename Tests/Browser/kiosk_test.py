@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The kiosk in a real browser: headless Chromium driven through chromium-driver walks the
-project's survey (mock/questions) on a kiosk at BASE_URL, audits every screen with axe-core
+project's survey (mock/questions) on a kiosk at BASE_URL, typing every text and number answer by
+tapping the page's on-screen keys (by keystrokes when scripts are off), audits every screen with axe-core
 (fails on any violation of impact serious or critical), checks touch-target sizes, focus and
 that nothing is loaded from another host, and saves a screenshot of each screen.
 
@@ -30,6 +31,8 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
+import osk
+
 BLOCKING = ("serious", "critical")
 MIN_TARGET = 48
 
@@ -39,8 +42,10 @@ class Failure(Exception):
 
 
 class Kiosk:
-    def __init__(self, driver, base, out):
+    def __init__(self, driver, base, out, scripts=True):
         self.driver = driver
+        # With scripts, text is typed by tapping the page's on-screen keys; without, by keystrokes.
+        self.scripts = scripts
         self.base = base.rstrip("/")
         self.out = out
         self.screens = []
@@ -79,10 +84,16 @@ class Kiosk:
         if self.question() != name:
             raise Failure("expected question %r, got %r at %s" % (name, self.question(), self.driver.current_url))
 
-    def type(self, text, field="answer"):
+    def type(self, text, field="answer", layout=None):
         element = self.driver.find_element(By.ID, field)
-        element.clear()
-        element.send_keys(text)
+        if not self.scripts:
+            element.clear()
+            element.send_keys(text)
+            return
+        element.click()
+        if layout and osk.layout(self.driver) != layout:
+            raise Failure("the keyboard shows the %s layout, not %s" % (osk.layout(self.driver), layout))
+        osk.type_text(self.driver, element, text)
 
     def choose(self, value):
         element = self.driver.find_element(By.CSS_SELECTOR, "input[name=value][value='%s']" % value)
@@ -99,9 +110,12 @@ class Kiosk:
 
     def screen(self, name, note=""):
         """Audits the screen with axe, checks targets and origins, saves a screenshot."""
+        scrolled = self.driver.execute_script("return window.scrollY")
         axe = Axe(self.driver)
         axe.inject()
         results = axe.run()
+        # The audit scrolls the page; put it back where the respondent had it.
+        self.driver.execute_script("window.scrollTo(0, arguments[0])", scrolled)
         counts = {}
         for violation in results["violations"]:
             counts[violation["impact"]] = counts.get(violation["impact"], 0) + 1
@@ -191,10 +205,10 @@ def walk_english_to_thanks(k):
     k.next()
     k.expect_question("age")
     k.screen("number", "number: inputmode=decimal")
-    k.type("thirty")
+    k.type("1-2")
     k.next()
     if k.error() != "Please enter a number.":
-        raise Failure("age thirty: error %r" % k.error())
+        raise Failure("age 1-2: error %r" % k.error())
     k.type("30")
     k.next()
     k.expect_question("like")
@@ -248,8 +262,8 @@ def walk_english_to_thanks(k):
 def walk_korean_stage_two(k):
     k.open("/?lang=ko")
     k.next("시작하기")
-    for value in ["김민지", "minji@example.com", "minji@example.com", "30"]:
-        k.type(value)
+    for value, layout in [("김민지", "korean"), ("minji@example.com", "email"), ("minji@example.com", "email"), ("30", "number")]:
+        k.type(value, layout=layout)
         k.next("다음")
     k.screen("score-ko", "radioNumber in Korean")
     k.choose("2")
@@ -401,10 +415,10 @@ def main():
     for title, base, walk in walks:
         print("== " + title)
         driver = make_driver(width, height, scripts=walk is not walk_without_script)
-        kiosk = Kiosk(driver, base, args.out)
+        kiosk = Kiosk(driver, base, args.out, scripts=walk is not walk_without_script)
         try:
             walk(kiosk)
-        except (Failure, WebDriverException) as error:
+        except (Failure, osk.KeyboardError, WebDriverException) as error:
             failures.append("%s: %s" % (title, error))
             print("FAIL %s: %s" % (title, error))
             driver.save_screenshot(os.path.join(args.out, "failure-%d.png" % len(failures)))

@@ -8,7 +8,8 @@ import Testing
 /// The kiosk pages of the built surveyd in a real browser: headless Chromium, driven by
 /// `Tests/Browser/kiosk_test.py` through chromium-driver, walks the mock survey in both languages
 /// (every form type, a validation message, Back, each end screen, scripts off, the idle reset)
-/// with an axe-core audit of every screen; then, with the survey server stopped, a respondent
+/// with an axe-core audit of every screen, typing its answers on the on-screen keys; the server's
+/// record holds exactly what was tapped; then, with the survey server stopped, a respondent
 /// finishes, sees "saved", and the submission is delivered once after the server returns.
 ///
 /// `Tests/Browser/install.sh` (run by `.ci/run`) installs the browser; without it this test
@@ -76,6 +77,15 @@ import Testing
         let delivered = try stack.records()
         // English: common and stage 1; Korean: common and stage 2; scripts off: common, stage 1 left open.
         #expect(delivered.count >= 5, "\(delivered)")
+        // What was tapped on the on-screen keys reached the server exactly.
+        let answers = delivered.compactMap { $0["answers"] as? [String: Any] }
+        let korean = answers.first { $0["name"] as? String == "김민지" }
+        #expect(korean?["email"] as? String == "minji@example.com" && (korean?["age"] as? NSNumber)?.intValue == 30, "\(answers)")
+        let english = answers.first { $0["name"] as? String == "Kim Minji" }
+        #expect(english?["email"] as? String == "minji@example.com" && (english?["age"] as? NSNumber)?.intValue == 30, "\(answers)")
+        let stage1 = answers.first { $0["pairing"] != nil }
+        #expect(stage1?["pairing"] as? String == "Wine and cheese" && stage1?["coupon"] as? String == "ABC-12", "\(answers)")
+        #expect((stage1?["glassesPerWeek"] as? NSNumber)?.intValue == 4 && stage1?["type"] as? String == "Cider", "\(answers)")
 
         // The survey server goes away: the respondent still finishes and is told the answers are saved.
         await stack.stopMock()

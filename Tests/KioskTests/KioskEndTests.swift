@@ -43,7 +43,7 @@ import Testing
             try await SurveyWalk.reach("tried", in: korean, language: .ko, toStage2: true)
             let ko = try await korean.answer("no")
             #expect(ko.contains("<h1>감사합니다. 설문이 끝났습니다.</h1>"))
-            #expect(ko.contains("<html lang=\"ko\">"))
+            #expect(ko.contains("<html lang=\"ko\" "))
             #expect(ko.contains("초 후 처음 화면으로 돌아갑니다."))
         }
     }

@@ -25,6 +25,13 @@ import Testing
         }
     }
 
+    @Test func aTextWhosePlaceholderIsAnEmailAddressBringsTheEmailKeyboardToo() async throws {
+        try await KioskFixture().run { client in
+            let page = try await SurveyWalk.reach("emailConfirm", in: TestBrowser(client))
+            #expect(page.contains("placeholder=\"000@gmail.com\" inputmode=\"email\""))
+        }
+    }
+
     @Test func numberAsksWithTheDecimalKeyboard() async throws {
         try await KioskFixture().run { client in
             let page = try await SurveyWalk.reach("age", in: TestBrowser(client))
@@ -104,7 +111,7 @@ import Testing
         try await KioskFixture().run { client in
             let browser = TestBrowser(client)
             let age = try await SurveyWalk.reach("age", in: browser, language: .ko)
-            #expect(age.contains("<html lang=\"ko\">"))
+            #expect(age.contains("<html lang=\"ko\" "))
             #expect(age.contains("<label for=\"answer\">나이를 입력해주세요.</label>"))
             #expect(age.contains(">이전</button>"))
             #expect(age.contains(">전체 5문항 중 4번째</p>"))

@@ -153,7 +153,7 @@ import Testing
         try await KioskFixture().run { client in
             let browser = TestBrowser(client)
             let welcome = try await browser.open("/?lang=fr")
-            #expect(welcome.contains("<html lang=\"ko\">"))  // an unknown choice shows the default
+            #expect(welcome.contains("<html lang=\"ko\" "))  // an unknown choice shows the default
             let response = try await browser.postRaw("/start", body: "csrf=\(welcome.csrf ?? "")&lang=fr")
             #expect(response.status == .badRequest)
             #expect(String(buffer: response.body).contains("field &quot;lang&quot; must be one of ko, en"))

@@ -26,7 +26,8 @@ import Testing
     }
 
     static let frame = PageFrame(
-        lang: "en", pageTitle: "title", css: "/a.css", js: "/a.js", bodyClass: "question-page", idleSeconds: 120,
+        lang: "en", pageTitle: "title", css: "/a.css", js: "/a.js", keyboard: "onscreen", keyboardCSS: "/k.css", keyboardJS: "/k.js",
+        bodyClass: "question-page", idleSeconds: 120,
         countdownSeconds: 20, returnSeconds: 10, reload: Refresh(seconds: 1, url: "/question"), noscriptRefresh: Refresh(seconds: 2, url: "/")
     )
 

@@ -15,7 +15,7 @@ import NIOCore
 /// | `GET /end` | the end screen of the session that just ended |
 /// | `POST /reset` | abandons the session (the idle countdown ran out), then `/` |
 /// | `POST /alive` | the page's script says the respondent is still active (204) |
-/// | `GET /assets/…` | the style sheet and the script |
+/// | `GET /assets/…` | the style sheets and the scripts (the pages' and the on-screen keyboard's) |
 ///
 /// Every POST needs the browser's cookie and the session's CSRF token (403 otherwise) and a
 /// strict `application/x-www-form-urlencoded` body (400, 413 or 415 otherwise).
@@ -46,7 +46,7 @@ public enum KioskApplication {
         router.get("/end") { request, _ in await pages.end(request) }
         router.post("/reset") { request, _ in await pages.reset(request) }
         router.post("/alive") { request, _ in await pages.alive(request) }
-        for asset in [assets.css, assets.js] {
+        for asset in assets.all {
             router.get(RouterPath(asset.path)) { request, _ in KioskPages.serve(asset, request) }
         }
         return router

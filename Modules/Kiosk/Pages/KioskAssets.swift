@@ -1,4 +1,4 @@
-/// The static files of the pages (the style sheet and the script), embedded in the binary so that
+/// The static files of the pages (the style sheets and the scripts), embedded in the binary so that
 /// an installed `surveyd` needs no files beside it. Each is served under a path that carries a
 /// hash of its bytes, so browsers may keep it for a year: a changed file gets a new path.
 struct KioskAssets: Sendable {
@@ -12,15 +12,26 @@ struct KioskAssets: Sendable {
 
     let css: Asset
     let js: Asset
+    /// The on-screen keyboard: its style sheet, and one script made of the Hangul composer, the
+    /// layouts and the page wiring (three files in the sources, one request for the browser).
+    let keyboardCSS: Asset
+    let keyboardJS: Asset
 
     init() {
+        let script = "text/javascript; charset=utf-8"
         css = Self.asset(name: "kiosk", extension: "css", contentType: "text/css; charset=utf-8", bytes: PackageResources.kiosk_css)
-        js = Self.asset(name: "kiosk", extension: "js", contentType: "text/javascript; charset=utf-8", bytes: PackageResources.kiosk_js)
+        js = Self.asset(name: "kiosk", extension: "js", contentType: script, bytes: PackageResources.kiosk_js)
+        keyboardCSS = Self.asset(name: "keyboard", extension: "css", contentType: "text/css; charset=utf-8", bytes: PackageResources.keyboard_css)
+        let keyboardParts = [PackageResources.hangul_js, PackageResources.keyboard_layouts_js, PackageResources.keyboard_js]
+        keyboardJS = Self.asset(name: "keyboard", extension: "js", contentType: script, bytes: Array(keyboardParts.joined(separator: Array("\n".utf8))))
     }
+
+    /// Every asset, each served at its path.
+    var all: [Asset] { [css, js, keyboardCSS, keyboardJS] }
 
     /// The asset served at `path`, if any.
     func asset(at path: String) -> Asset? {
-        [css, js].first { $0.path == path }
+        all.first { $0.path == path }
     }
 
     /// `Cache-Control` of the assets: they carry no answers and never change under one path.

@@ -167,9 +167,11 @@ struct KioskRenderer: Sendable {
     }
 
     private func frame(_ language: KioskLanguage, title: String, bodyClass: String = "message-page", reload: Refresh? = nil, noscriptRefresh: Refresh? = nil) -> PageFrame {
-        PageFrame(
-            lang: language.rawValue, pageTitle: title, css: assets.css.path, js: assets.js.path, bodyClass: bodyClass,
-            reload: reload, noscriptRefresh: noscriptRefresh
+        let onscreen = settings.keyboard == .onscreen
+        return PageFrame(
+            lang: language.rawValue, pageTitle: title, css: assets.css.path, js: assets.js.path,
+            keyboard: settings.keyboard.rawValue, keyboardCSS: onscreen ? assets.keyboardCSS.path : nil, keyboardJS: onscreen ? assets.keyboardJS.path : nil,
+            bodyClass: bodyClass, reload: reload, noscriptRefresh: noscriptRefresh
         )
     }
 

@@ -12,6 +12,9 @@ extension PageFrame: MustacheParent {
         case "pageTitle": self.pageTitle
         case "css": self.css
         case "js": self.js
+        case "keyboard": self.keyboard
+        case "keyboardCSS": self.keyboardCSS
+        case "keyboardJS": self.keyboardJS
         case "bodyClass": self.bodyClass
         case "idleSeconds": self.idleSeconds
         case "countdownSeconds": self.countdownSeconds

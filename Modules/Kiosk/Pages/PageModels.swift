@@ -8,6 +8,10 @@ struct PageFrame: Sendable {
     var pageTitle: String
     var css: String
     var js: String
+    /// `onscreen` or `system`, on `<html data-keyboard>`; with `onscreen`, the keyboard's assets.
+    var keyboard: String
+    var keyboardCSS: String?
+    var keyboardJS: String?
     var bodyClass: String
     /// Question pages: the idle time and the countdown of "Are you still there?" (for the script).
     var idleSeconds: Int?

@@ -124,9 +124,12 @@ extension QuestionPage {
         }
     }
 
-    /// Whether a rule's pattern asks for an e-mail address (then the on-screen keyboard shows `@`).
+    /// Whether the field asks for an e-mail address (then the on-screen keyboard has `@`): a
+    /// rule's pattern has an `@`, or the placeholder does (a confirmation field whose rule is
+    /// `sameAS` an e-mail question shows an address as its placeholder).
     static func asksForEmail(_ form: Form) -> Bool {
-        form.rules.contains { rule in
+        if case .text(let placeholder?) = form.input, placeholder.contains("@") { return true }
+        return form.rules.contains { rule in
             if case .pattern(let pattern) = rule.check { return pattern.body.contains("@") }
             return false
         }

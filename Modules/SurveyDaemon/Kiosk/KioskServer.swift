@@ -22,7 +22,8 @@ struct KioskServer {
             defaultLanguage: KioskLanguage(rawValue: configuration.defaultLanguage.rawValue) ?? .ko,
             endScreenSeconds: configuration.kioskEndScreenSeconds,
             idleSeconds: configuration.kioskIdleSeconds,
-            idleCountdownSeconds: configuration.kioskIdleCountdownSeconds)
+            idleCountdownSeconds: configuration.kioskIdleCountdownSeconds,
+            keyboard: KioskKeyboard(rawValue: configuration.kioskKeyboard.rawValue) ?? .onscreen)
     }
 
     /// The application, as a service; `onRunning` gets the URL the pages answer on (with the
