@@ -28,6 +28,7 @@ struct SurveydCommand: AsyncParsableCommand {
     // The settings' flags: names and help come from their declarations (DaemonSetting.all).
     @Option(name: .setting(\.serverURL), help: .setting(\.serverURL)) var serverURL: String?
     @Option(name: .setting(\.defaultLanguage), help: .setting(\.defaultLanguage)) var lang: Language?
+    @Option(name: .setting(\.firstStage), help: .setting(\.firstStage)) var firstStage: String?
     @Option(name: .setting(\.stateDirectory), help: .setting(\.stateDirectory)) var stateDir: String?
     @Option(name: .setting(\.socketPath), help: .setting(\.socketPath)) var socket: String?
     @Option(name: .setting(\.socketGroup), help: .setting(\.socketGroup)) var socketGroup: String?
@@ -48,6 +49,9 @@ struct SurveydCommand: AsyncParsableCommand {
     @Option(name: .setting(\.kioskEndScreenSeconds), help: .setting(\.kioskEndScreenSeconds)) var kioskEndScreen: Int?
     @Option(name: .setting(\.kioskIdleSeconds), help: .setting(\.kioskIdleSeconds)) var kioskIdle: Int?
     @Option(name: .setting(\.kioskIdleCountdownSeconds), help: .setting(\.kioskIdleCountdownSeconds)) var kioskIdleCountdown: Int?
+    @Option(name: .setting(\.kioskLogoFile), help: .setting(\.kioskLogoFile)) var kioskLogoFile: String?
+    @Option(name: .setting(\.kioskAccentColor), help: .setting(\.kioskAccentColor)) var kioskAccentColor: String?
+    @Option(name: .setting(\.kioskLanguages), help: .setting(\.kioskLanguages)) var kioskLanguages: String?
     @Option(name: .setting(\.logLevel), help: .setting(\.logLevel)) var logLevel: Logger.Level?
     @Flag(help: "Check the configuration (file, environment, flags) and exit: 0 when it is valid, 78 with what is wrong otherwise (the messages of a start). Starts nothing.") var checkConfig = false
     @Option(name: .setting(\.metricsListen), help: .setting(\.metricsListen)) var metricsListen: String?
@@ -59,6 +63,7 @@ struct SurveydCommand: AsyncParsableCommand {
         var flags = DaemonConfiguration.Overrides()
         flags[\.serverURL] = serverURL
         flags[\.defaultLanguage] = lang
+        flags[\.firstStage] = firstStage
         flags[\.stateDirectory] = stateDir
         flags[\.socketPath] = socket
         flags[\.socketGroup] = socketGroup
@@ -78,6 +83,9 @@ struct SurveydCommand: AsyncParsableCommand {
         flags[\.kioskEndScreenSeconds] = kioskEndScreen
         flags[\.kioskIdleSeconds] = kioskIdle
         flags[\.kioskIdleCountdownSeconds] = kioskIdleCountdown
+        flags[\.kioskLogoFile] = kioskLogoFile
+        flags[\.kioskAccentColor] = kioskAccentColor
+        flags[\.kioskLanguages] = kioskLanguages
         flags[\.logLevel] = logLevel
         flags[\.metricsListen] = metricsListen
         flags[\.deviceID] = deviceID

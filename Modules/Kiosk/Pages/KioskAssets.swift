@@ -8,14 +8,16 @@ struct KioskAssets: Sendable {
         var bytes: [UInt8]
         /// A strong validator for `If-None-Match`.
         var etag: String
+        /// A policy of its own instead of the pages' (an SVG logo's).
+        var contentSecurityPolicy: String?
     }
 
     let css: Asset
     let js: Asset
 
     init() {
-        css = Self.asset(name: "kiosk", extension: "css", contentType: "text/css; charset=utf-8", bytes: PackageResources.kiosk_css)
-        js = Self.asset(name: "kiosk", extension: "js", contentType: "text/javascript; charset=utf-8", bytes: PackageResources.kiosk_js)
+        css = Self.asset(prefix: "/assets/kiosk", extension: "css", contentType: "text/css; charset=utf-8", bytes: PackageResources.kiosk_css)
+        js = Self.asset(prefix: "/assets/kiosk", extension: "js", contentType: "text/javascript; charset=utf-8", bytes: PackageResources.kiosk_js)
     }
 
     /// The asset served at `path`, if any.
@@ -26,10 +28,11 @@ struct KioskAssets: Sendable {
     /// `Cache-Control` of the assets: they carry no answers and never change under one path.
     static let cacheControl = "public, max-age=31536000, immutable"
 
-    private static func asset(name: String, extension ext: String, contentType: String, bytes: [UInt8]) -> Asset {
+    /// The asset served at `prefix.<hash>.ext`.
+    static func asset(prefix: String, extension ext: String, contentType: String, bytes: [UInt8]) -> Asset {
         let hash = fnv1a(bytes)
         let short = String(hash, radix: 16).leftPadded(to: 16).prefix(12)
-        return Asset(path: "/assets/\(name).\(short).\(ext)", contentType: contentType, bytes: bytes, etag: "\"\(short)\"")
+        return Asset(path: "\(prefix).\(short).\(ext)", contentType: contentType, bytes: bytes, etag: "\"\(short)\"")
     }
 
     /// FNV-1a, 64 bits: stable across runs (unlike `Hasher`), enough to tell versions apart.

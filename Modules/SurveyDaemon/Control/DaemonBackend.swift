@@ -147,6 +147,9 @@ public struct DaemonBackend: ControlBackend {
             journals: await inspector.journalHealth()
         )
         view.deviceId = deviceId
+        view.firstStageMissing = await sessions.firstStageMissing.map {
+            StatusView.FirstStageMissing(stage: $0.stage, lang: $0.language, since: $0.since.iso8601Seconds)
+        }
         view.paused = snapshot.paused.map { StatusView.Paused(reason: $0.reason, since: $0.since.iso8601Seconds) }
         return view
     }
