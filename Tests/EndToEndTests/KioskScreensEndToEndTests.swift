@@ -13,7 +13,7 @@ import Testing
 @Suite(.serialized) struct KioskScreensEndToEndTests {
     static let script = PackagePaths.root.appending(path: "Tests/Browser/screens_test.py")
     static let logo = Data("""
-        <svg xmlns="http://www.w3.org/2000/svg" width="240" height="64" viewBox="0 0 240 64">\
+        <svg xmlns="http://www.w3.org/2000/svg" width="270" height="64" viewBox="0 0 270 64">\
         <rect x="4" y="4" width="56" height="56" rx="12" fill="#1a5c2e"/>\
         <path d="M18 40 L32 18 L46 40 Z" fill="#fff"/>\
         <text x="72" y="42" font-family="sans-serif" font-size="26" font-weight="700" fill="#1a5c2e">Example Co.</text></svg>
