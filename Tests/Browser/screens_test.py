@@ -121,13 +121,15 @@ class Screens:
         return self.driver.execute_script("""
             const osk = document.getElementById('osk');
             if (!osk) return 'none on the page';
-            const korean = [...osk.querySelectorAll('button')].some(b => b.textContent.trim() === 'ㅂ' && b.getClientRects().length);
+            const korean = [...osk.querySelectorAll('button')].some(b =>
+                (b.textContent.trim() === 'ㅂ' || (b.getAttribute('aria-label') || '').trim() === 'ㅂ') && b.getClientRects().length);
             return (osk.hidden ? 'hidden' : 'shown') + (korean ? ', Korean layout' : '');""")
 
     def open_korean_keyboard(self):
         """Focuses the field; with an on-screen keyboard, waits for it and switches it to Korean."""
         field = self.driver.find_element(By.ID, "answer")
-        self.driver.execute_script("arguments[0].focus()", field)
+        # The field has autofocus; focused anew, so that a keyboard waiting for the focus sees it.
+        self.driver.execute_script("arguments[0].blur(); arguments[0].focus()", field)
         if not self.driver.find_elements(By.ID, "osk"):
             return
         WebDriverWait(self.driver, 5).until(lambda d: d.execute_script(
@@ -141,6 +143,11 @@ class Screens:
                 raise Failure("the on-screen keyboard has no key named 한/영")
             switch[0].click()
             time.sleep(0.2)
+            # A key keeps the field's focus; should it not, the field is focused again (the
+            # keyboard is shown while a text field has focus).
+            if self.driver.switch_to.active_element.get_attribute("id") != "answer":
+                self.driver.execute_script("arguments[0].focus()", field)
+                time.sleep(0.2)
         raise Failure("the on-screen keyboard shows no Korean layout (no key ㅂ) after tapping 한/영")
 
 
