@@ -6,8 +6,8 @@ import Foundation
 struct Start: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Start a survey session and show its first question.")
 
-    @Option(name: .customLong("type"), help: "The first stage's type ID.")
-    var typeId = "common"
+    @Option(name: .customLong("type"), help: ArgumentHelp("The first stage's type ID (default: the daemon's firstStage, `common` unless configured).", valueName: "type-id"))
+    var typeId: String?
 
     @Option(help: "Language: \(Language.choices) (default: the daemon's).")
     var lang: String?

@@ -28,6 +28,7 @@ struct SurveydCommand: AsyncParsableCommand {
     // The settings' flags: names and help come from their declarations (DaemonSetting.all).
     @Option(name: .setting(\.serverURL), help: .setting(\.serverURL)) var serverURL: String?
     @Option(name: .setting(\.defaultLanguage), help: .setting(\.defaultLanguage)) var lang: Language?
+    @Option(name: .setting(\.firstStage), help: .setting(\.firstStage)) var firstStage: String?
     @Option(name: .setting(\.stateDirectory), help: .setting(\.stateDirectory)) var stateDir: String?
     @Option(name: .setting(\.socketPath), help: .setting(\.socketPath)) var socket: String?
     @Option(name: .setting(\.socketGroup), help: .setting(\.socketGroup)) var socketGroup: String?
@@ -49,6 +50,9 @@ struct SurveydCommand: AsyncParsableCommand {
     @Option(name: .setting(\.kioskIdleSeconds), help: .setting(\.kioskIdleSeconds)) var kioskIdle: Int?
     @Option(name: .setting(\.kioskIdleCountdownSeconds), help: .setting(\.kioskIdleCountdownSeconds)) var kioskIdleCountdown: Int?
     @Option(name: .setting(\.kioskKeyboard), help: .setting(\.kioskKeyboard)) var kioskKeyboard: DaemonConfiguration.KioskKeyboard?
+    @Option(name: .setting(\.kioskLogoFile), help: .setting(\.kioskLogoFile)) var kioskLogoFile: String?
+    @Option(name: .setting(\.kioskAccentColor), help: .setting(\.kioskAccentColor)) var kioskAccentColor: String?
+    @Option(name: .setting(\.kioskLanguages), help: .setting(\.kioskLanguages)) var kioskLanguages: String?
     @Option(name: .setting(\.logLevel), help: .setting(\.logLevel)) var logLevel: Logger.Level?
     @Flag(help: "Check the configuration (file, environment, flags) and exit: 0 when it is valid, 78 with what is wrong otherwise (the messages of a start). Starts nothing.") var checkConfig = false
     @Option(name: .setting(\.metricsListen), help: .setting(\.metricsListen)) var metricsListen: String?
@@ -60,6 +64,7 @@ struct SurveydCommand: AsyncParsableCommand {
         var flags = DaemonConfiguration.Overrides()
         flags[\.serverURL] = serverURL
         flags[\.defaultLanguage] = lang
+        flags[\.firstStage] = firstStage
         flags[\.stateDirectory] = stateDir
         flags[\.socketPath] = socket
         flags[\.socketGroup] = socketGroup
@@ -80,6 +85,9 @@ struct SurveydCommand: AsyncParsableCommand {
         flags[\.kioskIdleSeconds] = kioskIdle
         flags[\.kioskIdleCountdownSeconds] = kioskIdleCountdown
         flags[\.kioskKeyboard] = kioskKeyboard
+        flags[\.kioskLogoFile] = kioskLogoFile
+        flags[\.kioskAccentColor] = kioskAccentColor
+        flags[\.kioskLanguages] = kioskLanguages
         flags[\.logLevel] = logLevel
         flags[\.metricsListen] = metricsListen
         flags[\.deviceID] = deviceID

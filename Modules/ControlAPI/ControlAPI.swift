@@ -8,7 +8,7 @@ import Foundation
 
 /// `POST /v1/sessions`: start a session.
 public struct StartSessionRequest: Sendable, Hashable, Codable {
-    /// The first stage's type ID; `common` when absent.
+    /// The first stage's type ID; the daemon's `firstStage` setting (`common` by default) when absent.
     public var typeId: String?
     /// `ko` or `en`; the daemon's default language when absent.
     public var lang: String?
@@ -286,6 +286,8 @@ public struct StatusView: Sendable, Hashable, Codable {
     public var deviceId: String?
     /// Set while delivery is paused because the server refused the token.
     public var paused: Paused?
+    /// Set while the survey server has no questionnaire for the first stage (`firstStage`).
+    public var firstStageMissing: FirstStageMissing?
 
     public struct Paused: Sendable, Hashable, Codable {
         /// `the server refused the token (401)`.
@@ -331,6 +333,7 @@ public struct StatusView: Sendable, Hashable, Codable {
         journals = try c.decodeIfPresent([Journal].self, forKey: .journals) ?? []
         deviceId = try c.decodeIfPresent(String.self, forKey: .deviceId)
         paused = try c.decodeIfPresent(Paused.self, forKey: .paused)
+        firstStageMissing = try c.decodeIfPresent(FirstStageMissing.self, forKey: .firstStageMissing)
     }
 }
 

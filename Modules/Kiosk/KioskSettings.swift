@@ -5,6 +5,8 @@ public struct KioskSettings: Sendable, Hashable {
     public var titles: [KioskLanguage: String]
     /// The language the welcome screen speaks until the respondent chooses.
     public var defaultLanguage: KioskLanguage
+    /// The languages the welcome screen offers, in order; `defaultLanguage` must be one of them.
+    public var languages: [KioskLanguage]
     /// How long an end screen stays before the welcome screen returns.
     public var endScreenSeconds: Int
     /// How long a question may stay without any touch or key before "Are you still there?".
@@ -34,8 +36,10 @@ public struct KioskSettings: Sendable, Hashable {
         maxBrowsers: Int = 1024,
         browserLifetimeSeconds: Int = 12 * 3600,
         maxFormBytes: Int = 16 * 1024,
-        keyboard: KioskKeyboard = .onscreen
+        keyboard: KioskKeyboard = .onscreen,
+        languages: [KioskLanguage] = KioskLanguage.allCases
     ) {
+        self.languages = languages
         self.titles = titles
         self.defaultLanguage = defaultLanguage
         self.endScreenSeconds = endScreenSeconds
@@ -72,6 +76,10 @@ public struct KioskSettings: Sendable, Hashable {
         ]
         for (name, value, range) in ranges where !range.contains(value) {
             throw KioskSettingsError(setting: name, message: "\(name) must be from \(range.lowerBound) to \(range.upperBound), got \(value)")
+        }
+        _ = try KioskLanguage.list(languages.map(\.rawValue).joined(separator: ","))
+        guard languages.contains(defaultLanguage) else {
+            throw KioskSettingsError(setting: "languages", message: "the default language \(defaultLanguage.rawValue) is not one of the languages offered (\(languages.map(\.rawValue).joined(separator: ",")))")
         }
     }
 }

@@ -1,5 +1,6 @@
 import Entities
 import Foundation
+import Kiosk
 import Logging
 import Storage
 
@@ -23,6 +24,10 @@ extension DaemonSetting {
             \.defaultLanguage, key: "defaultLanguage", variable: "SURVEYD_LANG", flag: "lang",
             kind: .choice(Language.names), default: .ko,
             doc: "language of sessions that name none"),
+        DaemonSetting(
+            \.firstStage, key: "firstStage", variable: "SURVEYD_FIRST_STAGE", flag: "first-stage",
+            kind: .text(valueName: "type-id", accepts: "a stage's typeId: letters, digits, `-` and `_`", check: checkStage), default: "common",
+            doc: "the stage a session starts at when its start names none (the kiosk, `POST /v1/sessions` without `typeId`, `surveyctl start` without `--type`)"),
         DaemonSetting(
             \.stateDirectory, key: "stateDirectory", variable: "SURVEYD_STATE_DIR", flag: "state-dir",
             kind: .text(valueName: "dir", accepts: "a directory"),
@@ -150,6 +155,21 @@ extension DaemonSetting {
             kind: .choice(DaemonConfiguration.KioskKeyboard.names), default: .onscreen,
             doc: "`onscreen`: the kiosk pages bring their own keyboard (Korean and English) for a touch screen; `system`: none, the system's is used (see doc/kiosk.md)"),
         DaemonSetting(
+            \.kioskLogoFile, key: "kioskLogoFile", variable: "SURVEYD_KIOSK_LOGO_FILE", flag: "kiosk-logo-file",
+            kind: .text(valueName: "file", accepts: "a PNG or SVG file of at most 512 KiB"),
+            none: "no logo",
+            doc: "the logo on the kiosk's welcome screen; read at start (exit 78 when it is missing, too large or neither PNG nor SVG) and again on SIGHUP"),
+        DaemonSetting(
+            \.kioskAccentColor, key: "kioskAccentColor", variable: "SURVEYD_KIOSK_ACCENT_COLOR", flag: "kiosk-accent-color",
+            kind: .text(valueName: "#rrggbb", accepts: "`#rrggbb` with a contrast of at least 4.5:1 against white (WCAG AA)", check: checkAccentColor),
+            none: "`#0a4a94`",
+            doc: "the colour of the kiosk's buttons and progress bar, behind white text; SIGHUP applies a new value"),
+        DaemonSetting(
+            \.kioskLanguages, key: "kioskLanguages", variable: "SURVEYD_KIOSK_LANGUAGES", flag: "kiosk-languages",
+            kind: .text(valueName: "list", accepts: "one or more of `ko`, `en`, comma-separated", check: checkKioskLanguages),
+            computed: "`defaultLanguage`, then the other: `ko,en`",
+            doc: "the languages the kiosk's welcome screen offers, in order; the first is the one it speaks until the respondent chooses"),
+        DaemonSetting(
             \.logLevel, key: "logLevel", variable: "SURVEYD_LOG_LEVEL", flag: "log-level",
             kind: .choice(Logger.Level.names), default: .info,
             doc: "the least severe log lines written (to stderr; under systemd, to the journal); SIGHUP applies a new value"),
@@ -163,6 +183,32 @@ extension DaemonSetting {
     static func checkListenAddress(_ text: String) -> String? {
         do {
             _ = try ListenAddress(parsing: text)
+            return nil
+        } catch {
+            return error.message
+        }
+    }
+
+    static func checkStage(_ text: String) -> String? {
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")
+        guard !text.isEmpty, text.count <= 64, text.allSatisfy(allowed.contains) else {
+            return "\"\(text.prefix(80))\" is not a stage's typeId; use 1 to 64 letters, digits, - or _ (e.g. common)"
+        }
+        return nil
+    }
+
+    static func checkAccentColor(_ text: String) -> String? {
+        do {
+            _ = try KioskAccentColor(text)
+            return nil
+        } catch {
+            return error.message
+        }
+    }
+
+    static func checkKioskLanguages(_ text: String) -> String? {
+        do {
+            _ = try KioskLanguage.list(text)
             return nil
         } catch {
             return error.message

@@ -17,6 +17,8 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var serverURL: String?
     /// Language used when a session does not name one.
     public var defaultLanguage: Language = DaemonSetting.defaultValue(of: \.defaultLanguage)
+    /// The stage (typeId) a session starts at when its start names none.
+    public var firstStage: String = DaemonSetting.defaultValue(of: \.firstStage)
     /// Where the journal, queue and definition cache live.
     public var stateDirectory: String
     /// The control socket.
@@ -87,6 +89,14 @@ public struct DaemonConfiguration: Sendable, Hashable {
         /// None from the pages: the system brings its own (e.g. a tablet's).
         case system
     }
+
+    /// The logo on the kiosk's welcome screen: a PNG or SVG file, read at start and on SIGHUP.
+    public var kioskLogoFile: String?
+    /// The colour of the kiosk's buttons and progress bar, `#rrggbb`; nil keeps the pages' own.
+    public var kioskAccentColor: String?
+    /// The languages the kiosk's welcome screen offers, comma-separated, the first the default;
+    /// nil: `defaultLanguage`, then the other.
+    public var kioskLanguages: String?
 
     /// Who may reach the kiosk's address.
     public enum KioskAccess: String, Sendable, Hashable, CaseIterable {

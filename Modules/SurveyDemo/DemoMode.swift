@@ -35,13 +35,19 @@ public enum DemoMode {
         if flags[\.socketPath] == nil { demo[\.socketPath] = demoDirectory + "/surveyd.sock" }
         // The kiosk pages on a free loopback port, unless --kiosk-listen names an address.
         if flags[\.kioskListen] == nil { demo[\.kioskListen] = "127.0.0.1:0" }
-        let configuration: DaemonConfiguration
+        var resolved: DaemonConfiguration
         do {
-            configuration = try await DaemonConfiguration.resolve(file: configurationFile, environment: environment, flags: flags, demo: demo, userID: getuid())
+            resolved = try await DaemonConfiguration.resolve(file: configurationFile, environment: environment, flags: flags, demo: demo, userID: getuid())
         } catch {
             try await mock.stop()
             throw error
         }
+        // The demo survey's title on the welcome screen, unless the configuration gives one.
+        if resolved.kioskTitleEnglish == nil, resolved.kioskTitleKorean == nil {
+            resolved.kioskTitleEnglish = demoTitle.english
+            resolved.kioskTitleKorean = demoTitle.korean
+        }
+        let configuration = resolved
         do {
             try await DaemonMain.run(configuration: configuration, logger: logger) { endpoints in
                 let text = """
@@ -68,6 +74,11 @@ public enum DemoMode {
         }
         try await mock.stop()
     }
+}
+
+extension DemoMode {
+    /// The title of the project's survey (the mock fixtures `mock/questions`), which asks about drinks.
+    public static let demoTitle = (english: "Drinks survey", korean: "음료 설문")
 }
 
 extension String {

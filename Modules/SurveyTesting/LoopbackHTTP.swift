@@ -9,10 +9,17 @@ import Foundation
 /// `/admin/faults` while a test runs): one request with `Connection: close`, the reply read until
 /// the server closes or the deadline passes. Blocking I/O runs on a Dispatch thread.
 public enum LoopbackHTTP {
-    public static func request(port: Int, method: String, target: String, body: String? = nil, deadline: TimeInterval = 10) async throws -> UnixHTTP.Reply {
+    /// - Parameters:
+    ///   - headers: more header fields, e.g. `Cookie`.
+    ///   - contentType: the body's type.
+    public static func request(
+        port: Int, method: String, target: String, body: String? = nil, contentType: String = "application/json",
+        headers: [String: String] = [:], deadline: TimeInterval = 10
+    ) async throws -> UnixHTTP.Reply {
         var raw = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) { raw += "\(name): \(value)\r\n" }
         if let body {
-            raw += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+            raw += "Content-Type: \(contentType)\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
         } else {
             raw += "Content-Length: 0\r\n\r\n"
         }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the kiosk's browser test needs: headless Chromium, its WebDriver, Selenium
-# (Debian packages), fonts for Korean pages, and axe-selenium-python (PyPI) in a virtual
+# (Debian packages), fonts for Korean pages, and selenium-axe-python 2.2.0 (PyPI; it bundles
+# axe-core 4.9.1) in a virtual
 # environment that also sees Debian's Selenium, in `.build-browser/venv` at the repository's root
 # (ignored by git, like the Swift build directories, and kept out of the source tree).
 #
@@ -35,16 +36,17 @@ if [ "${#missing[@]}" -gt 0 ]; then
 fi
 
 # Debian's python3 (where python3-selenium lives) in a venv that sees it, plus axe from PyPI.
+axe="selenium-axe-python==2.2.0"
 if [ ! -x "$venv/bin/python" ]; then
     echo "== python venv $venv"
     /usr/bin/python3 -m venv --system-site-packages "$venv" || skip "cannot make a Python virtual environment"
 fi
-if ! "$venv/bin/python" -c "import axe_selenium_python" 2>/dev/null; then
-    echo "== pip install axe-selenium-python"
-    "$venv/bin/python" -m pip install -q axe-selenium-python || skip "pip install axe-selenium-python failed"
+if [ "$("$venv/bin/python" -m pip show selenium-axe-python 2>/dev/null | sed -n 's/^Version: //p')" != "2.2.0" ]; then
+    echo "== pip install $axe"
+    "$venv/bin/python" -m pip install -q "$axe" || skip "pip install $axe failed"
 fi
 
-"$venv/bin/python" -c "import selenium, axe_selenium_python; print('selenium', selenium.__version__)" || skip "selenium or axe-selenium-python cannot be imported"
+"$venv/bin/python" -c "import selenium, selenium_axe_python; print('selenium', selenium.__version__)" || skip "selenium or selenium-axe-python cannot be imported"
 chromium --version 2>/dev/null || true
 chromedriver --version 2>/dev/null || true
 echo "READY: $venv/bin/python $here/kiosk_test.py URL"

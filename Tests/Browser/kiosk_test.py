@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The kiosk in a real browser: headless Chromium driven through chromium-driver walks the
 project's survey (mock/questions) on a kiosk at BASE_URL, typing every text and number answer by
-tapping the page's on-screen keys (by keystrokes when scripts are off), audits every screen with axe-core
-(fails on any violation of impact serious or critical), checks touch-target sizes, focus and
+tapping the page's on-screen keys (by keystrokes when scripts are off), audits every screen with axe-core 4
+(selenium-axe-python; fails on any violation of impact serious or critical), checks touch-target sizes, focus and
 that nothing is loaded from another host, and saves a screenshot of each screen.
 
     Tests/Browser/install.sh
@@ -23,7 +23,7 @@ import sys
 import time
 from urllib.parse import urlparse
 
-from axe_selenium_python import Axe
+from selenium_axe_python import Axe
 from selenium import webdriver
 from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.chrome.service import Service
@@ -135,6 +135,7 @@ class Kiosk:
             "screen": name,
             "url": urlparse(self.driver.current_url).path,
             "lang": lang,
+            "axe_version": results.get("testEngine", {}).get("version"),
             "axe_passes": len(results["passes"]),
             "axe_violations": counts,
             "axe_incomplete": [item["id"] for item in results["incomplete"]],

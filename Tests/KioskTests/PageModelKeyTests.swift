@@ -28,7 +28,8 @@ import Testing
     static let frame = PageFrame(
         lang: "en", pageTitle: "title", css: "/a.css", js: "/a.js", keyboard: "onscreen", keyboardCSS: "/k.css", keyboardJS: "/k.js",
         bodyClass: "question-page", idleSeconds: 120,
-        countdownSeconds: 20, returnSeconds: 10, reload: Refresh(seconds: 1, url: "/question"), noscriptRefresh: Refresh(seconds: 2, url: "/")
+        countdownSeconds: 20, returnSeconds: 10, reload: Refresh(seconds: 1, url: "/question"), noscriptRefresh: Refresh(seconds: 2, url: "/"),
+        brandCSS: "/brand/accent.1.css"
     )
 
     @Test func everyStoredPropertyIsAnsweredByName() {
@@ -38,7 +39,7 @@ import Testing
         let values: [any MustacheParent] = [
             Self.frame,
             Refresh(seconds: 5, url: "/end"),
-            WelcomePage(page: Self.frame, s: .en, surveyTitle: "Survey", languages: [LanguageChoice(code: "ko", name: "한국어", current: true)], csrf: "token", chosenLanguage: "ko"),
+            WelcomePage(page: Self.frame, s: .en, surveyTitle: "Survey", logo: "/brand/logo.1.svg", offersLanguages: true, languages: [LanguageChoice(code: "ko", name: "한국어", current: true)], csrf: "token", chosenLanguage: "ko"),
             LanguageChoice(code: "en", name: "English", current: false),
             QuestionPage(
                 page: Self.frame, s: .ko, progressText: "1 of 5", position: 1, total: 5, csrf: "token", name: "type", question: "Which?",

@@ -16,21 +16,25 @@ import NIOCore
 /// | `POST /reset` | abandons the session (the idle countdown ran out), then `/` |
 /// | `POST /alive` | the page's script says the respondent is still active (204) |
 /// | `GET /assets/…` | the style sheets and the scripts (the pages' and the on-screen keyboard's) |
+/// | `GET /brand/…` | the brand's logo and accent style sheet, when set |
 ///
 /// Every POST needs the browser's cookie and the session's CSRF token (403 otherwise) and a
 /// strict `application/x-www-form-urlencoded` body (400, 413 or 415 otherwise).
 public enum KioskApplication {
     /// The router of the pages. The settings are checked first.
-    /// - Parameter now: the clock of the expiries (the tests move it).
+    /// - Parameters:
+    ///   - brand: the logo and accent colour; the caller may replace them while the pages run.
+    ///   - now: the clock of the expiries (the tests move it).
     public static func router(
         backend: any KioskBackend,
         settings: KioskSettings,
+        brand: KioskBrandStore = KioskBrandStore(),
         logger: Logger,
         now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
     ) throws -> Router<BasicRequestContext> {
         try settings.check()
         let assets = KioskAssets()
-        let renderer = try KioskRenderer(settings: settings, assets: assets)
+        let renderer = try KioskRenderer(settings: settings, assets: assets, brand: brand)
         let pages = KioskPages(
             backend: backend, settings: settings, renderer: renderer,
             bindings: BrowserBindings(settings: settings, now: now), logger: logger
@@ -49,6 +53,10 @@ public enum KioskApplication {
         for asset in assets.all {
             router.get(RouterPath(asset.path)) { request, _ in KioskPages.serve(asset, request) }
         }
+        router.get("/brand/:file") { request, _ in
+            guard let asset = brand.current.asset(at: request.uri.path) else { throw HTTPError(.notFound) }
+            return KioskPages.serve(asset, request)
+        }
         return router
     }
 
@@ -57,12 +65,13 @@ public enum KioskApplication {
     public static func application(
         backend: any KioskBackend,
         settings: KioskSettings,
+        brand: KioskBrandStore = KioskBrandStore(),
         address: BindAddress,
         logger: Logger,
         server: HTTPServerBuilder = .http1(),
         onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
-        let router = try router(backend: backend, settings: settings, logger: logger)
+        let router = try router(backend: backend, settings: settings, brand: brand, logger: logger)
         return Application(
             router: router,
             server: server,

@@ -52,10 +52,14 @@ enum KioskSecurityHeaders {
     ]
     static let noStore = HTTPField(name: .cacheControl, value: "no-store")
 
-    /// Adds them (no route sets any of them itself); a response without its own
-    /// `Cache-Control` gets `no-store`.
+    /// Adds them (no route sets any of them itself, but an SVG logo its own, stricter policy); a
+    /// response without its own `Cache-Control` gets `no-store`.
     static func apply(to headers: inout HTTPFields) {
-        headers.append(contentsOf: fields)
+        if headers[.contentSecurityPolicy] == nil {
+            headers.append(contentsOf: fields)
+        } else {
+            headers.append(contentsOf: fields.filter { $0.name != .contentSecurityPolicy })
+        }
         if headers[.cacheControl] == nil { headers.append(noStore) }
     }
 }

@@ -145,7 +145,8 @@ extension KioskPages {
 
     /// A static asset, with a long cache lifetime and `304 Not Modified` for a matching ETag.
     static func serve(_ asset: KioskAssets.Asset, _ request: Request) -> Response {
-        let headers: HTTPFields = [.contentType: asset.contentType, .cacheControl: KioskAssets.cacheControl, .eTag: asset.etag]
+        var headers: HTTPFields = [.contentType: asset.contentType, .cacheControl: KioskAssets.cacheControl, .eTag: asset.etag]
+        if let policy = asset.contentSecurityPolicy { headers[.contentSecurityPolicy] = policy }
         if request.headers[.ifNoneMatch] == asset.etag {
             return Response(status: .notModified, headers: headers)
         }

@@ -14,7 +14,8 @@ struct KioskPages: Sendable {
     // MARK: Pages (GET)
 
     func welcome(_ request: Request) async -> Response {
-        let language = request.uri.queryParameters["lang"].flatMap { KioskLanguage(rawValue: String($0)) } ?? settings.defaultLanguage
+        let asked = request.uri.queryParameters["lang"].flatMap { KioskLanguage(rawValue: String($0)) }
+        let language = asked.flatMap { settings.languages.contains($0) ? $0 : nil } ?? settings.defaultLanguage
         var found = await browser(request)
         var isNew = false
         if found == nil {
@@ -73,8 +74,8 @@ struct KioskPages: Sendable {
     func start(_ request: Request) async -> Response {
         await post(request, fields: ["csrf", "lang"]) { found, form in
             if found.binding.session != nil { return redirect(to: "/question") }
-            guard let code = form.value("lang"), let language = KioskLanguage(rawValue: code) else {
-                return badRequest(FormBodyError("field \"lang\" must be one of \(KioskLanguage.allCases.map(\.rawValue).joined(separator: ", "))"), language: found.binding.language)
+            guard let code = form.value("lang"), let language = KioskLanguage(rawValue: code), settings.languages.contains(language) else {
+                return badRequest(FormBodyError("field \"lang\" must be one of \(settings.languages.map(\.rawValue).joined(separator: ", "))"), language: found.binding.language)
             }
             let view: RespondentView
             do {

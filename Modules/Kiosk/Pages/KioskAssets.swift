@@ -8,6 +8,8 @@ struct KioskAssets: Sendable {
         var bytes: [UInt8]
         /// A strong validator for `If-None-Match`.
         var etag: String
+        /// A policy of its own instead of the pages' (an SVG logo's).
+        var contentSecurityPolicy: String?
     }
 
     let css: Asset
@@ -19,11 +21,11 @@ struct KioskAssets: Sendable {
 
     init() {
         let script = "text/javascript; charset=utf-8"
-        css = Self.asset(name: "kiosk", extension: "css", contentType: "text/css; charset=utf-8", bytes: PackageResources.kiosk_css)
-        js = Self.asset(name: "kiosk", extension: "js", contentType: script, bytes: PackageResources.kiosk_js)
-        keyboardCSS = Self.asset(name: "keyboard", extension: "css", contentType: "text/css; charset=utf-8", bytes: PackageResources.keyboard_css)
+        css = Self.asset(prefix: "/assets/kiosk", extension: "css", contentType: "text/css; charset=utf-8", bytes: PackageResources.kiosk_css)
+        js = Self.asset(prefix: "/assets/kiosk", extension: "js", contentType: script, bytes: PackageResources.kiosk_js)
+        keyboardCSS = Self.asset(prefix: "/assets/keyboard", extension: "css", contentType: "text/css; charset=utf-8", bytes: PackageResources.keyboard_css)
         let keyboardParts = [PackageResources.hangul_js, PackageResources.keyboard_layouts_js, PackageResources.keyboard_js]
-        keyboardJS = Self.asset(name: "keyboard", extension: "js", contentType: script, bytes: Array(keyboardParts.joined(separator: Array("\n".utf8))))
+        keyboardJS = Self.asset(prefix: "/assets/keyboard", extension: "js", contentType: script, bytes: Array(keyboardParts.joined(separator: Array("\n".utf8))))
     }
 
     /// Every asset, each served at its path.
@@ -37,10 +39,11 @@ struct KioskAssets: Sendable {
     /// `Cache-Control` of the assets: they carry no answers and never change under one path.
     static let cacheControl = "public, max-age=31536000, immutable"
 
-    private static func asset(name: String, extension ext: String, contentType: String, bytes: [UInt8]) -> Asset {
+    /// The asset served at `prefix.<hash>.ext`.
+    static func asset(prefix: String, extension ext: String, contentType: String, bytes: [UInt8]) -> Asset {
         let hash = fnv1a(bytes)
         let short = String(hash, radix: 16).leftPadded(to: 16).prefix(12)
-        return Asset(path: "/assets/\(name).\(short).\(ext)", contentType: contentType, bytes: bytes, etag: "\"\(short)\"")
+        return Asset(path: "\(prefix).\(short).\(ext)", contentType: contentType, bytes: bytes, etag: "\"\(short)\"")
     }
 
     /// FNV-1a, 64 bits: stable across runs (unlike `Hasher`), enough to tell versions apart.

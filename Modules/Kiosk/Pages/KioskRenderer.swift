@@ -18,9 +18,17 @@ struct KioskRenderer: Sendable {
     let library: MustacheLibrary
     let assets: KioskAssets
     let settings: KioskSettings
-    /// Welcome screens by language, and questions as first shown (see ``PageCache``).
-    let welcomes = PageCache<KioskLanguage>()
-    let firstViews = PageCache<FirstView>()
+    /// The logo and accent colour, which a reload of the configuration may replace.
+    let brand: KioskBrandStore
+    /// Welcome screens by language, and questions as first shown (see ``PageCache``), each with
+    /// the brand's generation it shows.
+    let welcomes = PageCache<Branded<KioskLanguage>>()
+    let firstViews = PageCache<Branded<FirstView>>()
+
+    struct Branded<Page: Hashable & Sendable>: Hashable, Sendable {
+        var page: Page
+        var generation: Int
+    }
 
     /// What a question page shows when nothing of the respondent's is in it.
     struct FirstView: Sendable, Hashable {
@@ -41,7 +49,7 @@ struct KioskRenderer: Sendable {
         ("message", PackageResources.message_mustache),
     ]
 
-    init(settings: KioskSettings, assets: KioskAssets) throws(KioskTemplateError) {
+    init(settings: KioskSettings, assets: KioskAssets, brand: KioskBrandStore = KioskBrandStore()) throws(KioskTemplateError) {
         var library = MustacheLibrary()
         for template in Self.templates {
             do {
@@ -53,20 +61,24 @@ struct KioskRenderer: Sendable {
         self.library = library
         self.assets = assets
         self.settings = settings
+        self.brand = brand
     }
 
     func welcome(language: KioskLanguage, csrf: String) -> String {
-        welcomes.page(language, csrf: csrf) { renderWelcome(language: language, csrf: $0) }
+        let brand = brand.current
+        return welcomes.page(Branded(page: language, generation: brand.generation), csrf: csrf) { renderWelcome(language: language, brand: brand, csrf: $0) }
     }
 
-    private func renderWelcome(language: KioskLanguage, csrf: String) -> String {
+    private func renderWelcome(language: KioskLanguage, brand: KioskBrandStore.Current, csrf: String) -> String {
         let strings = KioskStrings.of(language)
         let title = settings.title(for: language)
         let page = WelcomePage(
-            page: frame(language, title: title, bodyClass: "welcome-page", reload: Refresh(seconds: 3600, url: "/?lang=\(language.rawValue)")),
+            page: frame(language, title: title, bodyClass: "welcome-page", reload: Refresh(seconds: 3600, url: "/?lang=\(language.rawValue)"), brand: brand),
             s: strings,
             surveyTitle: title,
-            languages: KioskLanguage.allCases.map { LanguageChoice(code: $0.rawValue, name: KioskStrings.of($0).languageName, current: $0 == language) },
+            logo: brand.logo?.path,
+            offersLanguages: settings.languages.count > 1,
+            languages: settings.languages.map { LanguageChoice(code: $0.rawValue, name: KioskStrings.of($0).languageName, current: $0 == language) },
             csrf: csrf,
             chosenLanguage: language.rawValue
         )
@@ -81,10 +93,11 @@ struct KioskRenderer: Sendable {
             return renderQuestion(question, view: view, csrf: csrf, rejected: rejected)
         }
         let key = FirstView(form: question.form, language: view.language, position: view.position, total: view.total, canGoBack: view.canGoBack)
-        return firstViews.page(key, csrf: csrf) { renderQuestion(question, view: view, csrf: $0, rejected: nil) }
+        let brand = brand.current
+        return firstViews.page(Branded(page: key, generation: brand.generation), csrf: csrf) { renderQuestion(question, view: view, csrf: $0, rejected: nil, brand: brand) }
     }
 
-    func renderQuestion(_ question: KioskQuestion, view: RespondentView, csrf: String, rejected: (KioskRejection, PostedAnswer)?) -> String {
+    func renderQuestion(_ question: KioskQuestion, view: RespondentView, csrf: String, rejected: (KioskRejection, PostedAnswer)?, brand: KioskBrandStore.Current? = nil) -> String {
         let strings = KioskStrings.of(view.language)
         let form = question.form
         let expiry = settings.sessionExpirySeconds + 1
@@ -93,7 +106,8 @@ struct KioskRenderer: Sendable {
                 view.language,
                 title: "\(strings.progress(view.position, of: view.total)) · \(settings.title(for: view.language))",
                 bodyClass: "question-page",
-                noscriptRefresh: Refresh(seconds: expiry, url: "/question")
+                noscriptRefresh: Refresh(seconds: expiry, url: "/question"),
+                brand: brand
             ),
             s: strings,
             progressText: strings.progress(view.position, of: view.total),
@@ -166,12 +180,13 @@ struct KioskRenderer: Sendable {
         }
     }
 
-    private func frame(_ language: KioskLanguage, title: String, bodyClass: String = "message-page", reload: Refresh? = nil, noscriptRefresh: Refresh? = nil) -> PageFrame {
+    /// The layout's values; `brand` is the one the page shows (the current one when nil).
+    private func frame(_ language: KioskLanguage, title: String, bodyClass: String = "message-page", reload: Refresh? = nil, noscriptRefresh: Refresh? = nil, brand: KioskBrandStore.Current? = nil) -> PageFrame {
         let onscreen = settings.keyboard == .onscreen
         return PageFrame(
             lang: language.rawValue, pageTitle: title, css: assets.css.path, js: assets.js.path,
             keyboard: settings.keyboard.rawValue, keyboardCSS: onscreen ? assets.keyboardCSS.path : nil, keyboardJS: onscreen ? assets.keyboardJS.path : nil,
-            bodyClass: bodyClass, reload: reload, noscriptRefresh: noscriptRefresh
+            bodyClass: bodyClass, reload: reload, noscriptRefresh: noscriptRefresh, brandCSS: (brand ?? self.brand.current).styleSheet?.path
         )
     }
 

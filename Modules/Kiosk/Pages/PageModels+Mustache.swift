@@ -21,6 +21,7 @@ extension PageFrame: MustacheParent {
         case "returnSeconds": self.returnSeconds
         case "reload": self.reload
         case "noscriptRefresh": self.noscriptRefresh
+        case "brandCSS": self.brandCSS
         default: nil
         }
     }
@@ -42,6 +43,8 @@ extension WelcomePage: MustacheParent {
         case "page": self.page
         case "s": self.s
         case "surveyTitle": self.surveyTitle
+        case "logo": self.logo
+        case "offersLanguages": self.offersLanguages
         case "languages": self.languages
         case "csrf": self.csrf
         case "chosenLanguage": self.chosenLanguage

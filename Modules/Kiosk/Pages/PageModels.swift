@@ -25,6 +25,8 @@ struct PageFrame: Sendable {
     /// The same for browsers without scripts only (where the script does it its own way: the
     /// idle overlay, the end screen's countdown).
     var noscriptRefresh: Refresh?
+    /// The style sheet of the brand's accent colour, after the pages' own.
+    var brandCSS: String?
 }
 
 struct Refresh: Sendable {
@@ -36,6 +38,10 @@ struct WelcomePage: Sendable {
     var page: PageFrame
     var s: KioskStrings
     var surveyTitle: String
+    /// The path of the brand's logo.
+    var logo: String?
+    /// The languages offered, when there are several.
+    var offersLanguages: Bool
     var languages: [LanguageChoice]
     var csrf: String
     var chosenLanguage: String

@@ -148,6 +148,9 @@ public struct DaemonBackend: ControlBackend {
         )
         view.deviceId = deviceId
         view.queue.holdOff = await worker.holdOff.map { StatusView.HoldOff(reason: $0.reason, status: $0.status, until: $0.until.iso8601Seconds) }
+        view.firstStageMissing = await sessions.firstStageMissing.map {
+            StatusView.FirstStageMissing(stage: $0.stage, lang: $0.language, since: $0.since.iso8601Seconds)
+        }
         view.paused = snapshot.paused.map { StatusView.Paused(reason: $0.reason, since: $0.since.iso8601Seconds) }
         return view
     }

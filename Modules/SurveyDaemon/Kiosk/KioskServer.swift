@@ -9,6 +9,8 @@ import ServiceLifecycle
 struct KioskServer {
     let address: ListenAddress
     let settings: KioskSettings
+    /// The logo and accent colour; a reload of the configuration replaces them.
+    let brand: KioskBrandStore
     let sessions: SessionManager
     let logger: Logger
 
@@ -17,13 +19,18 @@ struct KioskServer {
         var titles: [KioskLanguage: String] = [:]
         titles[.en] = configuration.kioskTitleEnglish
         titles[.ko] = configuration.kioskTitleKorean
+        // The setting's check accepted the list: it is one or more languages.
+        let first = KioskLanguage(rawValue: configuration.defaultLanguage.rawValue) ?? .ko
+        let languages = configuration.kioskLanguages.flatMap { try? KioskLanguage.list($0) }
+            ?? [first] + KioskLanguage.allCases.filter { $0 != first }
         return KioskSettings(
             titles: titles,
-            defaultLanguage: KioskLanguage(rawValue: configuration.defaultLanguage.rawValue) ?? .ko,
+            defaultLanguage: languages.first ?? .ko,
             endScreenSeconds: configuration.kioskEndScreenSeconds,
             idleSeconds: configuration.kioskIdleSeconds,
             idleCountdownSeconds: configuration.kioskIdleCountdownSeconds,
-            keyboard: KioskKeyboard(rawValue: configuration.kioskKeyboard.rawValue) ?? .onscreen)
+            keyboard: KioskKeyboard(rawValue: configuration.kioskKeyboard.rawValue) ?? .onscreen,
+            languages: languages)
     }
 
     /// The application, as a service; `onRunning` gets the URL the pages answer on (with the
@@ -32,7 +39,7 @@ struct KioskServer {
         let address = address
         let logger = logger
         return try KioskApplication.application(
-            backend: SessionKioskBackend(sessions: sessions), settings: settings,
+            backend: SessionKioskBackend(sessions: sessions), settings: settings, brand: brand,
             address: .hostname(address.host, port: address.port), logger: logger, server: .loopBoundHTTP1()
         ) { channel in
             var bound = address

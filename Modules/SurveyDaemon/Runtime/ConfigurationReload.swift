@@ -1,3 +1,4 @@
+import Kiosk
 import Logging
 import Networking
 
@@ -9,9 +10,10 @@ struct ConfigurationChanges: Sendable, Equatable {
     /// Keys of the settings that changed but take effect only after a restart.
     var needRestart: [String] = []
 
-    /// The settings a running daemon applies: the log level, the delivery backoff and the idle
-    /// session timeout. (The token file is read again on every reload, whatever changed.)
-    static let reloadable: Set<String> = ["logLevel", "backoffBaseSeconds", "backoffCapSeconds", "idleSessionTimeoutSeconds"]
+    /// The settings a running daemon applies: the log level, the delivery backoff, the idle
+    /// session timeout and the kiosk's brand. (The token file and the kiosk's logo file are read
+    /// again on every reload, whatever changed.)
+    static let reloadable: Set<String> = ["logLevel", "backoffBaseSeconds", "backoffCapSeconds", "idleSessionTimeoutSeconds", "kioskLogoFile", "kioskAccentColor"]
 
     /// The settings whose values differ, in the order `DaemonSetting.all` declares them.
     static func between(_ old: DaemonConfiguration, _ new: DaemonConfiguration) -> ConfigurationChanges {
@@ -29,8 +31,9 @@ struct ConfigurationChanges: Sendable, Equatable {
 
 /// Reads the configuration again on request (SIGHUP) from the same file, environment and flags
 /// as at start, and applies what can change while the daemon runs: the log level, the delivery
-/// backoff, the idle session timeout; the survey client reads the token file again at its next
-/// request. A changed setting that needs a restart is named in the log and keeps its value. A
+/// backoff, the idle session timeout, the kiosk's logo (read again) and accent colour; the survey
+/// client reads the token file again at its next request. A logo that cannot be used is logged and
+/// the pages keep the one they show. A changed setting that needs a restart is named in the log and keeps its value. A
 /// configuration that does not resolve is logged and changes nothing.
 actor ConfigurationReloader {
     private(set) var current: DaemonConfiguration
@@ -63,6 +66,9 @@ actor ConfigurationReloader {
             guard let setting = DaemonSetting.named(key), let value = setting.get(new) else { continue }
             setting.set(&applied, value)
         }
+        if let kiosk = daemon.kiosk {
+            reloadBrand(of: kiosk, from: new, applied: &applied)
+        }
         logLevel.level = applied.logLevel
         await daemon.worker.apply(backoff: RetryPolicy(base: applied.backoffBase, cap: applied.backoffCap).backoff, maxRetryAfter: applied.backoffCap)
         await daemon.sessions.apply(idleTimeout: applied.idleSessionTimeout)
@@ -77,6 +83,26 @@ actor ConfigurationReloader {
             logger.warning("configuration changes that take effect only after a restart (systemctl restart surveyd): \(changes.needRestart.joined(separator: ", "))")
         }
         return changes
+    }
+}
+
+extension ConfigurationReloader {
+    /// Reads the logo file again and applies the accent colour; a logo that cannot be used keeps
+    /// the one shown (and its setting's old value), with the refusal in the log.
+    func reloadBrand(of kiosk: KioskServer, from new: DaemonConfiguration, applied: inout DaemonConfiguration) {
+        var brand = kiosk.brand.brand
+        do {
+            brand.logo = try KioskBrandFiles.logo(from: new)
+        } catch {
+            applied.kioskLogoFile = current.kioskLogoFile
+            logger.error("kiosk logo not reloaded: \(error.detail); the pages keep the logo they show")
+        }
+        // The setting's check accepted the colour when the configuration resolved.
+        brand.accent = try? KioskBrandFiles.accent(from: new)
+        if brand != kiosk.brand.brand {
+            kiosk.brand.replace(with: brand)
+            logger.notice("kiosk brand replaced", metadata: ["logo": "\(brand.logo.map { "\($0.format.rawValue), \($0.bytes.count) bytes" } ?? "none")", "accent": "\(brand.accent?.hex ?? "the pages' own")"])
+        }
     }
 }
 

@@ -7,12 +7,14 @@ extension Daemon {
     /// What `surveyd --check-config` checks beyond the settings' own checks (which `resolve`
     /// made): the start-time checks that need nothing opened, with the messages a start gives.
     /// Nothing is created, bound or locked.
-    /// - Throws: `DaemonStartError` when no server URL is configured or the socket group does not exist.
+    /// - Throws: `DaemonStartError` when no server URL is configured or the socket group does not
+    ///   exist; `ConfigurationError` for a kiosk logo that cannot be used.
     public static func check(_ configuration: DaemonConfiguration) throws {
         guard let serverURL = configuration.serverURL.flatMap(URL.init(string:)), TCPConnectProbe(baseURL: serverURL) != nil else {
             throw noServerURL
         }
         _ = try group(configuration.socketGroup)
+        _ = try kioskPlan(configuration)
     }
 
     /// The resolved settings, one `key: value` line each (`surveyd --check-config` prints them).

@@ -130,7 +130,7 @@ public final class Daemon: Sendable {
             journal: StoredSessionJournal(journal: sessionJournal),
             definitions: definitions,
             queue: queue,
-            settings: .init(defaultLanguage: configuration.defaultLanguage.rawValue, idleTimeout: configuration.idleSessionTimeout, deliveryWait: configuration.deliveryWait),
+            settings: .init(defaultLanguage: configuration.defaultLanguage.rawValue, idleTimeout: configuration.idleSessionTimeout, deliveryWait: configuration.deliveryWait, firstStage: configuration.firstStage),
             logger: logger, metrics: metrics)
         self.sessions = sessions
         let policy = RetryPolicy(base: configuration.backoffBase, cap: configuration.backoffCap)
@@ -151,7 +151,7 @@ public final class Daemon: Sendable {
         var backend = DaemonBackend(version: version, startedAt: Date(), sessions: sessions, worker: worker, inspector: queue, connectivity: monitor, lifecycle: lifecycle, exporter: exporter)
         backend.deviceId = deviceID
         self.backend = backend
-        kiosk = kioskPlan.map { KioskServer(address: $0.address, settings: $0.settings, sessions: sessions, logger: logger) }
+        kiosk = kioskPlan.map { KioskServer(address: $0.address, settings: $0.settings, brand: KioskBrandStore($0.brand), sessions: sessions, logger: logger) }
         let controlLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         self.controlLoops = controlLoops
         control = ControlServer(
@@ -261,13 +261,15 @@ public final class Daemon: Sendable {
         }
     }
 
-    /// The kiosk's address and settings, checked before anything is opened.
-    static func kioskPlan(_ configuration: DaemonConfiguration) throws -> (address: ListenAddress, settings: KioskSettings)? {
+    /// The kiosk's address, settings and brand, checked before anything is opened.
+    /// - Throws: `ConfigurationError` for a logo or colour that cannot be used (exit 78).
+    static func kioskPlan(_ configuration: DaemonConfiguration) throws -> (address: ListenAddress, settings: KioskSettings, brand: KioskBrand)? {
         guard let listen = configuration.kioskListen else { return nil }
+        let brand = try KioskBrandFiles.brand(from: configuration)
         do {
             let settings = KioskServer.settings(from: configuration)
             try settings.check()
-            return (try ListenAddress(parsing: listen), settings)
+            return (try ListenAddress(parsing: listen), settings, brand)
         } catch {
             throw DaemonStartError("cannot serve the kiosk pages on \(listen): \(error); fix kioskListen or the kiosk settings")
         }

@@ -6,15 +6,25 @@ extension SessionManager {
     /// Starts a session at the first question of `stage` in `language`.
     ///
     /// - Parameters:
-    ///   - stage: the stage to start; nil for `common`.
+    ///   - stage: the stage to start; nil for ``Settings/firstStage``.
     ///   - language: nil for ``Settings/defaultLanguage``.
     public func start(stage: String?, language: String?) async throws(SessionError) -> Session {
-        let stage = stage ?? "common"
+        let named = stage
+        let stage = stage ?? settings.firstStage
         let language = language ?? settings.defaultLanguage
         guard Language(rawValue: language) != nil else {
             throw SessionError(.badLanguage, "lang must be \(Language.choices), not \"\(language)\"")
         }
-        let definition = try await loadDefinition(stage: stage, language: language, earlierAnswers: [])
+        let definition: LoadedDefinition
+        do {
+            definition = try await loadDefinition(stage: stage, language: language, earlierAnswers: [])
+        } catch where named == nil && error.code == .noSuchStage {
+            throw firstStageIsMissing(stage: stage, language: language, error)
+        }
+        if named == nil || named == settings.firstStage, firstStageMissing?.stage == stage {
+            firstStageMissing = nil
+            logger.notice("the survey server has the first stage again", metadata: ["firstStage": "\(stage)"])
+        }
         let id = UUID()
         let time = now()
         let event = SessionEvent.stageStarted(session: id, stage: stage, language: language, definitionHash: definition.hash, at: time)
@@ -23,6 +33,17 @@ extension SessionManager {
         sessions[id] = session
         logger.info("session started", metadata: ["session": "\(id)", "stage": "\(stage)", "lang": "\(language)"])
         return session
+    }
+
+    /// Records that the survey server has no questionnaire for the first stage (`firstStage`),
+    /// for the log and `surveyctl status`, and returns the error for the front end.
+    private func firstStageIsMissing(stage: String, language: String, _ error: SessionError) -> SessionError {
+        let message = "the survey server has no questionnaire for the first stage \(stage) (\(language)), so sessions that name no stage cannot start; set firstStage to a stage the server has, or ask the survey's owner to publish \(stage)"
+        if firstStageMissing?.stage != stage {
+            firstStageMissing = FirstStageMissing(stage: stage, language: language, since: now())
+        }
+        logger.error("\(message)", metadata: ["firstStage": "\(stage)", "lang": "\(language)", "error": "\(error.message)"])
+        return SessionError(.noSuchStage, message)
     }
 
     /// Goes back to the previous question of the session's current stage, recording it; the
@@ -84,4 +105,15 @@ extension SessionManager {
                 .sorted { ($0.lastActivity, $0.id.uuidString) > ($1.lastActivity, $1.id.uuidString) }
                 .prefix(max(0, limit)))
     }
+}
+
+/// The survey server has no questionnaire for the first stage (`firstStage`): sessions that name
+/// no stage (the kiosk's, `surveyctl start` without `--type`) cannot start until it has one or
+/// the setting names another stage.
+public struct FirstStageMissing: Sendable, Hashable {
+    public var stage: String
+    /// The language of the start that found it missing.
+    public var language: String
+    /// When a start first found it missing.
+    public var since: Date
 }

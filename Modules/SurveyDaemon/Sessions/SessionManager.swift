@@ -21,11 +21,14 @@ public actor SessionManager {
         public var defaultLanguage: String
         public var idleTimeout: Duration
         public var deliveryWait: Duration
+        /// The stage a session starts at when its start names none.
+        public var firstStage: String
 
-        public init(defaultLanguage: String, idleTimeout: Duration, deliveryWait: Duration) {
+        public init(defaultLanguage: String, idleTimeout: Duration, deliveryWait: Duration, firstStage: String = "common") {
             self.defaultLanguage = defaultLanguage
             self.idleTimeout = idleTimeout
             self.deliveryWait = deliveryWait
+            self.firstStage = firstStage
         }
     }
 
@@ -53,6 +56,9 @@ public actor SessionManager {
     var lastAnswers: [UUID: AcceptedAnswer] = [:]
     /// Problems met while rebuilding sessions, for `surveyctl status` (`SessionManager+Restore.swift`).
     public internal(set) var restoreProblems: [String] = []
+    /// Set while the survey server has no questionnaire for ``Settings/firstStage``, for
+    /// `surveyctl status` (`SessionManager+Calls.swift`).
+    public internal(set) var firstStageMissing: FirstStageMissing?
     /// The journaled events of every session in memory (and of sessions that could not be
     /// restored), in order: what a journal compaction writes again.
     var history: [UUID: [SessionEvent]] = [:]
