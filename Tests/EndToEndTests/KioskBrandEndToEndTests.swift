@@ -100,7 +100,7 @@ import Testing
             var browser = Browser(port: try await Self.port(of: daemon))
             let welcome = try await browser.open("/")
             #expect(welcome.status == 200)
-            #expect(welcome.bodyText.contains("<html lang=\"en\">") && !welcome.bodyText.contains("hreflang=\"ko\""), "\(welcome.bodyText)")
+            #expect(welcome.bodyText.contains("<html lang=\"en\" ") && !welcome.bodyText.contains("hreflang=\"ko\""), "\(welcome.bodyText)")
             let path = try #require(welcome.bodyText.range(of: "<img class=\"logo\" src=\"").map { String(welcome.bodyText[$0.upperBound...].prefix { $0 != "\"" }) })
             let image = try await LoopbackHTTP.request(port: browser.port, method: "GET", target: path)
             #expect(image.status == 200 && image.body == Self.svg)
