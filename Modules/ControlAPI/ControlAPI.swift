@@ -265,6 +265,8 @@ public struct StatusView: Sendable, Hashable, Codable {
     public var deviceId: String?
     /// Set while delivery is paused because the server refused the token.
     public var paused: Paused?
+    /// What waits for erasure from the disk; nil from an older daemon.
+    public var erasure: Erasure?
 
     public struct Paused: Sendable, Hashable, Codable {
         /// `the server refused the token (401)`.
@@ -310,6 +312,7 @@ public struct StatusView: Sendable, Hashable, Codable {
         journals = try c.decodeIfPresent([Journal].self, forKey: .journals) ?? []
         deviceId = try c.decodeIfPresent(String.self, forKey: .deviceId)
         paused = try c.decodeIfPresent(Paused.self, forKey: .paused)
+        erasure = try c.decodeIfPresent(Erasure.self, forKey: .erasure)
     }
 }
 

@@ -58,6 +58,7 @@ public enum Rendering {
             lines.append("  delivery paused since \(paused.since): \(paused.reason); fix the token file (delivery resumes when it changes) or run `surveyctl resume`")
         }
         lines += journal(s)
+        if let erasure = s.erasure { lines.append(erasure.line) }
         let open = s.sessions.filter { $0.state != "closed" }
         lines.append("sessions: \(open.count) open")
         lines += open.map { "  \($0.id)  stage \($0.stage) (\($0.lang))  \(progress($0))" }

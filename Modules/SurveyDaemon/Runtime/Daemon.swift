@@ -30,6 +30,8 @@ public final class Daemon: Sendable {
     public let queue: StoredSubmissionQueue
     public let monitor: ConnectivityMonitor
     public let backend: DaemonBackend
+    /// Takes answers no longer needed off the disk (`Erasure/`).
+    public let erasure: AnswerErasure
     let sessionJournal: Journal
     let cache: DefinitionCache
     let definitions: ServerDefinitionSource
@@ -143,8 +145,13 @@ public final class Daemon: Sendable {
             await sessions.deliveryFinished(key: key, state: state)
         }
         let worker = self.worker
+        let erasure = AnswerErasure(
+            sessions: sessions, queue: queue, journals: [sessionJournal, submissionQueue.journal], delay: configuration.erasureDelay,
+            keptSince: Date(), logger: logger)
+        self.erasure = erasure
         var backend = DaemonBackend(version: version, startedAt: Date(), sessions: sessions, worker: worker, inspector: queue, connectivity: monitor, lifecycle: lifecycle, exporter: exporter)
         backend.deviceId = deviceID
+        backend.erasure = erasure
         self.backend = backend
         kiosk = kioskPlan.map { KioskServer(address: $0.address, settings: $0.settings, sessions: sessions, logger: logger) }
         control = ControlServer(socketPath: configuration.socketPath, socketGroup: socketGroup, maxRequestBytes: configuration.maxRequestBytes, limits: configuration.controlLimits, backend: backend, logger: logger)
@@ -199,6 +206,7 @@ public final class Daemon: Sendable {
                 .init(service: DefinitionFetchesService(source: definitions)),
                 .init(service: extras.track(DaemonSystemdServices.deliveryName, worker)),
                 .init(service: housekeeping),
+                .init(service: ErasureService(erasure: erasure)),
                 .init(service: watcher),
             ] + extra + [
                 .init(service: extras.track(DaemonSystemdServices.controlName, server.service(claim: socketClaim) {

@@ -22,6 +22,8 @@ public final class MetricsExporter: Sendable {
         public var ready: Bool
         /// Whether delivery is paused because the server refused the token.
         public var paused: Bool
+        /// Since when the oldest answer waiting for erasure has waited; nil when none waits.
+        public var erasureOldestWaiting: Date?
 
         public init(counts: SubmissionQueueCounts?, now: Date, connectivity: ConnectivityStatus.State, journals: [(name: String, diskBytes: Int, failed: Bool)], ready: Bool, paused: Bool = false) {
             self.paused = paused
@@ -44,6 +46,7 @@ public final class MetricsExporter: Sendable {
     let journalFailed: [String: Meter]
     let ready: Meter
     let paused: Meter
+    let erasureOldestWaitingAge: Meter
 
     /// The Prometheus text format's content type.
     public static let contentType = "text/plain; version=0.0.4; charset=utf-8"
@@ -69,6 +72,7 @@ public final class MetricsExporter: Sendable {
         })
         ready = Meter(label: Name.ready, factory: factory)
         paused = Meter(label: Name.deliveryPaused, factory: factory)
+        erasureOldestWaitingAge = Meter(label: Name.erasureOldestWaitingAge, factory: factory)
     }
 
     /// Every metric in the text format, with the gauges set from `snapshot`.
@@ -85,6 +89,7 @@ public final class MetricsExporter: Sendable {
         }
         ready.set(snapshot.ready ? 1 : 0)
         paused.set(snapshot.paused ? 1 : 0)
+        erasureOldestWaitingAge.set(snapshot.erasureOldestWaiting.map { max(0, snapshot.now.timeIntervalSince($0)) } ?? 0)
         return registry.emitToBuffer()
     }
 }

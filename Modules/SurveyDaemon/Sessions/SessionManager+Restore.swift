@@ -47,6 +47,7 @@ extension SessionManager {
         let settled = lost.filter { sessions[$0] != nil }
         if !settled.isEmpty { await settle(settled, applied: applied) }
         await settleCompletedStages()
+        noteRestoredErasures()
         logger.info("sessions restored", metadata: ["open": "\(sessions.values.filter(\.isOpen).count)", "events": "\(events.count)", "problems": "\(restoreProblems.count)"])
     }
 
