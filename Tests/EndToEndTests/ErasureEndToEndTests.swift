@@ -159,7 +159,9 @@ final class KioskVisitor {
         try await openOnKiosk.start()
         for value in [urchin[0], urchin[1], urchin[1]] { try await openOnKiosk.answer(value) }
         #expect(try await eventually(timeout: .seconds(15), every: .milliseconds(200)) {
-            (try await stack.queue()["pending"] as? Int) == 0 && (try stack.records().count) == 4
+            let pending = try await stack.queue()["pending"] as? Int
+            let delivered = try stack.records().count
+            return pending == 0 && delivered == 4
         }, "the uploads reached the server")
 
         // Status and the metric show what waits for erasure.
