@@ -232,3 +232,30 @@ final class ErasureFixture: @unchecked Sendable {
         #expect(SessionManager.withoutAnswers(Array(events.prefix(3))) == [events[0], .answersErased(session: id, position: 2)])
     }
 }
+
+/// The erasure service sleeps on its clock until the oldest waiting answer is due.
+@Suite struct ErasureServiceTests {
+    @Test func theServiceWakesWhenTheOldestAnswerIsDue() async throws {
+        let fixture = try ErasureFixture()
+        defer { fixture.finish() }
+        let id = try await fixture.respondent("Osprey Quill", "osprey.quill@example.com")
+        try await fixture.manager.abandon(session: id)
+        let clock = ManualClock()
+        let service = Task { try await ErasureService(erasure: fixture.erasure, clock: clock).run() }
+        defer { service.cancel() }
+        // Nothing is due for 600 s: it looks again after 30 s at most.
+        try await clock.waitForSleepers(1)
+        #expect(clock.deadlines == [.seconds(30)])
+        fixture.clock.advance(590)
+        clock.advance(by: .seconds(30))
+        // 10 s are left: it sleeps exactly that long, then erases.
+        for _ in 0..<5000 where clock.deadlines != [.seconds(40)] { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(clock.deadlines == [.seconds(40)])
+        #expect(await fixture.manager.sessionsAwaitingErasure() == 1)
+        fixture.clock.advance(10)
+        clock.advance(by: .seconds(10))
+        for _ in 0..<5000 where await fixture.manager.sessionsAwaitingErasure() != 0 { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(await fixture.manager.sessionsAwaitingErasure() == 0)
+        #expect(fixture.found(["Osprey Quill", "osprey.quill@example.com"]).isEmpty)
+    }
+}
