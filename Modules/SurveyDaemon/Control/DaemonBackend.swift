@@ -105,7 +105,7 @@ public struct DaemonBackend: ControlBackend {
         var snapshot = MetricsExporter.Snapshot(
             counts: try? await inspector.counts(), now: now(), connectivity: await connectivity.status.state, journals: sizes, ready: health.ready,
             paused: await worker.snapshot.paused != nil)
-        snapshot.erasureOldestWaiting = await erasure?.waiting().oldest
+        if let erasure { snapshot.erasureOldestWaiting = await onPool { await erasure.waiting() }.oldest }
         return exporter.exposition(snapshot)
     }
 

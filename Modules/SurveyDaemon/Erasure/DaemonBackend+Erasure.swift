@@ -5,10 +5,11 @@ import Storage
 /// The control API's view of erasure: `status`'s `erasure`, and `purge` erasing everything that
 /// waits at once.
 extension DaemonBackend {
-    /// What waits for erasure, for `status`; nil without an erasure.
+    /// What waits for erasure, for `status`; nil without an erasure. Made on the concurrency
+    /// pool: it lists the journals' directories.
     func erasureView(at time: Date) async -> StatusView.Erasure? {
         guard let erasure else { return nil }
-        let waiting = await erasure.waiting()
+        let waiting = await onPool { await erasure.waiting() }
         return StatusView.Erasure(
             delaySeconds: erasure.delay.timeInterval, oldestWaitingSeconds: waiting.oldest.map { max(0, time.timeIntervalSince($0)) },
             sessions: waiting.sessions, queueBodies: waiting.queueBodies, keptCopies: waiting.keptCopies)
