@@ -76,11 +76,12 @@ final class ErasureFixture: @unchecked Sendable {
         return try await manager.answer(AnswerRequest(session: id, values: ["5"]))
     }
 
-    /// Delivers every pending submission, as the delivery worker does, with no follow-up.
-    func deliverAll() async throws {
+    /// Delivers every pending submission, as the delivery worker does, the server naming
+    /// `next` as the follow-up stage (none by default).
+    func deliverAll(next: String? = nil) async throws {
         for submission in await submissionQueue.pending(limit: 100) {
-            try await submissionQueue.markDelivered(submission.id, response: nil)
-            await manager.deliveryFinished(key: submission.metadata.key, state: .delivered(response: nil))
+            try await submissionQueue.markDelivered(submission.id, response: next)
+            await manager.deliveryFinished(key: submission.metadata.key, state: .delivered(response: next))
         }
     }
 
@@ -112,14 +113,34 @@ final class ErasureFixture: @unchecked Sendable {
         #expect(fixture.found(["Quillonadele", "quillon.adele@example.com"]).isEmpty, "\(fixture.found(["Quillonadele", "quillon.adele"]))")
         waiting = await fixture.erasure.waiting()
         #expect(waiting.sessions == 0 && waiting.oldest == nil)
-        // The session is still shown, without its answers, also after a restart.
-        let shown = try await fixture.manager.view(id: id)
-        #expect(shown.outcome == "abandoned" && shown.current == 4)
-        #expect(try await fixture.manager.session(id: id).allAnswers.isEmpty)
+        // Not a follow-up: the session is retired with its answers, also for a restart.
+        await #expect(throws: SessionError.self) { try await fixture.manager.view(id: id) }
         try await fixture.restart()
         #expect(await fixture.manager.restoreProblems.isEmpty)
-        #expect(try await fixture.manager.view(id: id) == shown)
+        await #expect(throws: SessionError.self) { try await fixture.manager.view(id: id) }
         #expect(await fixture.erasure.waiting().oldest == nil, "nothing waits again after the restart")
+    }
+
+    @Test func aFollowUpStaysListedWithoutItsAnswers() async throws {
+        let fixture = try ErasureFixture()
+        defer { fixture.finish() }
+        let id = try await fixture.respondent("Heronmarsh", "heron.marsh@example.com")
+        #expect(try await fixture.complete(id).session.outcome == "queued")
+        try await fixture.deliverAll(next: "1")
+        let listed = try await fixture.manager.view(id: id)
+        #expect(listed.followUp == "1")
+        fixture.clock.advance(600)
+        #expect(try await fixture.erasure.erase(all: false).sessions == 1)
+        #expect(fixture.found(["Heronmarsh", "heron.marsh@example.com"]).isEmpty, "\(fixture.found(["Heronmarsh"]))")
+        // Shown as before (outcome, progress, follow-up), without an answer, also after a restart.
+        #expect(try await fixture.manager.view(id: id) == listed)
+        #expect(try await fixture.manager.session(id: id).allAnswers.isEmpty)
+        #expect(await fixture.manager.recentFollowUps(limit: 20).map(\.id) == [id])
+        try await fixture.restart()
+        #expect(await fixture.manager.restoreProblems.isEmpty)
+        #expect(try await fixture.manager.view(id: id) == listed)
+        #expect(try await fixture.manager.session(id: id).allAnswers.isEmpty)
+        #expect(await fixture.erasure.waiting().sessions == 0, "it holds no answers to wait for erasure")
     }
 
     @Test func purgeErasesDeliveredAndAbandonedAnswersAtOnceAndKeepsTheOpenOnes() async throws {
@@ -139,7 +160,7 @@ final class ErasureFixture: @unchecked Sendable {
         let gone = ["Brambleoxide", "bramble.oxide@example.com", "Cormorantix", "cormorant.ix@example.com"]
         #expect(fixture.found(gone).isEmpty, "\(fixture.found(gone))")
         #expect(await fixture.erasure.waiting().oldest == nil)
-        #expect(try await fixture.manager.view(id: delivered).outcome == "queued")
+        await #expect(throws: SessionError.self) { try await fixture.manager.view(id: delivered) }
 
         // The open respondent goes on after a restart, every answer recovered.
         try await fixture.restart()
@@ -190,7 +211,7 @@ final class ErasureFixture: @unchecked Sendable {
         failing.withLock { $0 = false }
         try await fixture.restart()
         #expect(fixture.found(["Fennecolith", "fennec.olith@example.com"]).isEmpty, "\(fixture.found(["Fennecolith"]))")
-        #expect(try await fixture.manager.view(id: id).outcome == "abandoned")
+        await #expect(throws: SessionError.self, "retired by the erasure's snapshot") { try await fixture.manager.view(id: id) }
         #expect(await fixture.manager.restoreProblems.isEmpty)
     }
 

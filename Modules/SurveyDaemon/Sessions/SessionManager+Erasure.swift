@@ -3,9 +3,10 @@ import Foundation
 /// Erasure: once a session is closed and its answers are no longer needed (every stage delivered,
 /// screened out, abandoned, or ended `queued` and its upload since delivered or its dead letter
 /// dropped), its answers wait for erasure; ``eraseAnswers(waitedAtLeast:)`` then rewrites the
-/// journal with those sessions' answer events replaced by `answersErased` and removes the older
-/// segments. The session itself stays (for `surveyctl status` and views) until a compaction
-/// retires it, without answers.
+/// journal without them and removes the older segments. A session listed as a follow-up
+/// (`surveyctl status`) stays, its answer events replaced by `answersErased`, until a compaction
+/// retires it; every other one is retired at once, which keeps the snapshots that erasures write
+/// small (a busy kiosk writes one every few minutes).
 extension SessionManager {
     /// Since when the answers that wait longest for erasure have waited; nil when none wait.
     public func oldestAwaitingErasure() -> Date? {
@@ -19,8 +20,9 @@ extension SessionManager {
 
     /// Erases from the journal the answers of every closed session that has waited at least
     /// `delay` (nil: every one, now): writes the journal again as one snapshot in which those
-    /// sessions hold no answers, removes the older segments, and forgets the answers in memory.
-    /// Answers wait while it runs. Returns how many sessions' answers were erased.
+    /// sessions hold no answers (a follow-up keeps its events without them; any other is left
+    /// out and retired), removes the older segments, and forgets the answers in memory. Answers
+    /// wait while it runs. Returns how many sessions' answers were erased.
     @discardableResult
     public func eraseAnswers(waitedAtLeast delay: Duration?) async throws -> Int {
         await noteSettledUploads()
@@ -37,17 +39,25 @@ extension SessionManager {
         let erasing = due.filter { awaitingErasure[$0] != nil }
         guard !erasing.isEmpty else { return 0 }
         var rewritten = history
-        for id in erasing { rewritten[id] = history[id].map(Self.withoutAnswers) }
+        var retiring: Set<UUID> = []
+        for id in erasing {
+            if sessions[id]?.followUp != nil {
+                rewritten[id] = history[id].map(Self.withoutAnswers)
+            } else {
+                rewritten[id] = nil
+                retiring.insert(id)
+            }
+        }
         // Oldest first, as a compaction writes them.
         let kept = rewritten.values.sorted { ($0.first?.time ?? .distantPast) < ($1.first?.time ?? .distantPast) }
         try await journal.compact(keeping: kept)
         history = rewritten
         for id in erasing {
-            sessions[id]?.eraseAnswers()
+            if retiring.contains(id) { sessions[id] = nil } else { sessions[id]?.eraseAnswers() }
             lastAnswers[id] = nil
             awaitingErasure[id] = nil
         }
-        logger.info("answers erased", metadata: ["sessions": "\(erasing.count)", "kept": "\(kept.count)"])
+        logger.info("answers erased", metadata: ["sessions": "\(erasing.count)", "retired": "\(retiring.count)", "kept": "\(kept.count)"])
         return erasing.count
     }
 
