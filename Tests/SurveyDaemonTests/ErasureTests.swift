@@ -280,3 +280,28 @@ final class ErasureFixture: @unchecked Sendable {
         #expect(fixture.found(["Osprey Quill", "osprey.quill@example.com"]).isEmpty)
     }
 }
+
+/// `surveyctl status`'s erasure line, and its JSON from a daemon with and without it.
+@Suite struct ErasureStatusTests {
+    func status(_ erasure: StatusView.Erasure?) -> StatusView {
+        var status = StatusView(
+            version: "0.2.0", startedAt: "t", uptimeSeconds: 1, connectivity: .init(state: "online", since: nil),
+            queue: .init(pending: 0, inFlight: 0, dead: 0, delivered: 0, oldestPendingAgeSeconds: nil, lastDeliveryAt: nil, nextRetryAt: nil),
+            journalProblems: [], sessions: [])
+        status.erasure = erasure
+        return status
+    }
+
+    @Test func theLineSaysWhatWaitsAndForHowLong() throws {
+        let waiting = StatusView.Erasure(delaySeconds: 600, oldestWaitingSeconds: 252.5, sessions: 2, queueBodies: true, keptCopies: 1)
+        let lines = Rendering.status(status(waiting))
+        #expect(lines.contains("erasure: 2 closed sessions' answers, delivered submissions, 1 kept copy of damaged bytes waiting, oldest 4m 12s (erased 10m 0s after they are no longer needed; `surveyctl purge` erases them now)"), "\(lines)")
+        let one = StatusView.Erasure(delaySeconds: 600, oldestWaitingSeconds: 3, sessions: 1, queueBodies: false, keptCopies: 0)
+        #expect(Rendering.status(status(one)).contains { $0.hasPrefix("erasure: 1 closed session's answers waiting, oldest 3s") })
+        let nothing = StatusView.Erasure(delaySeconds: 600, oldestWaitingSeconds: nil, sessions: 0, queueBodies: false, keptCopies: 0)
+        #expect(Rendering.status(status(nothing)).contains("erasure: nothing waiting (answers are erased 10m 0s after they are no longer needed)"))
+        #expect(!Rendering.status(status(nil)).contains { $0.hasPrefix("erasure") }, "an older daemon says nothing of erasure")
+        let decoded = try JSONDecoder().decode(StatusView.self, from: JSONEncoder().encode(status(waiting)))
+        #expect(decoded.erasure == waiting)
+    }
+}
