@@ -129,16 +129,21 @@ struct QueueDrop: AsyncParsableCommand {
     }
 }
 
-/// `surveyctl purge`: compacts the queue now, removing delivered bodies from disk.
+/// `surveyctl purge`: erases from disk now every answer no longer needed.
 struct Purge: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Remove delivered submissions' bodies from disk now (a queue compaction).")
+    static let configuration = CommandConfiguration(
+        abstract: "Erase from disk now every answer no longer needed: delivered submissions' bodies, closed sessions' answers, kept copies of damaged bytes.",
+        discussion: "Without it, surveyd erases them erasureDelaySeconds after they are no longer needed.")
 
     @OptionGroup var daemon: DaemonOptions
 
     func run() async throws {
         let reply = try await request { () async throws(ControlClientError) in try await daemon.client.purge() }
         daemon.output(reply) {
-            ["queue on disk: \(reply.bytesBefore) bytes before, \(reply.bytesAfter) after; \(reply.removedSegments) segment(s) removed, \(reply.carried) record(s) carried"]
+            var lines = ["queue on disk: \(reply.bytesBefore) bytes before, \(reply.bytesAfter) after; \(reply.removedSegments) segment(s) removed, \(reply.carried) record(s) carried"]
+            if let sessions = reply.erasedSessions { lines.append("sessions: answers of \(sessions) closed session(s) erased") }
+            if let copies = reply.removedKeptCopies, copies > 0 { lines.append("kept copies of damaged bytes removed: \(copies)") }
+            return lines
         }
     }
 }

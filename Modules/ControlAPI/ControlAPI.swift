@@ -288,6 +288,8 @@ public struct StatusView: Sendable, Hashable, Codable {
     public var paused: Paused?
     /// Set while the survey server has no questionnaire for the first stage (`firstStage`).
     public var firstStageMissing: FirstStageMissing?
+    /// What waits for erasure from the disk; nil from an older daemon.
+    public var erasure: Erasure?
 
     public struct Paused: Sendable, Hashable, Codable {
         /// `the server refused the token (401)`.
@@ -334,6 +336,7 @@ public struct StatusView: Sendable, Hashable, Codable {
         deviceId = try c.decodeIfPresent(String.self, forKey: .deviceId)
         paused = try c.decodeIfPresent(Paused.self, forKey: .paused)
         firstStageMissing = try c.decodeIfPresent(FirstStageMissing.self, forKey: .firstStageMissing)
+        erasure = try c.decodeIfPresent(Erasure.self, forKey: .erasure)
     }
 }
 

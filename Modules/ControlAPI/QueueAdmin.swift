@@ -105,19 +105,26 @@ public struct RequeueManyReply: Sendable, Hashable, Codable {
     }
 }
 
-/// The reply of `POST /v1/purge`: the bytes of the queue's journal before and after.
+/// The reply of `POST /v1/purge`: the bytes of the queue's journal before and after, and what
+/// else was erased from the disk.
 public struct PurgeReply: Sendable, Hashable, Codable {
     public var bytesBefore: Int
     public var bytesAfter: Int
     public var removedSegments: Int
     /// Pending and dead submissions written again into the new segment.
     public var carried: Int
+    /// Closed sessions whose answers were erased from the session journal; nil from an older daemon.
+    public var erasedSessions: Int?
+    /// Kept copies of damaged bytes removed; nil from an older daemon.
+    public var removedKeptCopies: Int?
 
-    public init(bytesBefore: Int, bytesAfter: Int, removedSegments: Int, carried: Int) {
+    public init(bytesBefore: Int, bytesAfter: Int, removedSegments: Int, carried: Int, erasedSessions: Int? = nil, removedKeptCopies: Int? = nil) {
         self.bytesBefore = bytesBefore
         self.bytesAfter = bytesAfter
         self.removedSegments = removedSegments
         self.carried = carried
+        self.erasedSessions = erasedSessions
+        self.removedKeptCopies = removedKeptCopies
     }
 }
 

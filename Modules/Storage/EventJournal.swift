@@ -64,6 +64,20 @@ public struct EventJournal<Event: Codable & Sendable>: Sendable {
         return older.count
     }
 
+    /// Finishes a compaction that a crash interrupted after its snapshot was durable but before
+    /// the older segments were removed: removes every segment older than the one the newest
+    /// recovered snapshot starts (a snapshot always starts its segment). Replay already ignores
+    /// those segments; removing them takes what they hold, erased sessions' answers included, off
+    /// the disk. Returns how many segments were removed.
+    @discardableResult
+    public func removeSegmentsBeforeSnapshot() throws -> Int {
+        guard let snapshot = journal.recovered.last(where: { $0.type == Self.snapshotType }) else { return 0 }
+        let first = Journal.segmentName(snapshot.sequence)
+        let older = try journal.segments().map(\.name).filter { $0 < first }
+        try journal.removeSegments(older)
+        return older.count
+    }
+
     private func decode<T: Decodable>(_ type: T.Type, _ record: JournalRecord) throws -> T {
         do {
             return try JSONDecoder().decode(T.self, from: Data(record.payload))

@@ -112,5 +112,7 @@ public struct SubmissionQueueOptions: Sendable {
     public var rememberedDeliveries = 4096
     /// A sealed segment is carried forward and removed once at most this share of its records is live.
     public var carryShare = 0.125
+    /// The time `SubmissionQueue.erasableSince` records; tests give a clock of their own.
+    public var now: @Sendable () -> Date = { Date() }
     public init() {}
 }

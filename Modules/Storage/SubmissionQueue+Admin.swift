@@ -41,6 +41,7 @@ extension SubmissionQueue {
         index.removedCount += 1
         index.noteDropped(ordinal: ordinal)
         index.tidy()
+        if erasableSince == nil { erasableSince = options.now() }
         return letter
     }
 
@@ -84,6 +85,8 @@ extension SubmissionQueue {
         let doomed = before.map(\.name)
         try journal.removeSegments(doomed)
         let after = try journal.segments()
+        // Every body of a delivered or dropped submission was in a segment removed now.
+        erasableSince = nil
         let removed = doomed.filter { name in !after.contains { $0.name == name } }
         logger.notice("queue purged", metadata: ["removed": "\(removed.count)", "carried": "\(carried)", "bytesBefore": "\(bytesBefore)", "bytesAfter": "\(after.reduce(0) { $0 + $1.bytes })"])
         return PurgeReport(bytesBefore: bytesBefore, bytesAfter: after.reduce(0) { $0 + $1.bytes }, carriedRecords: carried, removedSegments: removed)

@@ -16,6 +16,8 @@ extension SubmissionQueue {
         /// The (stage, language, hash) bytes of the last decoded record and their table index.
         var lastMetaBytes: [UInt8] = []
         var lastMeta: UInt32 = 0
+        /// Delivered or dropped submissions whose body is still in the segment files.
+        var erasableBodies = 0
 
         init(rememberedDeliveries: Int) {
             index = Index(rememberedDeliveries: rememberedDeliveries)
@@ -77,8 +79,10 @@ extension SubmissionQueue {
                     index.noteRequeued(ordinal: m.ordinal, newKey: newKey)
                 }
                 if late[m.ordinal] != nil {
+                    if state == .removed && late[m.ordinal]?.state != .removed { erasableBodies += 1 }
                     late[m.ordinal]?.state = state
                 } else if let position = position(of: m.ordinal) {
+                    if state == .removed && index.slots[position].state != .removed { erasableBodies += 1 }
                     index.slots[position].state = state
                 }
             case nil:

@@ -31,6 +31,11 @@ public actor SubmissionQueue {
     /// Keys whose import is being written (a second import of one of them finds it known).
     var importing: Set<UUID> = []
     private var deliveredSinceOpen = 0
+    /// Since when a delivered or dropped submission's body has been waiting in the segment files
+    /// for a purge to take it off the disk; nil when none is known to wait. Set by the first
+    /// delivery or drop after a purge (or on open, when the files hold such bodies); cleared by
+    /// `purge()`.
+    public internal(set) var erasableSince: Date?
     let options: SubmissionQueueOptions
     let logger: Logger
     /// Changes hold it shared; compaction holds it alone.
@@ -45,6 +50,7 @@ public actor SubmissionQueue {
             try replay.visit(record, location)
         }
         index = replay.finish()
+        if replay.erasableBodies > 0 { erasableSince = options.now() }
         // Replay allocated and freed one record at a time: give the freed heap back to the system.
         // Its result (whether memory was released) changes nothing here.
         _ = system_memory_trim()
@@ -104,6 +110,7 @@ public actor SubmissionQueue {
         index.slots[position].state = .removed
         index.removedCount += 1
         deliveredSinceOpen += 1
+        if erasableSince == nil { erasableSince = options.now() }
         index.noteDelivered(ordinal: ordinal, key: key, response: response)
         index.tidy()
     }

@@ -69,6 +69,10 @@ extension DaemonSetting {
             kind: .seconds(.from(0, to: week, "1 week")), default: 2,
             doc: "how long a finished stage waits for its delivery before the outcome is `queued`"),
         DaemonSetting(
+            \.erasureDelaySeconds, key: "erasureDelaySeconds", variable: "SURVEYD_ERASURE_DELAY",
+            kind: .seconds(.from(0, to: week, "1 week")), default: 600,
+            doc: "how long a respondent's answers stay on disk once no longer needed (delivered, dead letter dropped, abandoned, screened out) before they are erased from every file of the state directory; `surveyctl purge` erases them at once (see `operations.md`, Erasure)"),
+        DaemonSetting(
             \.maxInFlight, key: "maxInFlight", variable: "SURVEYD_MAX_IN_FLIGHT", flag: "max-in-flight",
             kind: .wholeNumber(.from(1, to: 64)), default: 4,
             doc: "uploads in flight at once"),

@@ -39,6 +39,8 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var idleSessionTimeoutSeconds: Double = DaemonSetting.defaultValue(of: \.idleSessionTimeoutSeconds)
     /// How long a finished stage waits for its delivery before the outcome is `queued`, in seconds.
     public var deliveryWaitSeconds: Double = DaemonSetting.defaultValue(of: \.deliveryWaitSeconds)
+    /// How long answers no longer needed stay on disk before they are erased, in seconds.
+    public var erasureDelaySeconds: Double = DaemonSetting.defaultValue(of: \.erasureDelaySeconds)
     /// Uploads in flight at once.
     public var maxInFlight: Int = DaemonSetting.defaultValue(of: \.maxInFlight)
     /// The longest wait between connectivity probes while the server cannot be reached, in seconds.
@@ -144,6 +146,8 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var idleSessionTimeout: Duration { Self.duration(seconds: idleSessionTimeoutSeconds) }
     /// `deliveryWaitSeconds` as a duration.
     public var deliveryWait: Duration { Self.duration(seconds: deliveryWaitSeconds) }
+    /// `erasureDelaySeconds` as a duration.
+    public var erasureDelay: Duration { Self.duration(seconds: erasureDelaySeconds) }
     /// `connectivityCacheSeconds` as a duration.
     public var connectivityCache: Duration { Self.duration(seconds: connectivityCacheSeconds) }
     /// `definitionFetchDeadlineSeconds` as a duration.

@@ -151,6 +151,14 @@ class Screens:
         raise Failure("the on-screen keyboard shows no Korean layout (no key ㅂ) after tapping 한/영")
 
 
+def next_button(driver):
+    """Next, scrolled to the top of the screen as a person would scroll it out from under the
+    on-screen keyboard (a click's own scrolling puts it at the bottom, under the keyboard)."""
+    button = driver.find_element(By.CSS_SELECTOR, "button.next")
+    driver.execute_script("arguments[0].scrollIntoView({block: 'start', inline: 'nearest'})", button)
+    return button
+
+
 def walk(screens):
     k = screens.kiosk
     k.open("/")
@@ -162,10 +170,10 @@ def walk(screens):
     for name, value in ANSWERS:
         k.expect_question(name)
         k.type(value)
-        k.submit(k.driver.find_element(By.CSS_SELECTOR, "button.next"))
+        k.submit(next_button(k.driver))
     k.expect_question("like")
     k.choose("2")
-    k.submit(k.driver.find_element(By.CSS_SELECTOR, "button.next"))
+    k.submit(next_button(k.driver))
     k.expect_question("tried")
     screens.check("choice", [".question-text", "label.choice", "button.next"])
 

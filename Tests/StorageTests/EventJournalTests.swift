@@ -109,4 +109,9 @@ enum TestEvent: Codable, Sendable, Equatable {
     #expect(reopened.recovered.count == 4, "the old segment is back")
     let replayed = try EventJournal<TestEvent>(journal: reopened).replay()
     #expect(replayed.map(\.event) == [.sessionStarted(id: a, stage: "1"), .stageCompleted(session: a)])
+    // Finishing the compaction takes the old segment, and what it held, off the disk.
+    #expect(try EventJournal<TestEvent>(journal: reopened).removeSegmentsBeforeSnapshot() == old.count)
+    #expect(try reopened.segments().allSatisfy { !old.contains($0.name) })
+    #expect(try EventJournal<TestEvent>(journal: reopened).removeSegmentsBeforeSnapshot() == 0, "nothing older is left")
+    #expect(try EventJournal<TestEvent>(journal: reopened).replay().map(\.event) == replayed.map(\.event))
 }

@@ -156,6 +156,7 @@ import Testing
             .wentBack(session: id, form: odd, at: at.addingTimeInterval(0.25)),
             .stageCompleted(session: id, stage: "common", idempotencyKey: UUID(), at: at.addingTimeInterval(0.5)),
             .followUpNamed(session: id, stage: "1", at: Date(timeIntervalSinceReferenceDate: -1.25)),
+            .answersErased(session: id, position: 3),
         ]
         events += SessionOutcome.allCases.map { SessionEvent.closed(session: id, outcome: $0, at: at) }
         let record = StoredSessionJournal.record(events)

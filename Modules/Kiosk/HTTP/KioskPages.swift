@@ -116,8 +116,9 @@ struct KioskPages: Sendable {
                 case .accepted(let view):
                     return moveOn(view, found: found)
                 case .rejected(let rejection, let view):
-                    if case .unreadable(let detail) = rejection {
-                        logger.debug("kiosk: unreadable answer", metadata: ["question": "\(question)", "detail": "\(detail)"])
+                    if case .unreadable = rejection {
+                        // Not the detail: it quotes what the respondent typed, which no log holds.
+                        logger.debug("kiosk: unreadable answer", metadata: ["question": "\(question)"])
                     }
                     bindings.update(found.token) {
                         $0.flash = BrowserBindings.Flash(question: question, position: position, rejection: rejection, posted: posted)

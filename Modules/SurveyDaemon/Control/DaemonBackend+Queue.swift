@@ -183,6 +183,7 @@ extension DaemonBackend {
     }
 
     public func purge() async throws -> PurgeReply {
+        if let erasure { return try await erasePurging(erasure) }
         let report = try await onQueue("the queue cannot be purged") { try await $0.purge() }
         return PurgeReply(bytesBefore: report.bytesBefore, bytesAfter: report.bytesAfter, removedSegments: report.removedSegments.count, carried: report.carriedRecords)
     }

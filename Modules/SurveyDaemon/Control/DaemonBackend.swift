@@ -61,6 +61,9 @@ public struct DaemonBackend: ControlBackend {
     let now: @Sendable () -> Date
     /// The id the daemon sends with its uploads, shown by `status`.
     public var deviceId: String?
+    /// Takes answers off the disk: `status` shows what waits, `purge` erases it at once; nil:
+    /// `purge` purges the queue only.
+    public var erasure: AnswerErasure?
 
     public init(
         version: String, startedAt: Date, sessions: SessionManager, worker: DeliveryWorker, inspector: any QueueInspector, connectivity: any ConnectivityObserver,
@@ -99,9 +102,11 @@ public struct DaemonBackend: ControlBackend {
         let failed = Set(journals.filter { $0.state != "ok" }.map(\.name))
         let sizes = await inspector.journalDiskBytes().map { (name: $0.name, diskBytes: $0.bytes, failed: failed.contains($0.name)) }
         let health = DaemonHealth.view(phase: lifecycle?.phase ?? .serving, journals: journals)
-        return exporter.exposition(MetricsExporter.Snapshot(
+        var snapshot = MetricsExporter.Snapshot(
             counts: try? await inspector.counts(), now: now(), connectivity: await connectivity.status.state, journals: sizes, ready: health.ready,
-            paused: await worker.snapshot.paused != nil, holdOff: await worker.holdOff))
+            paused: await worker.snapshot.paused != nil, holdOff: await worker.holdOff)
+        if let erasure { snapshot.erasureOldestWaiting = await onPool { await erasure.waiting() }.oldest }
+        return exporter.exposition(snapshot)
     }
 
     public func startSession(_ request: StartSessionRequest) async throws -> SessionView {
@@ -151,6 +156,7 @@ public struct DaemonBackend: ControlBackend {
         view.firstStageMissing = await sessions.firstStageMissing.map {
             StatusView.FirstStageMissing(stage: $0.stage, lang: $0.language, since: $0.since.iso8601Seconds)
         }
+        view.erasure = await erasureView(at: time)
         view.paused = snapshot.paused.map { StatusView.Paused(reason: $0.reason, since: $0.since.iso8601Seconds) }
         return view
     }

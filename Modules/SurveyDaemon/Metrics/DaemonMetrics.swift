@@ -41,6 +41,7 @@ public final class DaemonMetrics: Sendable {
         public static let ready = "surveyd_ready"
         public static let deliveryPaused = "surveyd_delivery_paused"
         public static let deliveryHoldOff = "surveyd_delivery_hold_off_seconds"
+        public static let erasureOldestWaitingAge = "surveyd_erasure_oldest_waiting_age_seconds"
     }
 
     /// The histograms' buckets, by name: an fdatasync takes milliseconds, a delivery from
@@ -136,7 +137,7 @@ public final class DaemonMetrics: Sendable {
                 self.events.publish(DaemonEvent(.sessionClosed, at: at, session: session, outcome: outcome.rawValue))
             case .stageCompleted(_, let stage, let key, let at):
                 self.events.publish(DaemonEvent(.stageQueued, at: at, session: session, stage: stage, key: key.text(uppercase: false)))
-            case .followUpNamed, .wentBack:
+            case .followUpNamed, .wentBack, .answersErased:
                 break
             }
         }

@@ -31,6 +31,8 @@ public final class Daemon: Sendable {
     public let queue: StoredSubmissionQueue
     public let monitor: ConnectivityMonitor
     public let backend: DaemonBackend
+    /// Takes answers no longer needed off the disk (`Erasure/`).
+    public let erasure: AnswerErasure
     let sessionJournal: Journal
     let cache: DefinitionCache
     let definitions: ServerDefinitionSource
@@ -148,8 +150,13 @@ public final class Daemon: Sendable {
             await sessions.deliveryFinished(key: key, state: state)
         }
         let worker = self.worker
+        let erasure = AnswerErasure(
+            sessions: sessions, queue: queue, journals: [sessionJournal, submissionQueue.journal], delay: configuration.erasureDelay,
+            keptSince: Date(), logger: logger)
+        self.erasure = erasure
         var backend = DaemonBackend(version: version, startedAt: Date(), sessions: sessions, worker: worker, inspector: queue, connectivity: monitor, lifecycle: lifecycle, exporter: exporter)
         backend.deviceId = deviceID
+        backend.erasure = erasure
         self.backend = backend
         kiosk = kioskPlan.map { KioskServer(address: $0.address, settings: $0.settings, brand: KioskBrandStore($0.brand), sessions: sessions, logger: logger) }
         let controlLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -208,6 +215,7 @@ public final class Daemon: Sendable {
                 .init(service: DefinitionFetchesService(source: definitions)),
                 .init(service: extras.track(DaemonSystemdServices.deliveryName, worker)),
                 .init(service: housekeeping),
+                .init(service: ErasureService(erasure: erasure)),
                 .init(service: watcher),
             ] + extra + [
                 .init(service: extras.track(DaemonSystemdServices.controlName, server.service(claim: socketClaim) {

@@ -24,6 +24,8 @@ public final class MetricsExporter: Sendable {
         public var paused: Bool
         /// The delivery ramp's hold-off after a 429/503, while it lasts.
         public var holdOff: DeliveryWorker.HoldOff?
+        /// Since when the oldest answer waiting for erasure has waited; nil when none waits.
+        public var erasureOldestWaiting: Date?
 
         public init(counts: SubmissionQueueCounts?, now: Date, connectivity: ConnectivityStatus.State, journals: [(name: String, diskBytes: Int, failed: Bool)], ready: Bool, paused: Bool = false, holdOff: DeliveryWorker.HoldOff? = nil) {
             self.paused = paused
@@ -48,6 +50,7 @@ public final class MetricsExporter: Sendable {
     let ready: Meter
     let paused: Meter
     let holdOff: [(status: Int, meter: Meter)]
+    let erasureOldestWaitingAge: Meter
 
     /// The Prometheus text format's content type.
     public static let contentType = "text/plain; version=0.0.4; charset=utf-8"
@@ -74,6 +77,7 @@ public final class MetricsExporter: Sendable {
         ready = Meter(label: Name.ready, factory: factory)
         paused = Meter(label: Name.deliveryPaused, factory: factory)
         holdOff = [429, 503].map { ($0, Meter(label: Name.deliveryHoldOff, dimensions: [("status", "\($0)")], factory: factory)) }
+        erasureOldestWaitingAge = Meter(label: Name.erasureOldestWaitingAge, factory: factory)
     }
 
     /// Every metric in the text format, with the gauges set from `snapshot`.
@@ -94,6 +98,7 @@ public final class MetricsExporter: Sendable {
             let remaining = snapshot.holdOff.flatMap { $0.status == status ? max(0, $0.until.timeIntervalSince(snapshot.now)) : nil }
             meter.set(remaining ?? 0)
         }
+        erasureOldestWaitingAge.set(snapshot.erasureOldestWaiting.map { max(0, snapshot.now.timeIntervalSince($0)) } ?? 0)
         return registry.emitToBuffer()
     }
 }

@@ -28,8 +28,11 @@ public struct StoredSessionJournal: SessionJournal {
         return out.bytes
     }
 
+    /// The events since the newest snapshot. Segments older than that snapshot, which a crash
+    /// during a compaction left behind, are removed first: they may hold erased answers.
     public func replay() async throws -> [SessionEvent] {
-        try events.replay().flatMap(\.event)
+        try events.removeSegmentsBeforeSnapshot()
+        return try events.replay().flatMap(\.event)
     }
 
     /// One snapshot record holding every kept session's events; older segments are removed.

@@ -174,7 +174,21 @@ public struct Session: Sendable, Hashable {
             return
         case .followUpNamed(_, let next, _):
             followUp = next
+        case .answersErased(_, let erasedPosition):
+            guard case .asking = state, (0...questionnaire.forms.count).contains(erasedPosition) else {
+                throw SessionReplayError(session: id, "answers erased at form \(erasedPosition) of stage \"\(stage)\" when it is not asking")
+            }
+            position = erasedPosition
+            stageAnswers = [:]
+            allAnswers = [:]
         }
+    }
+
+    /// Forgets every answer of the respondent (a closed session whose answers were erased from
+    /// the journal): what the session shows stays, what the respondent typed goes.
+    public mutating func eraseAnswers() {
+        stageAnswers = [:]
+        allAnswers = [:]
     }
 
     /// Moves on to the follow-up stage the server named after the previous one was delivered.

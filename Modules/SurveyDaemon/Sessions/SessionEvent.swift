@@ -19,6 +19,11 @@ public enum SessionEvent: Sendable, Hashable, Codable {
     case closed(session: UUID, outcome: SessionOutcome, at: Date)
     /// A `queued` session's upload was delivered later and the server named a follow-up stage.
     case followUpNamed(session: UUID, stage: String, at: Date)
+    /// The respondent's answers of the current stage were erased: the session stands at form
+    /// `position` (from 0) with no answers. An erasure writes it in place of a closed session's
+    /// answer events (`answerAccepted`, `answerSkipped`, `wentBack`), so the session can still be
+    /// shown while nothing the respondent typed stays in the journal.
+    case answersErased(session: UUID, position: Int)
 
     /// When it happened, for the events that record a time.
     public var time: Date? {
@@ -26,7 +31,7 @@ public enum SessionEvent: Sendable, Hashable, Codable {
         case .stageStarted(_, _, _, _, let at), .stageCompleted(_, _, _, let at), .closed(_, _, let at), .followUpNamed(_, _, let at),
              .wentBack(_, _, let at):
             at
-        case .answerAccepted, .answerSkipped:
+        case .answerAccepted, .answerSkipped, .answersErased:
             nil
         }
     }
@@ -35,7 +40,7 @@ public enum SessionEvent: Sendable, Hashable, Codable {
     public var session: UUID {
         switch self {
         case .stageStarted(let id, _, _, _, _), .answerAccepted(let id, _, _), .answerSkipped(let id, _), .wentBack(let id, _, _),
-             .stageCompleted(let id, _, _, _), .closed(let id, _, _), .followUpNamed(let id, _, _):
+             .stageCompleted(let id, _, _, _), .closed(let id, _, _), .followUpNamed(let id, _, _), .answersErased(let id, _):
             id
         }
     }
@@ -97,6 +102,10 @@ extension SessionEvent: JSONOutputWritable {
             Self.write(&out, "followUpNamed", session) { out in
                 out.member("stage", stage)
                 Self.time(at, to: &out)
+            }
+        case .answersErased(let session, let position):
+            Self.write(&out, "answersErased", session) { out in
+                out.member("position", position)
             }
         }
     }

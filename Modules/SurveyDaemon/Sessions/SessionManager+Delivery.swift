@@ -29,6 +29,7 @@ extension SessionManager {
                 default:
                     break
                 }
+                if case .closed(.queued) = session.state, case .delivered = state { noteUploadSettled(id) }
             }
         } catch where error.code == .noSuchSession {
             // Retired by a journal compaction meanwhile: nothing is left to record it on.

@@ -104,6 +104,8 @@ extension SessionManager {
         for id in retired {
             sessions[id] = nil
             history[id] = nil
+            awaitingErasure[id] = nil
+            awaitingUpload.remove(id)
         }
         logger.info("session journal compacted", metadata: ["retired": "\(retired.count)", "kept": "\(kept.count)"])
         return JournalCompaction(retired: retired.count, kept: kept.count)

@@ -9,7 +9,7 @@ extension SessionManager {
     /// state is then written as a snapshot before anything is accepted, so that what the session
     /// is answered from here on builds on it, and survives later restarts, instead of on the
     /// events after the hole, which a replay would meet (and stop at) again. The damaged bytes
-    /// stay in the journal's kept copies (`.corrupt`, `.torn-…`).
+    /// stay in the journal's kept copies (`.corrupt`, `.torn-…`) until erasure removes them.
     public func restore() async throws {
         let events = try await journal.replay()
         for event in events { history[event.session, default: []].append(event) }
@@ -47,6 +47,7 @@ extension SessionManager {
         let settled = lost.filter { sessions[$0] != nil }
         if !settled.isEmpty { await settle(settled, applied: applied) }
         await settleCompletedStages()
+        noteRestoredErasures()
         logger.info("sessions restored", metadata: ["open": "\(sessions.values.filter(\.isOpen).count)", "events": "\(events.count)", "problems": "\(restoreProblems.count)"])
     }
 
@@ -64,7 +65,7 @@ extension SessionManager {
             for id in settled.sorted(by: { $0.uuidString < $1.uuidString }) {
                 let left = (history[id]?.count ?? 0) - (rewritten[id]?.count ?? 0)
                 let place = sessions[id].map { "stage \($0.stage), question \($0.progress.current)" } ?? "where it was"
-                restoreProblems.append("session \(id): goes on from \(place); the \(left) event\(left == 1 ? "" : "s") journaled after the one that could not be replayed \(left == 1 ? "was" : "were") left out, and the recovered state was written to the journal, so later answers build on it (the damaged bytes are kept beside the segments)")
+                restoreProblems.append("session \(id): goes on from \(place); the \(left) event\(left == 1 ? "" : "s") journaled after the one that could not be replayed \(left == 1 ? "was" : "were") left out, and the recovered state was written to the journal, so later answers build on it (the damaged bytes are kept beside the segments until they are erased, erasureDelaySeconds after this start)")
             }
             history = rewritten
             logger.warning("sessions settled after a journal problem", metadata: ["sessions": "\(settled.count)"])

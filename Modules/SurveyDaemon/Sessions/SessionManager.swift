@@ -62,6 +62,12 @@ public actor SessionManager {
     /// The journaled events of every session in memory (and of sessions that could not be
     /// restored), in order: what a journal compaction writes again.
     var history: [UUID: [SessionEvent]] = [:]
+    /// Closed sessions whose answers are still in the journal, with since when they have been
+    /// waiting for erasure (`SessionManager+Erasure.swift`).
+    var awaitingErasure: [UUID: Date] = [:]
+    /// Closed sessions that ended `queued`: their answers wait for erasure once the upload is
+    /// delivered (or its dead letter dropped).
+    var awaitingUpload: Set<UUID> = []
 
     /// - Parameters:
     ///   - clock: measures the wait for a delivery.
@@ -104,6 +110,7 @@ public actor SessionManager {
                 throw .replayMismatch(error)
             }
         }
+        if events.contains(where: \.closesSession) { noteClosed(session) }
     }
 
     /// Journals a `stageStarted` event, then moves `session` on to that stage.

@@ -1,0 +1,131 @@
+import Foundation
+import Logging
+import Storage
+
+/// The submission queue as erasure sees it: since when a delivered (or dropped) submission's
+/// body has waited on disk, and the purge that takes every such body off it.
+public protocol ErasableQueue: Sendable {
+    /// Since when a delivered or dropped submission's body has waited in the queue's files; nil
+    /// when none is known to wait.
+    func erasableSince() async -> Date?
+    /// Carries the pending and dead submissions into a new segment and removes every older one.
+    func purge() async throws -> SubmissionQueue.PurgeReport
+}
+
+/// Takes respondents' answers off the disk once they are no longer needed, ``delay`` after that
+/// (``erase(all:)`` with `all: false`, run by the ``ErasureService``) or at once (`all: true`,
+/// `surveyctl purge`):
+/// - the session journal: closed sessions' answers (``SessionManager/eraseAnswers(waitedAtLeast:)``);
+/// - the submission queue: delivered and dropped bodies (a purge of the queue);
+/// - the copies of damaged bytes that recovery kept beside both journals' segments, which wait
+///   from the daemon's start, when they were found.
+///
+/// Nothing else in the state directory holds answers: compaction writes no temporary copy of a
+/// record, and the definition cache holds questionnaires only.
+public struct AnswerErasure: Sendable {
+    let sessions: SessionManager
+    let queue: any ErasableQueue
+    /// The journals whose kept copies of damaged bytes are erased.
+    let journals: [Journal]
+    /// How long answers no longer needed stay on disk.
+    public let delay: Duration
+    /// Since when the kept copies have waited: they are made when a journal is opened.
+    let keptSince: Date
+    let now: @Sendable () -> Date
+    let logger: Logger
+
+    public init(sessions: SessionManager, queue: any ErasableQueue, journals: [Journal], delay: Duration, keptSince: Date, now: @escaping @Sendable () -> Date = { Date() }, logger: Logger) {
+        self.sessions = sessions
+        self.queue = queue
+        self.journals = journals
+        self.delay = delay
+        self.keptSince = keptSince
+        self.now = now
+        self.logger = logger
+    }
+
+    /// What one erasure took off the disk.
+    public struct Report: Sendable, Hashable {
+        /// Sessions whose answers were erased from the session journal.
+        public var sessions = 0
+        /// The queue's purge, when it ran.
+        public var queue: SubmissionQueue.PurgeReport?
+        /// Kept copies of damaged bytes removed.
+        public var keptCopies = 0
+    }
+
+    /// What waits for erasure now.
+    public struct Waiting: Sendable, Hashable {
+        /// Since when the answers that have waited longest have waited; nil when nothing waits.
+        public var oldest: Date?
+        /// Closed sessions whose answers wait.
+        public var sessions: Int
+        /// Whether delivered or dropped bodies wait in the queue's files.
+        public var queueBodies: Bool
+        /// Kept copies of damaged bytes that wait.
+        public var keptCopies: Int
+    }
+
+    /// What waits for erasure now, and since when.
+    public func waiting() async -> Waiting {
+        let sessionsSince = await sessions.oldestAwaitingErasure()
+        let queueSince = await queue.erasableSince()
+        let copies = journals.reduce(0) { $0 + ((try? $1.keptCopies().count) ?? 0) }
+        let oldest = [sessionsSince, queueSince, copies > 0 ? keptSince : nil].compactMap { $0 }.min()
+        return Waiting(oldest: oldest, sessions: await sessions.sessionsAwaitingErasure(), queueBodies: queueSince != nil, keptCopies: copies)
+    }
+
+    /// Erases what has waited at least ``delay`` (`all`: everything that waits, now; the queue is
+    /// then purged whether or not a body waits). Each part is tried even when another fails;
+    /// the first failure is thrown afterwards.
+    @discardableResult
+    public func erase(all: Bool) async throws -> Report {
+        let cutoff = now().addingTimeInterval(-delay.timeInterval)
+        var report = Report()
+        var failure: (any Error)?
+        do {
+            report.sessions = try await sessions.eraseAnswers(waitedAtLeast: all ? nil : delay)
+        } catch {
+            logger.error("answers of closed sessions cannot be erased yet; tried again later", metadata: ["error": "\(error)"])
+            failure = error
+        }
+        do {
+            if all {
+                report.queue = try await queue.purge()
+            } else if let since = await queue.erasableSince(), since <= cutoff {
+                report.queue = try await queue.purge()
+            }
+        } catch {
+            logger.error("delivered submissions cannot be erased from the queue yet; tried again later", metadata: ["error": "\(error)"])
+            failure = failure ?? error
+        }
+        if all || keptSince <= cutoff {
+            for journal in journals {
+                do {
+                    report.keptCopies += try journal.removeKeptCopies(journal.keptCopies())
+                } catch {
+                    logger.error("kept copies of damaged bytes cannot be erased yet; tried again later", metadata: ["directory": "\(journal.directory)", "error": "\(error)"])
+                    failure = failure ?? error
+                }
+            }
+        }
+        if report.sessions > 0 || report.queue != nil || report.keptCopies > 0 {
+            logger.info("answers erased from disk", metadata: ["sessions": "\(report.sessions)", "queuePurged": "\(report.queue != nil)", "keptCopies": "\(report.keptCopies)"])
+        }
+        if let failure { throw failure }
+        return report
+    }
+
+    /// How long the erasure service sleeps before its next round: until the oldest answer's
+    /// delay is over, at most `min(delay, 30 s)` (so that answers that start waiting meanwhile
+    /// are not late), at least 1 s.
+    func nextRound() async -> Duration {
+        let longest = min(delay, .seconds(30))
+        var wait = longest
+        if let oldest = await waiting().oldest {
+            let left = delay.timeInterval - now().timeIntervalSince(oldest)
+            wait = min(wait, .milliseconds(Int64((max(0, left) * 1000).rounded(.up))))
+        }
+        return max(wait, .seconds(1))
+    }
+}

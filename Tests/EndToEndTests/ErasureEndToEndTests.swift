@@ -1,0 +1,208 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import SurveyTesting
+import Testing
+
+/// A browser on the kiosk pages of a running surveyd, over plain HTTP/1.1 on loopback: it keeps
+/// its cookie, follows redirects and posts the forms with their CSRF token.
+final class KioskVisitor {
+    let port: Int
+    var cookie: String?
+    var page = ""
+
+    init(url: String) throws {
+        port = try #require(Int(url.split(separator: ":").last?.filter(\.isNumber) ?? ""), "kiosk url \(url)")
+    }
+
+    @discardableResult
+    func open(_ path: String) async throws -> String {
+        var reply = try await send("GET", path)
+        for _ in 0..<5 where reply.status == 303 {
+            reply = try await send("GET", try #require(reply.headers["location"]))
+        }
+        page = reply.bodyText
+        return page
+    }
+
+    @discardableResult
+    func post(_ path: String, _ fields: [(String, String)]) async throws -> String {
+        let body = fields.map { "\(Self.encode($0.0))=\(Self.encode($0.1))" }.joined(separator: "&")
+        let reply = try await send("POST", path, body: body)
+        #expect(reply.status == 303, "POST \(path): \(reply.status) \(reply.bodyText.prefix(300))")
+        return try await open(try #require(reply.headers["location"]))
+    }
+
+    /// Opens the welcome screen and starts a session in English.
+    func start() async throws {
+        try await open("/?lang=en")
+        try await post("/start", [("csrf", hidden("csrf", in: "start-form") ?? ""), ("lang", "en")])
+    }
+
+    /// Answers the question shown.
+    func answer(_ value: String) async throws {
+        try await post("/answer", [("csrf", hidden("csrf") ?? ""), ("question", hidden("question") ?? ""), ("position", hidden("position") ?? ""), ("value", value)])
+    }
+
+    /// Starts over: the "Are you still there?" countdown ran out, or the respondent left.
+    func reset() async throws {
+        try await post("/reset", [("csrf", hidden("csrf", in: "answer-form") ?? hidden("csrf", in: "reset-form") ?? "")])
+    }
+
+    /// The hidden field `name` of the form with id `formID`.
+    func hidden(_ name: String, in formID: String = "answer-form") -> String? {
+        var scope = page[...]
+        if let start = page.range(of: "id=\"\(formID)\"") {
+            scope = page[start.lowerBound...]
+            if let end = scope.range(of: "</form>") { scope = scope[..<end.lowerBound] }
+        }
+        guard let start = scope.range(of: "<input type=\"hidden\" name=\"\(name)\" value=\"") else { return nil }
+        let rest = scope[start.upperBound...]
+        return rest.firstIndex(of: "\"").map { String(rest[..<$0]).replacingOccurrences(of: "&amp;", with: "&") }
+    }
+
+    func send(_ method: String, _ target: String, body: String? = nil) async throws -> UnixHTTP.Reply {
+        var raw = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+        if let cookie { raw += "Cookie: kiosk=\(cookie)\r\n" }
+        if let body {
+            raw += "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+        } else {
+            raw += "\r\n"
+        }
+        let request = Data(raw.utf8)
+        let port = port
+        let bytes = try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result {
+                    let fd = try RawSocket.connect(to: .loopback(port: port), timeout: 10)
+                    defer { close(fd) }
+                    try RawSocket.sendAll(fd, request)
+                    return RawSocket.receiveAll(fd, deadline: 10)
+                })
+            }
+        }
+        let reply = try UnixHTTP.parse(bytes)
+        if let set = reply.headers["set-cookie"], let pair = set.split(separator: ";").first, pair.hasPrefix("kiosk=") {
+            cookie = String(pair.dropFirst("kiosk=".count))
+        }
+        return reply
+    }
+
+    static func encode(_ text: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+    }
+}
+
+/// Respondents answer through the control API and the kiosk pages; some deliver, some are
+/// abandoned (an idle timeout, a kiosk reset), some stay open. After delivery and `surveyctl
+/// purge`, no file of the state directory holds a word of a delivered or abandoned respondent, in
+/// any encoding; the open respondents' answers survive a restart and are delivered. The daemon
+/// logs at debug level throughout, and no answer reaches its log.
+@Suite(.serialized) struct ErasureEndToEndTests {
+    static let kioskFlags = ["--kiosk-listen", "127.0.0.1:0", "--log-level", "debug"]
+
+    /// Each respondent's name and e-mail address: words no file should hold once they are erased.
+    static func words(_ name: String) -> [String] { [name, name.lowercased() + ".mail@example.com"] }
+
+    @Test func deliveredAndAbandonedAnswersLeaveTheDisk() async throws {
+        let stack = try Stack()
+        try await stack.startMock()
+        var logs = ""
+
+        // 1. A respondent walks away from the control API; the idle timeout (8 s: long enough for the
+        // answers on a loaded machine) abandons the session.
+        var daemon = try await stack.startDaemon(Self.kioskFlags + ["--idle-timeout", "8"])
+        _ = try await stack.ctl(["start", "--lang", "en"])
+        try await stack.answer(Self.words("Pelicanidle").map { [$0] } + [[Self.words("Pelicanidle")[1]]])
+        #expect(try await eventually(timeout: .seconds(40), every: .milliseconds(200)) {
+            (try await stack.status()["sessions"] as? [[String: Any]])?.isEmpty == true
+        }, "the idle timeout closed the session")
+        #expect(await daemon.stop() == 0)
+        logs += daemon.errorOutput
+
+        // 2. With the usual idle timeout: respondents through both front ends.
+        daemon = try await stack.startDaemon(Self.kioskFlags)
+        let url = try await KioskBrowserEndToEndTests.kioskURL(daemon)
+        // Delivered through the control API: common, then stage 1, then thanks.
+        _ = try await stack.ctl(["start", "--lang", "en"])
+        let quail = Self.words("Quailharbor")
+        let finished = try await stack.json(["answer"] + [quail[0]])
+        #expect(finished["accepted"] as? Bool == true)
+        try await stack.answer([[quail[1]], [quail[1]], ["30"], ["5"]] + Stack.stage1.dropLast())
+        #expect(stack.outcome(try await stack.json(["answer"] + Stack.stage1.last!)) == "thanks")
+        // Delivered through the kiosk pages: common with a low liking, then stage 2.
+        let raven = Self.words("Ravenorchid")
+        let delivered = try KioskVisitor(url: url)
+        try await delivered.start()
+        for value in [raven[0], raven[1], raven[1], "30", "2"] { try await delivered.answer(value) }
+        for _ in 0..<10 {
+            guard let question = delivered.hidden("question") else { break }
+            let value = ["tried": "yes", "reason": "taste", "recommend": "6", "consent": "agree"][question] ?? "yes"
+            try await delivered.answer(value)
+        }
+        #expect(delivered.hidden("question") == nil, "the kiosk respondent reached the end: \(delivered.page.prefix(400))")
+        // Abandoned on the kiosk: the respondent left and the page was reset.
+        let swift = Self.words("Swiftletmoor")
+        let leaving = try KioskVisitor(url: url)
+        try await leaving.start()
+        for value in [swift[0], swift[1]] { try await leaving.answer(value) }
+        try await leaving.reset()
+        // Open: one through the control API, one on the kiosk.
+        let tern = Self.words("Ternwhistle")
+        let openOnControl = try await stack.json(["start", "--lang", "en"])
+        let openID = try #require((openOnControl["id"] as? String) ?? ((openOnControl["session"] as? [String: Any])?["id"] as? String), "\(openOnControl)")
+        try await stack.answer([[tern[0]], [tern[1]]])
+        let urchin = Self.words("Urchinvale")
+        let openOnKiosk = try KioskVisitor(url: url)
+        try await openOnKiosk.start()
+        // The last one is refused (not a number): the page quotes it back, the log must not.
+        for value in [urchin[0], urchin[1], urchin[1], urchin[0]] { try await openOnKiosk.answer(value) }
+        #expect(openOnKiosk.hidden("question") == "age" && openOnKiosk.page.contains("id=\"answer-error\""), "\(openOnKiosk.page.prefix(600))")
+        #expect(try await eventually(timeout: .seconds(15), every: .milliseconds(200)) {
+            let pending = try await stack.queue()["pending"] as? Int
+            let delivered = try stack.records().count
+            return pending == 0 && delivered == 4
+        }, "the uploads reached the server")
+
+        // Status and the metric show what waits for erasure.
+        let waiting = try #require(try await stack.status()["erasure"] as? [String: Any])
+        #expect((waiting["sessions"] as? Int ?? 0) >= 3, "\(waiting)")
+        #expect((waiting["oldestWaitingSeconds"] as? Double) != nil, "\(waiting)")
+        let metrics = try await UnixHTTP.request(socket: stack.socket, method: "GET", target: "/metrics")
+        #expect(metrics.bodyText.contains("surveyd_erasure_oldest_waiting_age_seconds"))
+        let line = try await stack.ctl(["status"])
+        #expect(line.stdout.contains("erasure: "), "\(line.stdout)")
+
+        let purge = try await stack.ctl(["purge"])
+        #expect(purge.status == 0 && purge.stdout.contains("closed session(s) erased"), "\(purge.stdout) \(purge.stderr)")
+        let erased = Self.words("Pelicanidle") + quail + raven + swift
+        let found = DiskSearch.find(erased, under: stack.state)
+        #expect(found.isEmpty, "\(found)")
+        let after = try #require(try await stack.status()["erasure"] as? [String: Any])
+        #expect(after["oldestWaitingSeconds"] == nil && after["sessions"] as? Int == 0, "\(after)")
+        #expect(await daemon.stop() == 0)
+        logs += daemon.errorOutput
+
+        // 3. After a restart the open respondents go on, every answer recovered, and deliver.
+        daemon = try await stack.startDaemon(["--log-level", "debug"])
+        let open = try #require(try await stack.status()["sessions"] as? [[String: Any]])
+        #expect(open.count == 2 && open.allSatisfy { $0["current"] as? Int == ($0["id"] as? String == openID ? 3 : 4) }, "\(open)")
+        let kioskID = try #require(open.compactMap { $0["id"] as? String }.first { $0 != openID })
+        try await stack.answer([["--session", openID, tern[1]], ["--session", openID, "30"], ["--session", openID, "2"]])
+        try await stack.answer([["--session", kioskID, "30"], ["--session", kioskID, "2"]])
+        #expect(try await eventually(timeout: .seconds(15), every: .milliseconds(200)) { (try stack.records().count) == 6 }, "the uploads reached the server")
+        let names = Set(try stack.records().compactMap { ($0["answers"] as? [String: Any])?["name"] as? String })
+        #expect(names.isSuperset(of: [tern[0], urchin[0]]), "\(names)")
+        #expect(await daemon.stop() == 0)
+        logs += daemon.errorOutput
+
+        #expect(logs.contains("debug"), "the daemon logged at debug level")
+        for word in erased + tern + urchin {
+            #expect(!logs.contains(word), "\(word) is in the daemon's log")
+        }
+        await stack.finish()
+    }
+}
