@@ -146,7 +146,7 @@ let package = Package(
         .executableTarget(
             name: "surveyctl",
             dependencies: [
-                "Entities", "Validation", "ControlAPI",
+                "Entities", "ControlAPI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Apps/surveyctl",
