@@ -263,6 +263,8 @@ public struct StatusView: Sendable, Hashable, Codable {
     public var journals: [Journal]
     /// The id this kiosk sends with its uploads (`Survey-Device-Id`); nil from an older daemon.
     public var deviceId: String?
+    /// Whether answers are encrypted at rest; nil from an older daemon.
+    public var encryption: EncryptionView?
     /// Set while delivery is paused because the server refused the token.
     public var paused: Paused?
 

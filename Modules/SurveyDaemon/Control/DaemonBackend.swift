@@ -61,6 +61,8 @@ public struct DaemonBackend: ControlBackend {
     let now: @Sendable () -> Date
     /// The id the daemon sends with its uploads, shown by `status`.
     public var deviceId: String?
+    /// Whether the journals are encrypted, for `status`, `health` and the metrics; nil: not said.
+    public var encryption: (@Sendable () -> EncryptionView)?
 
     public init(
         version: String, startedAt: Date, sessions: SessionManager, worker: DeliveryWorker, inspector: any QueueInspector, connectivity: any ConnectivityObserver,
@@ -78,7 +80,9 @@ public struct DaemonBackend: ControlBackend {
     }
 
     public func health() async -> HealthView {
-        DaemonHealth.view(phase: lifecycle?.phase ?? .serving, journals: await inspector.journalHealth())
+        var view = DaemonHealth.view(phase: lifecycle?.phase ?? .serving, journals: await inspector.journalHealth())
+        view.encryption = encryption?()
+        return view
     }
 
     public func resume() async throws -> ResumeReply {
@@ -101,7 +105,7 @@ public struct DaemonBackend: ControlBackend {
         let health = DaemonHealth.view(phase: lifecycle?.phase ?? .serving, journals: journals)
         return exporter.exposition(MetricsExporter.Snapshot(
             counts: try? await inspector.counts(), now: now(), connectivity: await connectivity.status.state, journals: sizes, ready: health.ready,
-            paused: await worker.snapshot.paused != nil))
+            paused: await worker.snapshot.paused != nil, encryption: encryption?()))
     }
 
     public func startSession(_ request: StartSessionRequest) async throws -> SessionView {
@@ -147,6 +151,7 @@ public struct DaemonBackend: ControlBackend {
             journals: await inspector.journalHealth()
         )
         view.deviceId = deviceId
+        view.encryption = encryption?()
         view.paused = snapshot.paused.map { StatusView.Paused(reason: $0.reason, since: $0.since.iso8601Seconds) }
         return view
     }

@@ -40,6 +40,9 @@ public final class DaemonMetrics: Sendable {
         public static let journalFailed = "surveyd_journal_failed"
         public static let ready = "surveyd_ready"
         public static let deliveryPaused = "surveyd_delivery_paused"
+        public static let encryptionEnabled = "surveyd_encryption_enabled"
+        public static let journalSegmentsOldKey = "surveyd_journal_segments_old_key"
+        public static let journalSegmentsPlain = "surveyd_journal_segments_plain"
     }
 
     /// The histograms' buckets, by name: an fdatasync takes milliseconds, a delivery from

@@ -13,6 +13,7 @@ extension Daemon {
             throw noServerURL
         }
         _ = try group(configuration.socketGroup)
+        _ = try DaemonEncryption.keys(configuration)
     }
 
     /// The resolved settings, one `key: value` line each (`surveyd --check-config` prints them).

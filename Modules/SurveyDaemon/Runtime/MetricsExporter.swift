@@ -1,3 +1,4 @@
+import ControlAPI
 import CoreMetrics
 import Foundation
 import Networking
@@ -22,9 +23,12 @@ public final class MetricsExporter: Sendable {
         public var ready: Bool
         /// Whether delivery is paused because the server refused the token.
         public var paused: Bool
+        /// Whether the journals are encrypted, and the segments left to rewrite; nil: not said.
+        public var encryption: EncryptionView?
 
-        public init(counts: SubmissionQueueCounts?, now: Date, connectivity: ConnectivityStatus.State, journals: [(name: String, diskBytes: Int, failed: Bool)], ready: Bool, paused: Bool = false) {
+        public init(counts: SubmissionQueueCounts?, now: Date, connectivity: ConnectivityStatus.State, journals: [(name: String, diskBytes: Int, failed: Bool)], ready: Bool, paused: Bool = false, encryption: EncryptionView? = nil) {
             self.paused = paused
+            self.encryption = encryption
             self.counts = counts
             self.now = now
             self.connectivity = connectivity
@@ -44,6 +48,9 @@ public final class MetricsExporter: Sendable {
     let journalFailed: [String: Meter]
     let ready: Meter
     let paused: Meter
+    let encryptionEnabled: Meter
+    let oldKeySegments: Meter
+    let plainSegments: Meter
 
     /// The Prometheus text format's content type.
     public static let contentType = "text/plain; version=0.0.4; charset=utf-8"
@@ -69,6 +76,9 @@ public final class MetricsExporter: Sendable {
         })
         ready = Meter(label: Name.ready, factory: factory)
         paused = Meter(label: Name.deliveryPaused, factory: factory)
+        encryptionEnabled = Meter(label: Name.encryptionEnabled, factory: factory)
+        oldKeySegments = Meter(label: Name.journalSegmentsOldKey, factory: factory)
+        plainSegments = Meter(label: Name.journalSegmentsPlain, factory: factory)
     }
 
     /// Every metric in the text format, with the gauges set from `snapshot`.
@@ -85,6 +95,11 @@ public final class MetricsExporter: Sendable {
         }
         ready.set(snapshot.ready ? 1 : 0)
         paused.set(snapshot.paused ? 1 : 0)
+        if let encryption = snapshot.encryption {
+            encryptionEnabled.set(encryption.state == EncryptionView.on ? 1 : 0)
+            oldKeySegments.set(encryption.oldKeySegments)
+            plainSegments.set(encryption.plainSegments)
+        }
         return registry.emitToBuffer()
     }
 }
