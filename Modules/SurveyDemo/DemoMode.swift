@@ -73,12 +73,6 @@ public enum DemoMode {
         }
         try await mock.stop()
     }
-}
-
-extension String {
-    func trimmingSuffix(_ suffix: String) -> String {
-        hasSuffix(suffix) ? String(dropLast(suffix.count)) : self
-    }
 
     /// The demo's own key, `demo-key` in its state directory: 32 random bytes, owner-only, made
     /// once and kept, so that a demo restarted on the same directory reads what it wrote.
@@ -97,11 +91,17 @@ extension String {
         defer { close(fd) }
         var generator = SystemRandomNumberGenerator()
         let key = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        let written = key.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        let written = key.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
         guard written == key.count, fsync(fd) == 0 else {
             unlink(path)
             throw DaemonStartError("cannot write the demo key \(path); free space or give another --state-dir")
         }
         return path
+    }
+}
+
+extension String {
+    func trimmingSuffix(_ suffix: String) -> String {
+        hasSuffix(suffix) ? String(dropLast(suffix.count)) : self
     }
 }

@@ -97,3 +97,22 @@ import Testing
         }
     }
 }
+
+/// `surveyctl queue export` writes answers in the clear: the file it writes to is made owner-only.
+@Suite struct OwnerOnlyOutputTests {
+    @Test func aFileOpenToOthersIsMadeOwnerOnlyAndAPipeIsLeftAlone() throws {
+        let dir = try TemporaryDirectory(prefix: "oo")
+        defer { dir.remove() }
+        let path = dir.appending("export.ndjson").path
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        defer { close(fd) }
+        fchmod(fd, 0o644)
+        #expect(OwnerOnlyOutput.restrict(fd) == nil)
+        var st = stat()
+        #expect(fstat(fd, &st) == 0 && st.st_mode & 0o777 == 0o600)
+        var pipeEnds: [Int32] = [0, 0]
+        #expect(pipe(&pipeEnds) == 0)
+        defer { close(pipeEnds[0]); close(pipeEnds[1]) }
+        #expect(OwnerOnlyOutput.restrict(pipeEnds[1]) == nil)
+    }
+}
