@@ -37,7 +37,7 @@ import Testing
         flags[\.deliveryWaitSeconds] = 0
         if encrypted {
             let key = dir.appending("key").path
-            try Data((0..<32).map { UInt8($0 &* 11) }).write(to: URL(fileURLWithPath: key))
+            try Data((0..<32).map { UInt8(truncatingIfNeeded: $0 &* 11) }).write(to: URL(fileURLWithPath: key))
             chmod(key, 0o600)
             flags[\.encryptionKeyFile] = key
         }

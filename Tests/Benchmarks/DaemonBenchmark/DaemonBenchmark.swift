@@ -95,7 +95,7 @@ struct DaemonBenchmark {
         var sealedRow: (clients: Int, load: Measured)?
         if let clients = clientCounts.max() {
             let keyFile = work + "/key"
-            try Data((0..<32).map { UInt8($0 &* 7) }).write(to: URL(fileURLWithPath: keyFile))
+            try Data((0..<32).map { UInt8(truncatingIfNeeded: $0 &* 7) }).write(to: URL(fileURLWithPath: keyFile))
             chmod(keyFile, 0o600)
             let sealedDaemon = try Daemon(binary: surveyd, directory: work + "/answers-sealed", serverURL: "http://127.0.0.1:\(mock.port)", inFlight: inFlight, keyFile: keyFile)
             try await sealedDaemon.waitReady()
