@@ -312,6 +312,7 @@ public struct StatusView: Sendable, Hashable, Codable {
         journals = try c.decodeIfPresent([Journal].self, forKey: .journals) ?? []
         deviceId = try c.decodeIfPresent(String.self, forKey: .deviceId)
         paused = try c.decodeIfPresent(Paused.self, forKey: .paused)
+        encryption = try c.decodeIfPresent(EncryptionView.self, forKey: .encryption)
     }
 }
 
