@@ -143,6 +143,31 @@ private func bodies(_ dir: TemporaryDirectory, _ keys: JournalKeys?) async throw
         #expect(try Encryption.anyFile(under: dir.path, holds: "respondent0@example.org") == nil)
     }
 
+    /// ENOSPC, then EIO on fsync, while a compaction rewrites segments in the clear under the key:
+    /// nothing is lost, and the next compaction finishes the job.
+    @Test(arguments: [("write", ENOSPC), ("fsync", EIO)])
+    func aFaultWhileCompactionRewritesSegmentsLosesNothing(call: String, code: Int32) async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        try await enqueue(dir, nil, count: 5)
+        let faults = FileFaults()
+        var o = queueOptions(Encryption.keys(1))
+        o.journal.fileOperations = faults.operations
+        o.journal.retryInterval = .milliseconds(20)
+        do {
+            let queue = try SubmissionQueue(directory: dir.path, options: o, logger: logger)
+            defer { queue.close() }
+            faults.fail(call, with: code)
+            await #expect(throws: StorageError.self) { try await queue.compact() }
+            faults.clear()
+            #expect(await eventually(every: .milliseconds(10)) { queue.journal.currentFailure == nil })
+            _ = try await queue.compact()
+            #expect(try queue.journal.segments().allSatisfy { $0.protection == .currentKey })
+        }
+        #expect(try await bodies(dir, Encryption.keys(1)) == (0..<5).map(body))
+        #expect(try Encryption.anyFile(under: dir.path, holds: "respondent0@example.org") == nil)
+    }
+
     @Test func aDirectoryWrittenInTheClearIsReadWithAKeyAndCompactionEncryptsIt() async throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }

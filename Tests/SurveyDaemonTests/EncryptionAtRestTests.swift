@@ -98,6 +98,51 @@ import Testing
     }
 }
 
+/// A state directory written without a key, started with one: what it holds stays readable, and
+/// status counts the segments still in the clear.
+@Suite struct EncryptionMigrationTests {
+    @Test func aDirectoryWrittenInTheClearIsReadWithAKeyAndItsPlainSegmentsAreCounted() async throws {
+        let dir = try TemporaryDirectory(prefix: "em")
+        defer { dir.remove() }
+        var quiet = Logger(label: "mock")
+        quiet.logLevel = .critical
+        let mock = try await InProcessMockServer.start(configuration: MockServerConfiguration(fixtures: PackagePaths.mock), logger: quiet)
+        var flags = DaemonConfiguration.Overrides()
+        flags[\.serverURL] = "http://127.0.0.1:\(mock.port)"
+        flags[\.stateDirectory] = dir.appending("state").path
+        flags[\.socketPath] = dir.appending("d.sock").path
+        let plain = try await DaemonConfiguration.resolve(file: nil, environment: ["HOME": dir.path], flags: flags, userID: getuid())
+        let first = try await Daemon(configuration: plain, version: "test", logger: quiet)
+        let session = try await first.backend.startSession(StartSessionRequest(lang: "en"))
+        _ = try await first.backend.answer(AnswerRequest(session: session.id, values: ["Barnabyquill"]))
+        #expect(try await first.backend.status().encryption == EncryptionView(state: "off", fingerprint: nil, oldKeySegments: 0, plainSegments: 0))
+        await first.close()
+        let key = dir.appending("key").path
+        try Data((0..<32).map { UInt8($0) }).write(to: URL(fileURLWithPath: key))
+        chmod(key, 0o600)
+        flags[\.encryptionKeyFile] = key
+        let keyed = try await DaemonConfiguration.resolve(file: nil, environment: ["HOME": dir.path], flags: flags, userID: getuid())
+        let second = try await Daemon(configuration: keyed, version: "test", logger: quiet)
+        let status = try await second.backend.status()
+        await second.close()
+        try await mock.stop()
+        #expect(status.sessions.map(\.id) == [session.id], "the session written in the clear was read back")
+        #expect(status.encryption?.state == "on")
+        #expect((status.encryption?.plainSegments ?? 0) >= 1)
+        #expect(Rendering.status(status).contains { $0.contains("still in the clear, from before encryption") })
+    }
+
+    @Test func statusSaysWhatIsLeftOfARotationOrAMigration() {
+        let view = EncryptionView(state: "on", fingerprint: "0a1b2c3d", oldKeySegments: 2, plainSegments: 1)
+        #expect(view.lines == [
+            "encryption: on (key 0a1b2c3d)",
+            "  2 segments still under an earlier key: keep encryptionOldKeyFiles until compaction has rewritten them",
+            "  1 segment still in the clear, from before encryption: compaction rewrites them",
+        ])
+        #expect(EncryptionView(state: "off", fingerprint: nil, oldKeySegments: 0, plainSegments: 0).lines.first?.hasPrefix("encryption: off") == true)
+    }
+}
+
 /// `surveyctl queue export` writes answers in the clear: the file it writes to is made owner-only.
 @Suite struct OwnerOnlyOutputTests {
     @Test func aFileOpenToOthersIsMadeOwnerOnlyAndAPipeIsLeftAlone() throws {
