@@ -96,7 +96,7 @@ extension Journal {
         let got = try readFully(into: &frame, from: 0, count: frame.count, at: location.offset)
         guard got >= Frame.headerSize else { throw bad() }
         let length = frame.withUnsafeBytes { Int(UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: 4, as: UInt32.self))) }
-        guard length <= maxPayload else { throw bad() }
+        guard length <= maxPayload + (cipher == nil ? 0 : RecordCipher.tagSize) else { throw bad() }
         let size = Frame.headerSize + length
         if size > got {
             if size > frame.count { frame += [UInt8](repeating: 0, count: size - frame.count) }

@@ -36,7 +36,8 @@ enum Frame {
         func u32(_ o: Int) -> UInt32 { UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + o, as: UInt32.self)) }
         guard u32(0) == magic else { return nil }
         let length = Int(u32(4))
-        guard length <= maxPayload, offset + headerSize + length <= bytes.count else { return nil }
+        // A sealed payload carries its tag beyond the largest payload.
+        guard length <= maxPayload + (cipher == nil ? 0 : RecordCipher.tagSize), offset + headerSize + length <= bytes.count else { return nil }
         let body = UnsafeRawBufferPointer(rebasing: bytes[(offset + 12)..<(offset + headerSize + length)])
         guard CRC32C.update(0, body) == u32(8) else { return nil }
         let type = bytes[offset + 12]

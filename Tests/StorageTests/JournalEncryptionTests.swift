@@ -175,6 +175,27 @@ private func journal(_ dir: TemporaryDirectory, _ keys: JournalKeys?, count: Int
         #expect(try journal.read(at: next).payload == payload(3))
     }
 
+    /// A payload of the largest size, sealed, is 16 bytes longer: it is still read back.
+    @Test func aPayloadOfTheLargestSizeIsReadBack() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        var o = options(Encryption.keys(1))
+        o.maxPayloadSize = 4096
+        let largest = [UInt8](repeating: 0x61, count: 4096)
+        let location: JournalLocation
+        do {
+            let journal = try Journal(directory: dir.path, options: o, logger: logger)
+            defer { journal.close() }
+            location = try await journal.appendLocated(type: 1, payload: largest)
+            #expect(try journal.read(at: location).payload == largest)
+        }
+        let reopened = try Journal(directory: dir.path, options: o, logger: logger)
+        defer { reopened.close() }
+        #expect(reopened.recoveryReport.isEmpty)
+        #expect(reopened.recovered.map(\.payload) == [largest])
+        #expect(try reopened.read(at: location).payload == largest)
+    }
+
     @Test func keptCopiesOfDamagedSegmentsAndTornTailsStayEncrypted() async throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
