@@ -68,6 +68,9 @@ public final class Daemon: Sendable {
         }
         let socketGroup = try Self.group(configuration.socketGroup)
         let kioskPlan = try Self.kioskPlan(configuration)
+        // Before anything is created or opened: a refused key leaves the state directory as it was.
+        let keys = try DaemonEncryption.keys(configuration)
+        try DaemonEncryption.check(state: configuration.stateDirectory, keys: keys)
         // Released by its deinit when the start fails below.
         do throws(ControlError) {
             if let inheritedSocket {
@@ -83,6 +86,7 @@ public final class Daemon: Sendable {
         let metrics = exporter.metrics
         var journalOptions = JournalOptions()
         journalOptions.durability = configuration.journalDurability
+        journalOptions.encryption = keys
         do {
             // A compaction writes every kept session as one snapshot record: allow a large one.
             var sessionOptions = journalOptions
@@ -157,6 +161,12 @@ public final class Daemon: Sendable {
         var backend = DaemonBackend(version: version, startedAt: Date(), sessions: sessions, worker: worker, inspector: queue, connectivity: monitor, lifecycle: lifecycle, exporter: exporter)
         backend.deviceId = deviceID
         backend.erasure = erasure
+        backend.encryption = { [sessionJournal] in DaemonEncryption.view(keys: keys, journals: [sessionJournal, submissionQueue.journal]) }
+        if let keys {
+            logger.notice("answers are encrypted at rest", metadata: ["key": "\(keys.current.fingerprint)", "oldKeys": "\(keys.old.count)"])
+        } else {
+            logger.warning("answers are stored in the clear: no encryptionKeyFile and no surveyd-key credential (doc/security.md)")
+        }
         self.backend = backend
         kiosk = kioskPlan.map { KioskServer(address: $0.address, settings: $0.settings, brand: KioskBrandStore($0.brand), sessions: sessions, logger: logger) }
         let controlLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
