@@ -161,11 +161,6 @@ import Testing
     /// While the server stays unreachable the watcher's probes come at 2, 4, 8, 16 and 32 s
     /// (the top of each jitter window), not every 2 s; once it is back, one probe wakes the worker.
     @Test func theWatcherBacksOffWhileOffline() async throws {
-        let dir = try TemporaryDirectory(prefix: "fleet")
-        defer { dir.remove() }
-        let storage = try SubmissionQueue(directory: dir.path, logger: Logger(label: "test"))
-        defer { storage.close() }
-        try await storage.enqueue(SubmissionMetadata(key: UUID(), stage: "a", language: "en", definitionHash: "h", queuedAt: Date()), body: Array("{}".utf8))
         let queue = MemoryDeliveryQueue()
         _ = queue.add("a", at: 1)
         let uploader = ScriptedUploader()
@@ -178,7 +173,7 @@ import Testing
         let probe = SwitchProbe()
         let clock = ManualClock()
         let watcher = ConnectivityWatcher(
-            monitor: ConnectivityMonitor(probe: probe, reuse: .zero), worker: worker, queue: storage,
+            monitor: ConnectivityMonitor(probe: probe, reuse: .zero), worker: worker, queue: queue,
             schedule: ProbeSchedule(base: .seconds(2), cap: .seconds(60)), clock: clock, unitRandom: { 1 })
         try await InjectedClockTests().running([worker, watcher]) {
             #expect(await eventually { await worker.snapshot.lastOutcomeOffline })
@@ -240,4 +235,9 @@ final class ClockedUploader: AnswerUploader {
         let decoded = try JSONDecoder().decode(StatusView.self, from: JSONEncoder().encode(status))
         #expect(decoded.deviceId == "kiosk-7")
     }
+}
+
+/// The connectivity watcher probes while this queue has pending submissions.
+extension MemoryDeliveryQueue: PendingCount {
+    func pendingCount() async -> Int { states().filter { $0 == .pending }.count }
 }

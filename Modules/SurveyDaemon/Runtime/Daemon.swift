@@ -107,17 +107,22 @@ public final class Daemon: Sendable {
             sessionJournal.close()
             throw error
         }
-        let cache = try DefinitionCache(directory: state + "/definitions")
-        self.cache = cache
-
+        // From here on a failed start closes both journals again (their writer threads and locks).
+        let cache: DefinitionCache
         let deviceID: String
         do {
-            deviceID = try configuration.deviceID ?? DeviceIdentity.loadOrCreate(in: state)
-        } catch let error as StorageError {
+            cache = try DefinitionCache(directory: state + "/definitions")
+            do {
+                deviceID = try configuration.deviceID ?? DeviceIdentity.loadOrCreate(in: state)
+            } catch let error as StorageError {
+                throw DaemonStartError(error.message)
+            }
+        } catch {
             sessionJournal.close()
             submissionQueue.close()
-            throw DaemonStartError(error.message)
+            throw error
         }
+        self.cache = cache
         monitor = ConnectivityMonitor(probe: CountingProbe(probe, metrics: metrics), reuse: configuration.connectivityCache)
         let clientConfiguration = SurveyClientConfiguration(baseURL: serverURL, userAgent: "surveyd/\(version)", tokenFile: configuration.tokenFile, deviceID: deviceID)
         httpClient = AsyncHTTPClientTransport.makeClient(for: clientConfiguration)
@@ -267,37 +272,5 @@ public final class Daemon: Sendable {
             logger.warning("the control server's event loop did not shut down cleanly", metadata: ["error": "\(error)"])
         }
         logger.info("surveyd stopped; journals closed")
-    }
-
-    /// Creates the state directory (0700, with missing parents; each new directory made durable
-    /// by an fsync of its parent) or sets an existing one to 0700.
-    static func makeDirectory(_ path: String) throws {
-        do {
-            try PrivateDirectory.create(path, intermediates: true)
-        } catch let error as StorageError {
-            throw DaemonStartError("cannot create the state directory \(path): \(error.message); create it or give another --state-dir")
-        }
-    }
-
-    /// The kiosk's address, settings and brand, checked before anything is opened.
-    /// - Throws: `ConfigurationError` for a logo or colour that cannot be used (exit 78).
-    static func kioskPlan(_ configuration: DaemonConfiguration) throws -> (address: ListenAddress, settings: KioskSettings, brand: KioskBrand)? {
-        guard let listen = configuration.kioskListen else { return nil }
-        let brand = try KioskBrandFiles.brand(from: configuration)
-        do {
-            let settings = KioskServer.settings(from: configuration)
-            try settings.check()
-            return (try ListenAddress(parsing: listen), settings, brand)
-        } catch {
-            throw DaemonStartError("cannot serve the kiosk pages on \(listen): \(error); fix kioskListen or the kiosk settings")
-        }
-    }
-
-    static func group(_ name: String?) throws -> (name: String, gid: UInt32)? {
-        guard let name else { return nil }
-        guard let entry = getgrnam(name) else {
-            throw DaemonStartError("the socket group \(name) does not exist; create it or fix socketGroup")
-        }
-        return (name, entry.pointee.gr_gid)
     }
 }
