@@ -92,6 +92,22 @@ private func smallSegments(_ size: Int = 4096, encrypted: Bool = false) -> Submi
         #expect(await queue.pending(limit: 10).isEmpty)
     }
 
+    /// Two enqueues of one key at once (a session's stage queued again while its first enqueue
+    /// is being written): the second waits for the first and finds it, one submission is queued.
+    @Test func concurrentEnqueuesOfOneKeyQueueItOnce() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let queue = try SubmissionQueue(directory: dir.path, logger: logger)
+        defer { queue.close() }
+        let m = metadata(1)
+        async let first = queue.enqueue(m, body: body(1))
+        async let second = queue.enqueue(m, body: body(2))
+        let (a, b) = try await (first, second)
+        #expect(a == b)
+        #expect(await queue.pending(limit: 10).count == 1)
+        #expect(await queue.counts().pending == 1)
+    }
+
     @Test func compactionRemovesSettledSegmentsAndCarriesTheFewLiveOnes() async throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
