@@ -71,6 +71,24 @@ public struct UnixSocketAddress: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The path the Unix socket `fd` is bound to (`getsockname`); "" when it is bound to an
+    /// abstract name or to nothing.
+    /// - Throws: `unix_socket_name` when the address cannot be read.
+    public static func boundPath(of fd: Int32) throws(UnixSocketAddressError) -> String {
+        var address = sockaddr_un()
+        var length = socklen_t(MemoryLayout<sockaddr_un>.size)
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        guard named == 0 else {
+            throw UnixSocketAddressError(code: "unix_socket_name", message: "cannot read the address of descriptor \(fd): \(String(cString: strerror(errno)))")
+        }
+        let pathOffset = MemoryLayout<sockaddr_un>.offset(of: \sockaddr_un.sun_path) ?? 2
+        return withUnsafeBytes(of: address.sun_path) { raw in
+            String(decoding: raw.prefix(max(0, Int(length) - pathOffset)).prefix { $0 != 0 }, as: UTF8.self)
+        }
+    }
+
     /// `/path` or `@abstract-name`, as systemd writes them.
     public var description: String {
         switch name {
@@ -100,7 +118,8 @@ public struct UnixSocketAddress: Sendable, Hashable, CustomStringConvertible {
 
 /// A Unix socket address that cannot be made.
 public struct UnixSocketAddressError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// Stable: `unix_socket_path_empty`, `unix_socket_path_nul`, `unix_socket_path_too_long`.
+    /// Stable: `unix_socket_path_empty`, `unix_socket_path_nul`, `unix_socket_path_too_long`,
+    /// `unix_socket_name`.
     public var code: String
     public var message: String
     public var description: String { message }

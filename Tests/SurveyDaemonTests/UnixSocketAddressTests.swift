@@ -85,12 +85,31 @@ import Testing
         defer { listener.stop() }
         let address = try UnixSocketAddress(abstract: name)
         let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        defer { close(fd) }
+        defer { _ = close(fd) }
         let payload = Array("PING=1".utf8)
         let sent = address.withSockAddr { address, length in
             payload.withUnsafeBytes { sendto(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL), address, length) }
         }
         #expect(sent == payload.count)
         #expect(await eventually { listener.messages == ["PING=1"] })
+    }
+
+    /// The path a socket is bound to reads back; an abstract name reads as no path.
+    @Test func theBoundPathReadsBack() throws {
+        let dir = try TemporaryDirectory(prefix: "ua")
+        defer { dir.remove() }
+        let path = dir.appending("b.sock").path
+        let named = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        defer { _ = close(named) }
+        #expect(try UnixSocketAddress(path: path).withSockAddr { bind(named, $0, $1) } == 0)
+        #expect(try UnixSocketAddress.boundPath(of: named) == path)
+
+        let abstract = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        defer { _ = close(abstract) }
+        let name = "surveyd-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        #expect(try UnixSocketAddress(abstract: name).withSockAddr { bind(abstract, $0, $1) } == 0)
+        #expect(try UnixSocketAddress.boundPath(of: abstract) == "")
+
+        #expect(throws: UnixSocketAddressError.self) { try UnixSocketAddress.boundPath(of: -1) }
     }
 }
