@@ -147,7 +147,7 @@ let package = Package(
         ),
 
         /// Fixture loading and process helpers shared by the test targets.
-        .target(name: "SurveyTesting", path: "Modules/SurveyTesting", swiftSettings: swiftSettings),
+        .target(name: "SurveyTesting", dependencies: ["ControlAPI"], path: "Modules/SurveyTesting", swiftSettings: swiftSettings),
 
         // MARK: Apps (thin)
         .executableTarget(

@@ -26,13 +26,11 @@ public enum UnixSocketProbe {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return .unknown(errno: errno) }
         defer { close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return .unknown(errno: ENAMETOOLONG) }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
+        let address: UnixSocketAddress
+        do {
+            address = try UnixSocketAddress(path: path)
+        } catch {
+            return .unknown(errno: error.code == "unix_socket_path_too_long" ? ENAMETOOLONG : EINVAL)
         }
         // A blocking connect to a full backlog waits up to SO_SNDTIMEO, then fails with EAGAIN.
         let (seconds, attoseconds) = timeout.components
@@ -40,11 +38,7 @@ public enum UnixSocketProbe {
         if limit.tv_sec == 0 && limit.tv_usec == 0 { limit.tv_usec = 1000 }  // 0 would mean "wait forever"
         _ = setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         while true {
-            let result = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-                }
-            }
+            let result = address.withSockAddr { connect(fd, $0, $1) }
             if result == 0 { return .live }
             let code = errno
             if code == EINTR { continue }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import ControlAPI
 import Foundation
 
 /// A Unix datagram socket a test binds and reads on a thread of its own, standing in for
@@ -17,21 +18,10 @@ public final class DatagramListener: @unchecked Sendable {
 
     /// Binds `path`, or the abstract name `abstract` when given.
     public init(path: String? = nil, abstract: String? = nil) throws {
+        let address = try abstract.map { try UnixSocketAddress(abstract: $0) } ?? UnixSocketAddress(path: path ?? "")
         let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes: [UInt8]
-        if let abstract {
-            bytes = [0] + Array(abstract.utf8)
-            name = "@" + abstract
-        } else {
-            let path = path ?? ""
-            bytes = Array(path.utf8) + [0]
-            name = path
-        }
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
-        let length = socklen_t((MemoryLayout<sockaddr_un>.offset(of: \sockaddr_un.sun_path) ?? 2) + bytes.count)
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        name = address.description
+        let bound = address.withSockAddr { bind(fd, $0, $1) }
         guard bound == 0 else {
             let code = errno
             close(fd)

@@ -3,7 +3,12 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import ControlAPI
 import Foundation
+
+/// `connect(2)` and `close(2)`, named apart from ``RawSocket/connect(to:timeout:)``.
+private func connectSocket(_ fd: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Int32 { connect(fd, address, length) }
+private func closeSocket(_ fd: Int32) { _ = close(fd) }
 
 /// Blocking stream sockets for the tests' hand-made clients, which must be able to send exactly
 /// the bytes a test gives (garbage, half a request) and to hold connections open: connecting to
@@ -35,32 +40,26 @@ public enum RawSocket {
         let connected: Int32
         switch address {
         case .unix(let path):
-            var sun = sockaddr_un()
-            sun.sun_family = sa_family_t(AF_UNIX)
-            let bytes = Array(path.utf8)
-            guard bytes.count < MemoryLayout.size(ofValue: sun.sun_path) else {
-                Glibc.close(fd)
-                throw UnixHTTP.Failure(description: "socket path \(path) is too long")
+            let sun: UnixSocketAddress
+            do {
+                sun = try UnixSocketAddress(path: path)
+            } catch {
+                closeSocket(fd)
+                throw UnixHTTP.Failure(description: error.message)
             }
-            withUnsafeMutableBytes(of: &sun.sun_path) { raw in
-                raw.copyBytes(from: bytes)
-                raw[bytes.count] = 0
-            }
-            connected = withUnsafePointer(to: &sun) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-            }
+            connected = sun.withSockAddr { connectSocket(fd, $0, $1) }
         case .loopback(let port):
             var sin = sockaddr_in()
             sin.sin_family = sa_family_t(AF_INET)
             sin.sin_port = in_port_t(UInt16(port).bigEndian)
             sin.sin_addr.s_addr = inet_addr("127.0.0.1")
             connected = withUnsafePointer(to: &sin) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connectSocket(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
             }
         }
         guard connected == 0 else {
             let text = String(cString: strerror(errno))
-            Glibc.close(fd)
+            closeSocket(fd)
             throw UnixHTTP.Failure(description: "connect(\(address)) failed: \(text)")
         }
         return fd

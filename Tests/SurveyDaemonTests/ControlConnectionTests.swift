@@ -7,7 +7,7 @@ import SurveyTesting
 import Testing
 
 /// A backend whose flush waits until the test opens the gate, so that a request stays in progress.
-final class GatedBackend: ControlBackend {
+final class GatedBackend: ForwardingToFake {
     let fake = FakeBackend()
     let started: AsyncStream<Void>
     private let startedContinuation: AsyncStream<Void>.Continuation
@@ -26,14 +26,6 @@ final class GatedBackend: ControlBackend {
         for await _ in gate {}
         return try await fake.flush(request)
     }
-
-    func startSession(_ request: StartSessionRequest) async throws -> SessionView { try await fake.startSession(request) }
-    func answer(_ request: AnswerRequest) async throws -> AnswerReply { try await fake.answer(request) }
-    func session(id: String) async throws -> SessionView { try await fake.session(id: id) }
-    func openSessions() async throws -> [SessionView] { try await fake.openSessions() }
-    func status() async throws -> StatusView { try await fake.status() }
-    func deadLetters() async throws -> [DeadLetterView] { try await fake.deadLetters() }
-    func requeue(deadLetter id: String, _ request: RequeueRequest) async throws -> DeadLetterView { try await fake.requeue(deadLetter: id, request) }
 }
 
 /// Control connections are timed out while a request is read and while idle, and held to a cap

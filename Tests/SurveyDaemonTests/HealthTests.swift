@@ -59,16 +59,9 @@ import Testing
 }
 
 /// The fake backend, with a failed session journal.
-struct NotReadyBackend: ControlBackend {
+struct NotReadyBackend: ForwardingToFake {
     let fake = FakeBackend()
-    func startSession(_ request: StartSessionRequest) async throws -> SessionView { try await fake.startSession(request) }
-    func answer(_ request: AnswerRequest) async throws -> AnswerReply { try await fake.answer(request) }
-    func session(id: String) async throws -> SessionView { try await fake.session(id: id) }
-    func openSessions() async throws -> [SessionView] { try await fake.openSessions() }
-    func status() async throws -> StatusView { try await fake.status() }
-    func flush(_ request: FlushRequest) async throws -> FlushReply { try await fake.flush(request) }
     func deadLetters() async throws -> [DeadLetterView] { [] }
-    func requeue(deadLetter id: String, _ request: RequeueRequest) async throws -> DeadLetterView { try await fake.requeue(deadLetter: id, request) }
     func health() async -> HealthView { DaemonHealth.view(phase: .serving, journals: [HealthTests.failedSessions]) }
 }
 

@@ -63,8 +63,9 @@ extension SessionManagerTests {
 }
 
 /// The session part of the daemon's backend, over a real session manager.
-struct ManagerBackend: ControlBackend {
+struct ManagerBackend: ForwardingToFake {
     let manager: SessionManager
+    let fake = FakeBackend()
 
     func startSession(_ request: StartSessionRequest) async throws -> SessionView { try await manager.start(request) }
     func answer(_ request: AnswerRequest) async throws -> AnswerReply { try await manager.answer(request) }

@@ -9,7 +9,7 @@ import ServiceLifecycle
 /// (`DaemonSetting.checkMetricsListen`).
 struct MetricsListener: Service {
     let address: ListenAddress
-    let backend: any ControlBackend
+    let backend: any ControlHealthBackend
     let logger: Logger
     /// Told the bound port once it listens (the configured one, or the one the system chose for 0).
     var onListening: @Sendable (Int) async -> Void = { _ in }

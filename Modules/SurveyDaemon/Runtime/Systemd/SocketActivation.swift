@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import ControlAPI
 
 /// A listening control socket the service manager passed (socket activation).
 public struct InheritedControlSocket: Sendable, Hashable {
@@ -66,14 +67,11 @@ public enum SocketActivation {
         guard option(SO_ACCEPTCONN) == 1 else {
             throw failure("descriptor \(fd) is a Unix socket that does not listen; the .socket unit must have ListenStream= (and Accept=no)")
         }
-        var address = sockaddr_un()
-        var length = socklen_t(MemoryLayout<sockaddr_un>.size)
-        let named = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        guard named == 0 else { throw failure("cannot read the address of descriptor \(fd): \(String(cString: strerror(errno)))") }
-        let path = withUnsafeBytes(of: address.sun_path) { raw in
-            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        let path: String
+        do {
+            path = try UnixSocketAddress.boundPath(of: fd)
+        } catch {
+            throw failure(error.message)
         }
         guard path.hasPrefix("/") else {
             throw failure("descriptor \(fd) is not bound to a path (surveyctl finds the daemon by path); give the .socket unit ListenStream=/path/to/surveyd.sock")

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import ControlAPI
 
 /// Where a service manager's notifications go: systemd's notify socket, or a test's recorder.
 public protocol ServiceManagerNotifying: Sendable {
@@ -25,6 +26,8 @@ public struct SystemdNotifyError: Error, Sendable, CustomStringConvertible {
 public struct SystemdNotifier: ServiceManagerNotifying {
     /// The socket as `$NOTIFY_SOCKET` names it.
     public let socketName: String
+    /// Its address: a path, or an abstract name (which NIO's socket addresses cannot send to).
+    let address: UnixSocketAddress
 
     /// The notifier `$NOTIFY_SOCKET` asks for; nil when it is unset or empty.
     /// - Throws: `notify_socket_invalid` for a value that is neither an absolute path nor an
@@ -38,8 +41,10 @@ public struct SystemdNotifier: ServiceManagerNotifying {
         guard socketName.hasPrefix("/") || (socketName.hasPrefix("@") && socketName.utf8.count > 1) else {
             throw SystemdNotifyError(code: "notify_socket_invalid", message: "NOTIFY_SOCKET \"\(socketName)\" is neither an absolute path nor an abstract socket name (@…); notifications are not sent")
         }
-        guard socketName.utf8.count < MemoryLayout.size(ofValue: sockaddr_un().sun_path) else {
-            throw SystemdNotifyError(code: "notify_socket_invalid", message: "NOTIFY_SOCKET \"\(socketName)\" is too long for a Unix socket address; notifications are not sent")
+        do {
+            address = try UnixSocketAddress(systemdName: socketName)
+        } catch {
+            throw SystemdNotifyError(code: "notify_socket_invalid", message: "NOTIFY_SOCKET \"\(socketName)\" is not a Unix socket address: \(error.message); notifications are not sent")
         }
         self.socketName = socketName
     }
@@ -52,24 +57,10 @@ public struct SystemdNotifier: ServiceManagerNotifying {
             throw SystemdNotifyError(code: "notify_socket", message: "cannot create a socket to notify systemd: \(String(cString: strerror(errno)))")
         }
         defer { close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        var bytes = Array(socketName.utf8)
-        let abstract = bytes.first == UInt8(ascii: "@")
-        if abstract { bytes[0] = 0 }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            if !abstract { raw[bytes.count] = 0 }
-        }
-        let pathOffset = MemoryLayout<sockaddr_un>.offset(of: \sockaddr_un.sun_path) ?? 2
-        // An abstract name is exactly its bytes; a path is followed by its NUL.
-        let length = socklen_t(pathOffset + bytes.count + (abstract ? 0 : 1))
         let payload = Array(message.utf8)
-        let sent = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { sockaddrPointer in
-                payload.withUnsafeBytes { body in
-                    sendto(fd, body.baseAddress, body.count, Int32(MSG_NOSIGNAL), sockaddrPointer, length)
-                }
+        let sent = address.withSockAddr { address, length in
+            payload.withUnsafeBytes { body in
+                sendto(fd, body.baseAddress, body.count, Int32(MSG_NOSIGNAL), address, length)
             }
         }
         guard sent == payload.count else {

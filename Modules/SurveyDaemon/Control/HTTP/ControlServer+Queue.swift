@@ -5,8 +5,7 @@ import NIOCore
 
 extension ControlServer {
     /// The queue's operator endpoints (doc/control-api.md, "The queue").
-    func addQueueRoutes(to v1: RouterGroup<ControlRequestContext>, limit: Int) {
-        let backend = backend
+    func addQueueRoutes(to v1: RouterGroup<ControlRequestContext>, backend: any ControlQueueBackend, limit: Int) {
         let logger = logger
         // The listing and the export grow with the queue: they are made on the concurrency pool,
         // not on the control server's event loop, where every other control request waits.

@@ -3,7 +3,13 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import ControlAPI
 import Synchronization
+
+/// `bind(2)`, named apart from ``ControlSocketClaim/bind()``.
+private func systemBind(_ fd: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Int32 {
+    bind(fd, address, length)
+}
 
 /// One daemon's hold on a control socket path, from before it looks at the path until it exits.
 ///
@@ -97,20 +103,14 @@ public final class ControlSocketClaim: Sendable {
         guard fd >= 0 else {
             throw ControlError(status: 500, code: "socket_bind", "cannot create the control socket: \(Self.describe(errno))")
         }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+        let address: UnixSocketAddress
+        do {
+            address = try UnixSocketAddress(path: path)
+        } catch {
             close(fd)
-            throw ControlError(status: 500, code: "socket_bind", "the control socket path \(path) is too long for a Unix socket; choose a shorter --socket")
+            throw ControlError(status: 500, code: "socket_bind", "cannot bind the control socket: \(error.message) (--socket)")
         }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
+        let bound = address.withSockAddr { systemBind(fd, $0, $1) }
         guard bound == 0 else {
             let code = errno
             close(fd)

@@ -42,25 +42,10 @@ extension StoredSubmissionQueue: QueueAdministration {
     public var diskBytes: Int { queue.diskBytes }
 }
 
-/// The queue's endpoints for a backend that has none (tests' fakes): 404 `no_such_endpoint`.
-extension ControlBackend {
-    public func queue() async throws -> QueueListView { throw Self.noQueueAdministration }
-    public func queueEntry(id: String, answers: Bool) async throws -> QueueEntryView { throw Self.noQueueAdministration }
-    public func exportQueue(_ state: QueueExportState) async throws -> [QueueExportLine] { throw Self.noQueueAdministration }
-    public func importQueued(_ line: QueueExportLine) async throws -> QueueEntryView { throw Self.noQueueAdministration }
-    public func requeue(_ request: RequeueManyRequest) async throws -> RequeueManyReply { throw Self.noQueueAdministration }
-    public func drop(deadLetter id: String) async throws -> DeadLetterView { throw Self.noQueueAdministration }
-    public func purge() async throws -> PurgeReply { throw Self.noQueueAdministration }
-
-    static var noQueueAdministration: ControlError {
-        ControlError.notFound("no_such_endpoint", "this daemon's queue has no operator endpoints; see doc/control-api.md")
-    }
-}
-
 extension DaemonBackend {
     var administration: any QueueAdministration {
         get throws {
-            guard let administration = inspector as? any QueueAdministration else { throw Self.noQueueAdministration }
+            guard let administration = inspector as? any QueueAdministration else { throw ControlError.noQueueAdministration }
             return administration
         }
     }

@@ -5,7 +5,7 @@ import NIOCore
 extension ControlServer {
     /// `GET /v1/events`: newline-delimited JSON, a `hello` line first, then each event as it
     /// happens, until the client goes away or the daemon stops.
-    static func eventStream(_ backend: any ControlBackend) async -> Response {
+    static func eventStream(_ backend: any ControlDeliveryBackend) async -> Response {
         let events = await backend.events()
         let hello = DaemonEvent(.hello, version: ProductVersion.current)
         let body = ResponseBody { writer in

@@ -100,7 +100,7 @@ public struct DaemonBackend: ControlBackend {
 
     public func metrics() async throws -> [UInt8] {
         guard let exporter else {
-            throw ControlError.notFound("no_such_endpoint", "this daemon serves no metrics; see doc/control-api.md")
+            throw ControlError.noMetrics
         }
         let journals = await inspector.journalHealth()
         let failed = Set(journals.filter { $0.state != "ok" }.map(\.name))

@@ -64,11 +64,20 @@ public struct ControlServer: Sendable {
     }
 
     func addRoutes(to router: Router<ControlRequestContext>) {
-        let backend = backend
         let limit = maxRequestBytes
         addHealthRoutes(to: router, backend: backend)
         let v1 = router.group("v1")
-        v1.get("status") { _, _ in try Self.json(await backend.status()) }
+        addSessionRoutes(to: v1, backend: backend, limit: limit)
+        addDeliveryRoutes(to: v1, backend: backend, limit: limit)
+        addQueueRoutes(to: v1, backend: backend, limit: limit)
+        // `dead//requeue`: the router drops the empty segment; an empty id names no dead letter.
+        v1.post("dead/requeue") { _, _ -> Response in
+            throw ControlError.notFound("no_such_dead_letter", "no dead letter with an empty id; `surveyctl dead` lists them")
+        }
+    }
+
+    /// `/v1/sessions` and `/v1/answers`.
+    func addSessionRoutes(to v1: RouterGroup<ControlRequestContext>, backend: any ControlSessionBackend, limit: Int) {
         v1.get("sessions") { _, _ in try Self.json(await backend.openSessions()) }
         v1.post("sessions") { request, context in
             let body = try await Self.decode(StartSessionRequest.self, request, limit: limit, empty: StartSessionRequest())
@@ -81,6 +90,11 @@ public struct ControlServer: Sendable {
             let body = try await Self.decode(AnswerRequest.self, request, limit: limit, empty: nil, simple: AnswerRequest.init(simpleJSON:))
             return try Self.json(await backend.answer(body))
         }
+    }
+
+    /// Status, flush, events, resume and the dead letters.
+    func addDeliveryRoutes(to v1: RouterGroup<ControlRequestContext>, backend: any ControlDeliveryBackend, limit: Int) {
+        v1.get("status") { _, _ in try Self.json(await backend.status()) }
         v1.post("flush") { request, context in
             let body = try await Self.decode(FlushRequest.self, request, limit: limit, empty: FlushRequest())
             return try Self.json(await backend.flush(body))
@@ -91,11 +105,6 @@ public struct ControlServer: Sendable {
         v1.post("dead/:id/requeue") { request, context in
             let body = try await Self.decode(RequeueRequest.self, request, limit: limit, empty: RequeueRequest())
             return try Self.json(await backend.requeue(deadLetter: Self.pathParameter("id", context), body))
-        }
-        addQueueRoutes(to: v1, limit: limit)
-        // `dead//requeue`: the router drops the empty segment; an empty id names no dead letter.
-        v1.post("dead/requeue") { _, _ -> Response in
-            throw ControlError.notFound("no_such_dead_letter", "no dead letter with an empty id; `surveyctl dead` lists them")
         }
     }
 }

@@ -5,12 +5,12 @@ import NIOCore
 /// `GET /metrics` and `GET /v1/health`, served on the control socket and, with
 /// `metricsListen`, on a loopback TCP address (``MetricsListener``).
 extension ControlServer {
-    static func addHealthRoutes<Context: RequestContext>(to router: Router<Context>, backend: any ControlBackend) {
+    static func addHealthRoutes<Context: RequestContext>(to router: Router<Context>, backend: any ControlHealthBackend) {
         router.get("metrics") { _, _ in metricsResponse(try await backend.metrics()) }
         router.get("v1/health") { _, _ in try healthResponse(await backend.health()) }
     }
 
-    func addHealthRoutes(to router: Router<ControlRequestContext>, backend: any ControlBackend) {
+    func addHealthRoutes(to router: Router<ControlRequestContext>, backend: any ControlHealthBackend) {
         Self.addHealthRoutes(to: router, backend: backend)
     }
 
