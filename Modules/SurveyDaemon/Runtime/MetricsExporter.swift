@@ -51,11 +51,17 @@ public final class MetricsExporter: Sendable {
     let paused: Meter
     let holdOff: [(status: Int, meter: Meter)]
     let erasureOldestWaitingAge: Meter
+    let logLinesDropped: CoreMetrics.Counter
+    let logWriter: LogLineWriter
+    /// The writer's count the counter has been brought up to.
+    let logLinesDroppedSeen = Mutex(0)
 
     /// The Prometheus text format's content type.
     public static let contentType = "text/plain; version=0.0.4; charset=utf-8"
 
-    public init() {
+    /// - Parameter logWriter: the writer whose dropped lines `surveyd_log_lines_dropped_total`
+    ///   counts (the process's stderr writer, shared by every daemon in the process).
+    public init(logWriter: LogLineWriter = .standardError) {
         let registry = PrometheusCollectorRegistry()
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.durationHistogramBuckets = DaemonMetrics.durationBuckets
@@ -78,6 +84,8 @@ public final class MetricsExporter: Sendable {
         paused = Meter(label: Name.deliveryPaused, factory: factory)
         holdOff = [429, 503].map { ($0, Meter(label: Name.deliveryHoldOff, dimensions: [("status", "\($0)")], factory: factory)) }
         erasureOldestWaitingAge = Meter(label: Name.erasureOldestWaitingAge, factory: factory)
+        logLinesDropped = CoreMetrics.Counter(label: Name.logLinesDropped, factory: factory)
+        self.logWriter = logWriter
     }
 
     /// Every metric in the text format, with the gauges set from `snapshot`.
@@ -99,6 +107,12 @@ public final class MetricsExporter: Sendable {
             meter.set(remaining ?? 0)
         }
         erasureOldestWaitingAge.set(snapshot.erasureOldestWaiting.map { max(0, snapshot.now.timeIntervalSince($0)) } ?? 0)
+        let dropped = logWriter.droppedLines
+        let newlyDropped = logLinesDroppedSeen.withLock { seen in
+            defer { seen = max(seen, dropped) }
+            return dropped - seen
+        }
+        if newlyDropped > 0 { logLinesDropped.increment(by: newlyDropped) }
         return registry.emitToBuffer()
     }
 }
