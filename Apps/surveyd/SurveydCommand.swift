@@ -122,6 +122,9 @@ struct SurveydCommand: AsyncParsableCommand {
         } catch let error as ConfigurationError {
             Self.fail("surveyd: \(error)")
             throw ExitCode(78)  // EX_CONFIG
+        } catch let error as DemoDirectoryError {
+            Self.fail("surveyd: \(error.message)")
+            throw ExitCode(78)
         } catch let error as DaemonStartError {
             Self.fail("surveyd: \(error.message)")
             throw ExitCode.failure
