@@ -273,6 +273,7 @@ let package = Package(
             path: "Tests/KioskTests",
             swiftSettings: swiftSettings
         ),
+        .testTarget(name: "SurveyDemoTests", dependencies: ["SurveyDemo", "SurveyDaemon", "SurveyTesting"], path: "Tests/SurveyDemoTests", swiftSettings: swiftSettings),
         .testTarget(name: "EndToEndTests", dependencies: ["SurveyTesting"], path: "Tests/EndToEndTests", swiftSettings: swiftSettings),
     ]
 )

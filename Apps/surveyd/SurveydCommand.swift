@@ -106,6 +106,9 @@ struct SurveydCommand: AsyncParsableCommand {
         let journal = DaemonLogHandler.standardErrorIsJournal(environment: environment)
         LoggingSystem.bootstrap { label in DaemonLogHandler(label: label, journal: journal) }
         let logger = Logger(label: "surveyd")
+        // Log lines are written by a thread of their own: the ones still waiting go out before
+        // the process exits, however it exits (a stderr that takes nothing delays it 2 s at most).
+        defer { LogLineWriter.standardError.flush(timeout: .seconds(2)) }
         do {
             if checkConfig {
                 try await check(environment: environment)
@@ -121,12 +124,21 @@ struct SurveydCommand: AsyncParsableCommand {
                 try await DaemonConfiguration.resolve(file: file, environment: environment, flags: flags, userID: userID)
             })
         } catch let error as ConfigurationError {
-            FileHandle.standardError.write(Data("surveyd: \(error)\n".utf8))
+            Self.fail("surveyd: \(error)")
             throw ExitCode(78)  // EX_CONFIG
+        } catch let error as DemoDirectoryError {
+            Self.fail("surveyd: \(error.message)")
+            throw ExitCode(78)
         } catch let error as DaemonStartError {
-            FileHandle.standardError.write(Data("surveyd: \(error.message)\n".utf8))
+            Self.fail("surveyd: \(error.message)")
             throw ExitCode.failure
         }
+    }
+
+    /// Writes `message` on stderr after the log lines before it.
+    static func fail(_ message: String) {
+        LogLineWriter.standardError.flush(timeout: .seconds(2))
+        FileHandle.standardError.write(Data((message + "\n").utf8))
     }
 }
 
@@ -139,7 +151,7 @@ extension SurveydCommand {
         do {
             try Daemon.check(resolved)
         } catch let error as DaemonStartError {
-            FileHandle.standardError.write(Data("surveyd: \(error.message)\n".utf8))
+            Self.fail("surveyd: \(error.message)")
             throw ExitCode(78)
         }
         print("surveyd: the configuration is valid")

@@ -17,6 +17,7 @@ public enum DemoMode {
             throw DaemonStartError("the mock fixtures \(fixtures)/questions are not there; run surveyd --demo from the repository root or give --fixtures PATH")
         }
         let demoDirectory = flags[\.stateDirectory] ?? (NSTemporaryDirectory().trimmingSuffix("/") + "/surveyd-demo-\(getuid())")
+        if flags[\.stateDirectory] == nil { try DemoDirectory.prepare(demoDirectory) }
         do {
             try FileManager.default.createDirectory(atPath: demoDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {

@@ -37,6 +37,7 @@ import Testing
         #expect(before[#"surveyd_answers_total{result="accepted"}"#] == 0)
         #expect(before["surveyd_sessions_started_total"] == 0)
         #expect(before["surveyd_ready"] == 1)
+        #expect(before["surveyd_log_lines_dropped_total"] != nil)
 
         // One session: a rejected answer, then the whole stage; its upload fails once (HTTP 500),
         // is retried and delivered.

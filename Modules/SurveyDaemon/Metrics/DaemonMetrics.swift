@@ -31,6 +31,8 @@ public final class DaemonMetrics: Sendable {
         public static let journalFsyncDuration = "surveyd_journal_fsync_duration_seconds"
         public static let definitionFetches = "surveyd_definition_fetches_total"
         public static let definitionCacheHits = "surveyd_definition_cache_hits_total"
+        /// Counted by the process's ``LogLineWriter``, brought up to date at scrape time.
+        public static let logLinesDropped = "surveyd_log_lines_dropped_total"
         // Read at scrape time (``MetricsExporter``).
         public static let submissionsPending = "surveyd_submissions_pending"
         public static let submissionsDeadNow = "surveyd_submissions_dead"

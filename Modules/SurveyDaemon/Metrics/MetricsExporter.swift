@@ -58,11 +58,17 @@ public final class MetricsExporter: Sendable {
     let encryptionEnabled: Meter
     let oldKeySegments: Meter
     let plainSegments: Meter
+    let logLinesDropped: CoreMetrics.Counter
+    let logWriter: LogLineWriter
+    /// The writer's count the counter has been brought up to.
+    let logLinesDroppedSeen = Mutex(0)
 
     /// The Prometheus text format's content type.
     public static let contentType = "text/plain; version=0.0.4; charset=utf-8"
 
-    public init() {
+    /// - Parameter logWriter: the writer whose dropped lines `surveyd_log_lines_dropped_total`
+    ///   counts (the process's stderr writer, shared by every daemon in the process).
+    public init(logWriter: LogLineWriter = .standardError) {
         let registry = PrometheusCollectorRegistry()
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.durationHistogramBuckets = DaemonMetrics.durationBuckets
@@ -88,6 +94,8 @@ public final class MetricsExporter: Sendable {
         encryptionEnabled = Meter(label: Name.encryptionEnabled, factory: factory)
         oldKeySegments = Meter(label: Name.journalSegmentsOldKey, factory: factory)
         plainSegments = Meter(label: Name.journalSegmentsPlain, factory: factory)
+        logLinesDropped = CoreMetrics.Counter(label: Name.logLinesDropped, factory: factory)
+        self.logWriter = logWriter
     }
 
     /// Every metric in the text format, with the gauges set from `snapshot`.
@@ -114,6 +122,12 @@ public final class MetricsExporter: Sendable {
             oldKeySegments.set(encryption.oldKeySegments)
             plainSegments.set(encryption.plainSegments)
         }
+        let dropped = logWriter.droppedLines
+        let newlyDropped = logLinesDroppedSeen.withLock { seen in
+            defer { seen = max(seen, dropped) }
+            return dropped - seen
+        }
+        if newlyDropped > 0 { logLinesDropped.increment(by: newlyDropped) }
         return registry.emitToBuffer()
     }
 }

@@ -74,6 +74,7 @@ final class SecondSignal: @unchecked Sendable {
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
                 if count.add(1, ordering: .relaxed).newValue >= 2 {
+                    LogLineWriter.standardError.flush(timeout: .milliseconds(500))
                     FileHandle.standardError.write(Data("surveyd: second signal, exiting now\n".utf8))
                     _exit(EXIT_FAILURE)
                 }

@@ -30,6 +30,10 @@ public final class DaemonLogLevel: Sendable {
 /// ``DaemonLogLevel``. When stderr is the systemd journal, each line starts with its syslog
 /// priority (`<3>` error, `<4>` warning, `<6>` info, `<7>` debug, as `sd-daemon(3)` describes),
 /// which the journal strips and records, so that `journalctl -p warning` selects by level.
+///
+/// The handler formats the line on the caller's thread and hands it to `write`, by default the
+/// process's ``LogLineWriter/standardError``, which writes it on a thread of its own: a stderr
+/// that does not take lines (a stalled journal, a full pipe) never stalls the thread that logs.
 public struct DaemonLogHandler: LogHandler {
     public let label: String
     /// Whether lines carry the syslog priority prefix.
@@ -41,7 +45,7 @@ public struct DaemonLogHandler: LogHandler {
     /// A level set on one logger, which then no longer follows the shared one.
     var localLevel: Logger.Level?
 
-    public init(label: String, journal: Bool, level: DaemonLogLevel = .shared, metadataProvider: Logger.MetadataProvider? = LoggingSystem.metadataProvider, write: @escaping @Sendable (String) -> Void = DaemonLogHandler.writeToStandardError) {
+    public init(label: String, journal: Bool, level: DaemonLogLevel = .shared, metadataProvider: Logger.MetadataProvider? = LoggingSystem.metadataProvider, write: @escaping @Sendable (String) -> Void = DaemonLogHandler.enqueueToStandardError) {
         self.label = label
         self.journal = journal
         self.level = level
@@ -92,8 +96,24 @@ public struct DaemonLogHandler: LogHandler {
         return UInt64(info.st_dev) == device && UInt64(info.st_ino) == inode
     }
 
+    /// Hands the line to the process's writer to stderr, which never blocks the caller.
+    public static let enqueueToStandardError: @Sendable (String) -> Void = { line in
+        LogLineWriter.standardError.enqueue(line)
+    }
+
+    /// The warning that `count` lines were dropped, formatted as the `surveyd` logger's lines are.
+    public static func noticeLine(droppedLines count: Int, journal: Bool) -> String {
+        let line = LineBox()
+        let logger = Logger(label: "surveyd") { label in
+            DaemonLogHandler(label: label, journal: journal, level: DaemonLogLevel(.trace), metadataProvider: nil) { text in line.text.withLock { $0 = text } }
+        }
+        logger.warning("\(LogLineWriter.noticeText(count))")
+        return line.text.withLock { $0 }
+    }
+
     /// Writes the whole line with as few `write(2)` calls as it takes (one for any log line
-    /// shorter than a pipe's buffer), so that lines of concurrent loggers do not interleave.
+    /// shorter than a pipe's buffer), so that lines of concurrent loggers do not interleave. It
+    /// blocks while stderr does not take the line: only a ``LogLineWriter``'s thread calls it.
     public static let writeToStandardError: @Sendable (String) -> Void = { text in
         var text = text
         text.withUTF8 { bytes in
@@ -118,4 +138,9 @@ private struct LineStream: TextOutputStream, Sendable {
     mutating func write(_ string: String) {
         output(prefix + string)
     }
+}
+
+/// The one line a logger made, kept.
+private final class LineBox: Sendable {
+    let text = Mutex("")
 }
