@@ -37,6 +37,36 @@ import Testing
         return key
     }
 
+    /// Showing one submission reads its own record only: another's damaged record on disk does
+    /// not stop it (it used to read every pending body to show one).
+    @Test func showingOneSubmissionReadsOnlyItsRecord() async throws {
+        let dir = try TemporaryDirectory(prefix: "qe")
+        defer { dir.remove() }
+        let d = try Self.daemon(dir.path)
+        defer { d.storage.close() }
+        _ = try await Self.enqueue(d, 1)
+        _ = try await Self.enqueue(d, 2)
+        // Damage the first submission's body in its segment file.
+        let segments = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix("segment-") }
+        var damaged = false
+        for name in segments {
+            let path = dir.appending(name).path
+            var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+            let needle = Array("kim1@example.com".utf8)
+            guard let at = (0 ... max(0, bytes.count - needle.count)).first(where: { Array(bytes[$0 ..< $0 + needle.count]) == needle }) else { continue }
+            bytes[at] ^= 0xFF
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            damaged = true
+        }
+        try #require(damaged)
+        try await withControlServer(maxRequestBytes: 65536, backend: d.backend) { path, _ in
+            let shown = try await UnixHTTP.request(socket: path, method: "GET", target: "/v1/queue/2?answers=true")
+            #expect(shown.status == 200 && shown.bodyText.contains("kim2@example.com"), "\(shown.status) \(shown.bodyText)")
+            let broken = try await UnixHTTP.request(socket: path, method: "GET", target: "/v1/queue/1?answers=true")
+            #expect(broken.status == 503 && broken.bodyText.contains("queue_unavailable"), "\(broken.status) \(broken.bodyText)")
+        }
+    }
+
     @Test func listShowExportAndImportIntoAnotherQueue() async throws {
         let dirs = (try TemporaryDirectory(prefix: "qa"), try TemporaryDirectory(prefix: "qb"))
         defer { dirs.0.remove(); dirs.1.remove() }

@@ -10,6 +10,8 @@ import Storage
 public protocol QueueAdministration: Sendable {
     func pendingSubmissions() async throws -> [QueuedSubmission]
     func submission(_ id: SubmissionID) async throws -> QueuedSubmission?
+    /// One submission, read from its own record only.
+    func entry(_ id: SubmissionID, withBody: Bool) async throws -> SubmissionQueue.Entry?
     func export(_ states: Set<SubmissionQueue.ExportedSubmission.State>) async throws -> [SubmissionQueue.ExportedSubmission]
     func importSubmission(_ metadata: SubmissionMetadata, body: [UInt8]) async throws -> SubmissionQueue.ImportResult
     func drop(_ id: SubmissionID) async throws -> DeadSubmission?
@@ -21,6 +23,9 @@ public protocol QueueAdministration: Sendable {
 extension StoredSubmissionQueue: QueueAdministration {
     public func pendingSubmissions() async throws -> [QueuedSubmission] { await onPool { await queue.pending(limit: .max) } }
     public func submission(_ id: SubmissionID) async throws -> QueuedSubmission? { await onPool { await queue.submission(id) } }
+    public func entry(_ id: SubmissionID, withBody: Bool) async throws -> SubmissionQueue.Entry? {
+        try await onPool { try await queue.entry(id, withBody: withBody) }
+    }
 
     public func export(_ states: Set<SubmissionQueue.ExportedSubmission.State>) async throws -> [SubmissionQueue.ExportedSubmission] {
         try await onPool {
@@ -75,16 +80,11 @@ extension DaemonBackend {
     public func queueEntry(id: String, answers: Bool) async throws -> QueueEntryView {
         let notFound = ControlError.notFound("no_such_submission", "no submission \(id) is pending or dead; `surveyctl queue` lists them")
         guard let submissionID = SubmissionID(id) else { throw notFound }
-        let found: (QueuedSubmission, DeadSubmission?, SubmissionQueue.ExportedSubmission?)? = try await onQueue("submission \(id) cannot be read") { admin in
-            guard let submission = try await admin.submission(submissionID) else { return nil }
-            let letter = try await inspector.deadLetters().first { $0.submission.id == submissionID }
-            let exported = try await admin.export(letter == nil ? [.pending] : [.dead]).first { $0.id == submissionID }
-            return (submission, letter, exported)
-        }
-        guard let (submission, letter, exported) = found else { throw notFound }
-        var view = entry(submission, dead: letter, retry: await worker.retryStates()[submissionID], at: now())
-        view.session = exported?.metadata.session?.text(uppercase: false)
-        if answers { view.body = exported.map { String(decoding: $0.body, as: UTF8.self) } }
+        let found = try await onQueue("submission \(id) cannot be read") { try await $0.entry(submissionID, withBody: answers) }
+        guard let found else { throw notFound }
+        var view = entry(found.submission, dead: found.deadLetter, retry: await worker.retryStates()[submissionID], at: now())
+        view.session = found.session?.text(uppercase: false)
+        if answers { view.body = found.body.map { String(decoding: $0, as: UTF8.self) } }
         return view
     }
 
