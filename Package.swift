@@ -140,13 +140,13 @@ let package = Package(
         ),
 
         /// Fixture loading and process helpers shared by the test targets.
-        .target(name: "SurveyTesting", path: "Modules/SurveyTesting", swiftSettings: swiftSettings),
+        .target(name: "SurveyTesting", path: "Tests/Support/SurveyTesting", swiftSettings: swiftSettings),
 
         // MARK: Apps (thin)
         .executableTarget(
             name: "surveyctl",
             dependencies: [
-                "Entities", "Validation", "ControlAPI",
+                "Entities", "ControlAPI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Apps/surveyctl",
