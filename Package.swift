@@ -190,7 +190,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "FleetSimulation",
-            dependencies: ["Networking"],
+            dependencies: ["Networking", "SurveyTesting"],
             path: "Tests/Benchmarks/FleetSimulation",
             swiftSettings: swiftSettings
         ),
