@@ -163,18 +163,10 @@ import Testing
     @Test func theWatcherBacksOffWhileOffline() async throws {
         let dir = try TemporaryDirectory(prefix: "fleet")
         defer { dir.remove() }
-        let storage = try SubmissionQueue(directory: dir.path, logger: Logger(label: "test"))
+        let storage = try await OfflineDelivery.pendingStorage(in: dir)
         defer { storage.close() }
-        try await storage.enqueue(SubmissionMetadata(key: UUID(), stage: "a", language: "en", definitionHash: "h", queuedAt: Date()), body: Array("{}".utf8))
-        let queue = MemoryDeliveryQueue()
-        _ = queue.add("a", at: 1)
-        let uploader = ScriptedUploader()
-        uploader.offline.withLock { $0 = true }
-        let worker = DeliveryWorker(
-            queue: queue, uploader: uploader,
-            settings: .init(maxInFlight: 1, backoff: { _, _ in .seconds(1) }, offlinePause: .seconds(3600)),
-            logger: Logger(label: "test")
-        ) { _, _ in }
+        let offline = OfflineDelivery()
+        let (queue, uploader, worker) = (offline.queue, offline.uploader, offline.worker)
         let probe = SwitchProbe()
         let clock = ManualClock()
         let watcher = ConnectivityWatcher(
