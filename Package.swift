@@ -38,6 +38,8 @@ let package = Package(
         // The daemon's metrics: recorded through swift-metrics, exposed in the Prometheus text format.
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        // The journal's encryption at rest: HKDF and ChaCha20-Poly1305.
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         // MARK: Core modules
@@ -48,7 +50,12 @@ let package = Package(
         /// The append-only journal, the submission queue on it, the definition cache.
         .target(
             name: "Storage",
-            dependencies: ["SystemMemory", .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio")],
+            dependencies: [
+                "SystemMemory",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
             path: "Modules/Storage",
             swiftSettings: swiftSettings
         ),

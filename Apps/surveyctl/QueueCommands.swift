@@ -51,7 +51,7 @@ struct QueueExport: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "Print one JSON line per submission (its idempotency key and body), for another machine, an audit or a manual delivery.",
-        discussion: "surveyctl queue export --pending > pending.ndjson; then surveyctl queue import < pending.ndjson on the other machine.")
+        discussion: "surveyctl queue export --pending > pending.ndjson; then surveyctl queue import < pending.ndjson on the other machine. The lines hold answers in the clear: a file they go to is made owner-only (mode 0600).")
 
     @Flag(help: "Which submissions (default: pending). Delivered ones only while their bodies are still on disk.")
     var state: QueueExportState = .pending
@@ -59,6 +59,7 @@ struct QueueExport: AsyncParsableCommand {
     @OptionGroup var daemon: DaemonOptions
 
     func run() async throws {
+        if let problem = OwnerOnlyOutput.restrict(FileHandle.standardOutput.fileDescriptor) { throw ValidationError(problem) }
         let data = try await request { () async throws(ControlClientError) in try await daemon.client.exportQueue(state) }
         FileHandle.standardOutput.write(data)
     }

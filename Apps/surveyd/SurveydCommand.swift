@@ -38,6 +38,8 @@ struct SurveydCommand: AsyncParsableCommand {
     @Option(name: .setting(\.maxInFlight), help: .setting(\.maxInFlight)) var maxInFlight: Int?
     @Option(name: .setting(\.definitionFetchDeadlineSeconds), help: .setting(\.definitionFetchDeadlineSeconds)) var definitionFetchDeadline: Double?
     @Option(name: .setting(\.tokenFile), help: .setting(\.tokenFile)) var tokenFile: String?
+    @Option(name: .setting(\.encryptionKeyFile), help: .setting(\.encryptionKeyFile)) var encryptionKeyFile: String?
+    @Option(name: .setting(\.encryptionOldKeyFiles), help: .setting(\.encryptionOldKeyFiles)) var encryptionOldKeyFiles: String?
     @Option(name: .setting(\.deviceID), help: .setting(\.deviceID)) var deviceID: String?
     @Option(name: .setting(\.controlReadTimeoutSeconds), help: .setting(\.controlReadTimeoutSeconds)) var controlReadTimeout: Double?
     @Option(name: .setting(\.controlIdleTimeoutSeconds), help: .setting(\.controlIdleTimeoutSeconds)) var controlIdleTimeout: Double?
@@ -77,6 +79,8 @@ struct SurveydCommand: AsyncParsableCommand {
         flags[\.controlIdleTimeoutSeconds] = controlIdleTimeout
         flags[\.maxControlConnections] = maxControlConnections
         flags[\.tokenFile] = tokenFile
+        flags[\.encryptionKeyFile] = encryptionKeyFile
+        flags[\.encryptionOldKeyFiles] = encryptionOldKeyFiles
         flags[\.kioskListen] = kioskListen
         flags[\.kioskAccess] = kioskAccess
         flags[\.kioskTitleEnglish] = kioskTitleEn

@@ -284,6 +284,8 @@ public struct StatusView: Sendable, Hashable, Codable {
     public var journals: [Journal]
     /// The id this kiosk sends with its uploads (`Survey-Device-Id`); nil from an older daemon.
     public var deviceId: String?
+    /// Whether answers are encrypted at rest; nil from an older daemon.
+    public var encryption: EncryptionView?
     /// Set while delivery is paused because the server refused the token.
     public var paused: Paused?
     /// Set while the survey server has no questionnaire for the first stage (`firstStage`).
@@ -337,6 +339,7 @@ public struct StatusView: Sendable, Hashable, Codable {
         paused = try c.decodeIfPresent(Paused.self, forKey: .paused)
         firstStageMissing = try c.decodeIfPresent(FirstStageMissing.self, forKey: .firstStageMissing)
         erasure = try c.decodeIfPresent(Erasure.self, forKey: .erasure)
+        encryption = try c.decodeIfPresent(EncryptionView.self, forKey: .encryption)
     }
 }
 

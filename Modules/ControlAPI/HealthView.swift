@@ -20,6 +20,8 @@ public struct HealthView: Sendable, Hashable, Codable {
     public var ready: Bool
     /// Empty when ready.
     public var reasons: [Reason]
+    /// Whether answers are encrypted at rest; nil from an older daemon.
+    public var encryption: EncryptionView?
 
     public init(live: Bool = true, ready: Bool, reasons: [Reason]) {
         self.live = live

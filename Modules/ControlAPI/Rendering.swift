@@ -58,6 +58,7 @@ public enum Rendering {
         if let paused = s.paused {
             lines.append("  delivery paused since \(paused.since): \(paused.reason); fix the token file (delivery resumes when it changes) or run `surveyctl resume`")
         }
+        if let encryption = s.encryption { lines += encryption.lines }
         lines += journal(s)
         lines += firstStage(s)
         if let erasure = s.erasure { lines.append(erasure.line) }

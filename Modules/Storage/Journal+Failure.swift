@@ -106,7 +106,8 @@ extension Journal {
             segmentFD = -1
         }
         var removed = false
-        for name in try Journal.segmentNames(directory, io: io) where name > segmentName && io.size(at: directory + "/" + name) == 0 {
+        // Newer segments hold no record (a header at most): a rotation that failed left them.
+        for name in try Journal.segmentNames(directory, io: io) where name > segmentName && (io.size(at: directory + "/" + name) ?? 0) <= recordStart {
             if try io.unlinkIfPresent(directory + "/" + name) { removed = true }
         }
         if removed { try io.fsyncDirectory(directory) }
@@ -127,6 +128,8 @@ extension Journal {
         unsynced.removeAll(keepingCapacity: true)
         unsyncedSince = nil
         needsRestore = false
+        // What was cut may have been written at the offsets that come next: a fresh salt first.
+        if options.encryption != nil { rekeyBeforeWrite = true }
     }
 
     /// Checks what is on disk after a restore: the segment ends where the acknowledged records
@@ -140,7 +143,7 @@ extension Journal {
         let reader = try io.open(path, O_RDONLY)
         defer { io.close(reader) }
         // Only whether it reads back whole (CRC and sequence number checked) matters here.
-        _ = try readFrame(fd: reader, path: path, at: JournalLocation(sequence: last.sequence, segment: segmentName, offset: last.offset))
+        _ = try readFrame(fd: reader, path: path, at: JournalLocation(sequence: last.sequence, segment: segmentName, offset: last.offset), cipher: segmentCipher)
     }
 
     /// Writes a page to a scratch file (`probe`) in the directory and fdatasyncs it, removes it

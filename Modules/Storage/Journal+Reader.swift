@@ -18,11 +18,13 @@ extension Journal {
 
     /// Hands each valid frame in `bytes` to `found` with its offset, in file order. After an
     /// incomplete or invalid frame it looks for the next offset that holds a valid one.
-    static func scan(_ bytes: UnsafeRawBufferPointer, maxPayload: Int, found: (JournalRecord, Int) throws -> Void) rethrows -> Scan {
+    /// Frames begin at `start`; with `cipher`, a frame counts as valid only when it authenticates.
+    static func scan(_ bytes: UnsafeRawBufferPointer, maxPayload: Int, start: Int = 0, cipher: RecordCipher? = nil, found: (JournalRecord, Int) throws -> Void) rethrows -> Scan {
         var scan = Scan()
-        var offset = 0
+        scan.goodEnd = min(start, bytes.count)
+        var offset = start
         while offset < bytes.count {
-            if let (record, size) = Frame.decode(bytes, at: offset, maxPayload: maxPayload) {
+            if let (record, size) = Frame.decode(bytes, at: offset, maxPayload: maxPayload, cipher: cipher) {
                 try found(record, offset)
                 offset += size
                 scan.goodEnd = offset
@@ -32,7 +34,7 @@ extension Journal {
             var probe = offset + 1
             var next: Int?
             while probe + Frame.headerSize <= bytes.count {
-                if bytes[probe] == 0x53, Frame.decode(bytes, at: probe, maxPayload: maxPayload) != nil { next = probe; break }
+                if bytes[probe] == 0x53, Frame.decode(bytes, at: probe, maxPayload: maxPayload, cipher: cipher) != nil { next = probe; break }
                 probe += 1
             }
             guard let next else { break }
@@ -69,13 +71,15 @@ extension Journal {
                 }
                 readers[location.segment] = fd
             }
-            return try readFrame(fd: fd, path: path, at: location)
+            return try readFrame(fd: fd, path: path, at: location, cipher: readCipher(location.segment))
         }
     }
 
     /// Reads and checks the frame at `location` from `fd`: one `pread` for a record of up to
     /// 4 KiB, a second for the rest of a larger one.
-    func readFrame(fd: Int32, path: String, at location: JournalLocation) throws -> JournalRecord {
+    /// With `cipher`, the payload is opened with it; a frame that does not authenticate is not
+    /// the record.
+    func readFrame(fd: Int32, path: String, at location: JournalLocation, cipher: RecordCipher?) throws -> JournalRecord {
         let maxPayload = options.maxPayloadSize
         func bad() -> StorageError {
             StorageError(code: .notFound, message: "Journal record \(location.sequence) is not at offset \(location.offset) of \(path); the segment changed underneath the journal.")
@@ -92,13 +96,13 @@ extension Journal {
         let got = try readFully(into: &frame, from: 0, count: frame.count, at: location.offset)
         guard got >= Frame.headerSize else { throw bad() }
         let length = frame.withUnsafeBytes { Int(UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: 4, as: UInt32.self))) }
-        guard length <= maxPayload else { throw bad() }
+        guard length <= maxPayload + (cipher == nil ? 0 : RecordCipher.tagSize) else { throw bad() }
         let size = Frame.headerSize + length
         if size > got {
             if size > frame.count { frame += [UInt8](repeating: 0, count: size - frame.count) }
             guard try readFully(into: &frame, from: got, count: size - got, at: location.offset + got) == size - got else { throw bad() }
         }
-        guard let (record, _) = frame.withUnsafeBytes({ Frame.decode(UnsafeRawBufferPointer(rebasing: $0[..<size]), at: 0, maxPayload: maxPayload) }),
+        guard let (record, _) = frame.withUnsafeBytes({ Frame.decode(UnsafeRawBufferPointer(rebasing: $0[..<size]), at: 0, maxPayload: maxPayload, cipher: cipher, position: location.offset) }),
               record.sequence == location.sequence else { throw bad() }
         return record
     }
@@ -117,8 +121,12 @@ extension Journal {
             } catch {
                 continue  // removed since the listing
             }
+            let kind = SegmentHeader.classify(bytes[...])
+            if kind == .empty { continue }
+            let cipher = readCipher(segment.name) ?? Journal.cipher(for: kind, segment: segment.name, keys: options.encryption)
+            if case .encrypted = kind, cipher == nil { continue }  // not readable with these keys
             bytes.withUnsafeBytes { raw in
-                _ = Journal.scan(raw, maxPayload: options.maxPayloadSize) { record, _ in records.append(record) }
+                _ = Journal.scan(raw, maxPayload: options.maxPayloadSize, start: cipher == nil ? 0 : SegmentHeader.size, cipher: cipher) { record, _ in records.append(record) }
             }
         }
         return records

@@ -19,20 +19,34 @@ extension Journal {
         var lastSegment: String?
         /// The offset and sequence number of the last record of `lastSegment`.
         var lastRecord: (offset: Int, sequence: UInt64)?
+        /// Each segment's cipher and protection.
+        var infos: [String: SegmentInfo] = [:]
     }
 
     /// Recovers every segment of `directory`, oldest first, handing each record to `visit` with
     /// its location (or keeping them all when there is no `visit`).
-    static func recoverSegments(directory: String, io: FileIO, maxPayload: Int, visit: ((JournalRecord, JournalLocation) throws -> Void)?) throws -> Recovered {
+    /// `kinds` is what `inspect` found at the start of each segment; with `keys`, encrypted
+    /// segments are opened with them and a segment that holds no header yet is left as it is.
+    static func recoverSegments(directory: String, io: FileIO, maxPayload: Int, kinds: [String: SegmentKind], keys: JournalKeys?, visit: ((JournalRecord, JournalLocation) throws -> Void)?) throws -> Recovered {
         var records: [JournalRecord] = []
         var problems: [RecoveryProblem] = []
         var highest: UInt64 = 0
         var last: (offset: Int, sequence: UInt64)?
         var bytes = 0
+        var infos: [String: SegmentInfo] = [:]
         let names = try segmentNames(directory, io: io)
         for name in names {
             last = nil
-            bytes += try recover(segment: name, directory: directory, io: io, maxPayload: maxPayload, problems: &problems) { record, offset in
+            let kind = kinds[name]
+            if keys != nil, kind == .empty {
+                // Nothing, or a header cut short: no record; an opening with a key replaces it.
+                bytes += io.size(at: directory + "/" + name) ?? 0
+                continue
+            }
+            let cipher = Journal.cipher(for: kind, segment: name, keys: keys)
+            infos[name] = SegmentInfo(cipher: cipher, protection: cipher?.protection ?? .plain)
+            let start = cipher == nil ? 0 : SegmentHeader.size
+            bytes += try recover(segment: name, directory: directory, io: io, maxPayload: maxPayload, start: start, cipher: cipher, problems: &problems) { record, offset in
                 highest = max(highest, record.sequence)
                 last = (offset, record.sequence)
                 if let visit {
@@ -43,12 +57,14 @@ extension Journal {
             }
         }
         records.sort { $0.sequence < $1.sequence }
-        return Recovered(records: records, problems: problems, nextSequence: highest + 1, bytes: bytes, lastSegment: names.last, lastRecord: last)
+        return Recovered(records: records, problems: problems, nextSequence: highest + 1, bytes: bytes, lastSegment: names.last, lastRecord: last, infos: infos)
     }
 
     /// Reads one segment, cutting a torn tail or keeping a corrupt segment aside, and hands each
     /// valid record to `found` with its offset. Returns the segment's size once recovered.
-    static func recover(segment name: String, directory: String, io: FileIO, maxPayload: Int, problems: inout [RecoveryProblem], found: (JournalRecord, Int) throws -> Void) throws -> Int {
+    /// Records begin at `start` (after the header of an encrypted segment) and are opened with
+    /// `cipher`; a frame that does not authenticate counts as damaged.
+    static func recover(segment name: String, directory: String, io: FileIO, maxPayload: Int, start: Int = 0, cipher: RecordCipher? = nil, problems: inout [RecoveryProblem], found: (JournalRecord, Int) throws -> Void) throws -> Int {
         let path = directory + "/" + name
         let bytes: [UInt8]
         do {
@@ -56,7 +72,7 @@ extension Journal {
         } catch {
             throw StorageError(code: .ioFailed, message: "Cannot read segment \(path); check permissions.", cause: error as? SystemCallError)
         }
-        let scan = try bytes.withUnsafeBytes { try Journal.scan($0, maxPayload: maxPayload, found: found) }
+        let scan = try bytes.withUnsafeBytes { try Journal.scan($0, maxPayload: maxPayload, start: start, cipher: cipher, found: found) }
         if scan.resynced {
             let kept = path + ".corrupt"
             if io.lstat(kept) == nil {

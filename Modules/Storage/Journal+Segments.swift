@@ -30,7 +30,7 @@ extension Journal {
         let active = state.withLock { $0.activeSegment }
         return try Journal.segmentNames(directory, io: io).map { name in
             // A segment removed since the listing holds nothing.
-            JournalSegment(name: name, bytes: io.size(at: directory + "/" + name) ?? 0, isActive: name == active)
+            JournalSegment(name: name, bytes: io.size(at: directory + "/" + name) ?? 0, isActive: name == active, protection: segmentInfo.withLock { $0[name]?.protection })
         }
     }
 
@@ -81,10 +81,22 @@ extension Journal {
         io.close(segmentFD)
         segmentFD = -1
         // If this throws, the restore that follows reopens the old segment (`segmentName`).
-        segmentFD = try Journal.createSegment(directory: directory, firstSequence: nextSequence, io: io)
-        segmentName = Journal.segmentName(nextSequence)
-        segmentBytes = 0
-        syncedBytes = 0
+        let name = Journal.segmentName(nextSequence)
+        if let keys = options.encryption {
+            // Under a fresh salt, replacing the active segment when it holds no record yet.
+            let (fd, cipher) = try Journal.createEncryptedSegment(name, directory: directory, keys: keys, io: io)
+            segmentFD = fd
+            segmentCipher = cipher
+            segmentInfo.withLock { $0[name] = SegmentInfo(cipher: cipher, protection: .currentKey) }
+            rekeyBeforeWrite = false
+        } else {
+            segmentFD = try Journal.createSegment(directory: directory, firstSequence: nextSequence, io: io)
+        }
+        let replaced = name == segmentName ? segmentBytes : 0
+        segmentName = name
+        segmentBytes = recordStart
+        syncedBytes = recordStart
+        state.withLock { [recordStart] in $0.diskBytes += recordStart - replaced }
         lastAcknowledged = nil
         state.withLock { [segmentName] in $0.activeSegment = segmentName }
     }
@@ -119,6 +131,9 @@ extension Journal {
         }
         try Journal.finishRemoval(directory: directory, io: io)
         state.withLock { $0.diskBytes = max(0, $0.diskBytes - freed) }
+        segmentInfo.withLock { infos in
+            for name in doomed { infos.removeValue(forKey: name) }
+        }
     }
 
     static let removalCheckpoint = "checkpoint"

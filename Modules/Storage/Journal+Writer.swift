@@ -88,7 +88,7 @@ extension Journal {
             var accepted: [Pending] = []
             accepted.reserveCapacity(batch.count)
             for p in batch {
-                let size = Frame.headerSize + p.payload.count
+                let size = Frame.headerSize + p.payload.count + (segmentCipher == nil ? 0 : RecordCipher.tagSize)
                 if p.kind.mayExceedCap || used + size <= cap {
                     used += size
                     accepted.append(p)
@@ -127,7 +127,7 @@ extension Journal {
         let firstSequence = nextSequence
         var done = false
         defer { if !done { nextSequence = firstSequence } }
-        if segmentBytes >= segmentLimit || (newSegment && segmentBytes > 0) {
+        if segmentBytes >= segmentLimit || (newSegment && segmentBytes > recordStart) || rekeyBeforeWrite {
             if unsyncedSince != nil || !unsynced.isEmpty { try sync() }
             try startSegment()
         }
@@ -136,7 +136,11 @@ extension Journal {
         locations.reserveCapacity(run.count)
         for p in run {
             locations.append(JournalLocation(sequence: nextSequence, segment: segmentName, offset: segmentBytes + buffer.count))
-            Frame.encode(type: p.type, sequence: nextSequence, payload: p.payload, into: &buffer)
+            if let cipher = segmentCipher {
+                try cipher.encode(type: p.type, sequence: nextSequence, payload: p.payload, offset: segmentBytes + buffer.count, into: &buffer)
+            } else {
+                Frame.encode(type: p.type, sequence: nextSequence, payload: p.payload, into: &buffer)
+            }
             nextSequence += 1
         }
         try io.writeAll(segmentFD, buffer)

@@ -12,6 +12,8 @@
 //   Journal+Reader.swift     scanning a segment, reading a record back by location
 //   Journal+Segments.swift   segment files: creation, rotation, listing, removal
 //   Journal+Failure.swift    refusing appends after a failed write or sync, and recovering
+//   Journal+Encryption.swift the key check on open, segments under a fresh salt (SegmentHeader.swift,
+//                            RecordCipher.swift, JournalKey.swift: the header, the AEAD, the keys)
 //   FileIO.swift             every system call, its result checked (JournalFileOperations.swift: the seam)
 // The on-disk format is documented in doc/journal-format.md.
 
@@ -87,6 +89,14 @@ public final class Journal: Sendable {
     /// Read-only descriptors of segments that `read(at:)` has read, by name. Reads hold the lock
     /// while they use a descriptor, so removing a segment never closes one under a reader.
     let readers = Mutex<[String: Int32]>([:])
+    /// Each segment's cipher (nil in the clear) and protection, by name; the writer adds the
+    /// segments it starts, removal takes them out.
+    let segmentInfo: Mutex<[String: SegmentInfo]>
+    /// The cipher of the active segment; nil when records are written in the clear. Writer-only.
+    nonisolated(unsafe) var segmentCipher: RecordCipher?
+    /// Set when the active segment was cut back after a failure, with encryption: the next write
+    /// goes to a new segment under a fresh salt, so that no offset is written twice under one.
+    nonisolated(unsafe) var rekeyBeforeWrite = false
     /// Segments kept open for reading at most; beyond that, the others are closed.
     static let maxOpenReaders = 8
     /// Acknowledged bytes that may wait for their fdatasync at most: beyond, the writer syncs.
@@ -109,15 +119,30 @@ public final class Journal: Sendable {
         self.logger = logger
         let io = FileIO(options.fileOperations)
         self.io = io
+        // Before anything is created or changed: a refused key leaves the directory as it was.
+        let kinds = try Journal.inspect(directory: directory, keys: options.encryption, io: io)
         try PrivateDirectory.create(directory, operations: options.fileOperations)
         lockFD = try Journal.lock(directory, io: io)
-        let recovered: Recovered
+        var recovered: Recovered
         do {
             try Journal.tightenModes(directory, io: io)
             try Journal.finishRemoval(directory: directory, io: io)
-            recovered = try Journal.recoverSegments(directory: directory, io: io, maxPayload: options.maxPayloadSize, visit: visit)
+            recovered = try Journal.recoverSegments(directory: directory, io: io, maxPayload: options.maxPayloadSize, kinds: kinds, keys: options.encryption, visit: visit)
             nextSequence = recovered.nextSequence
-            if let name = recovered.lastSegment {
+            if let keys = options.encryption {
+                // What an earlier run wrote to its last segment is durable before anything follows it.
+                if let last = recovered.lastSegment, recovered.lastRecord != nil {
+                    io.close(try Journal.openActiveSegment(last, directory: directory, io: io).fd)
+                }
+                // A fresh salt for every opening: appends never continue a segment written before.
+                segmentName = Journal.segmentName(nextSequence)
+                let created = try Journal.createEncryptedSegment(segmentName, directory: directory, keys: keys, io: io)
+                segmentFD = created.fd
+                segmentCipher = created.cipher
+                segmentBytes = SegmentHeader.size
+                recovered.infos[segmentName] = SegmentInfo(cipher: segmentCipher, protection: .currentKey)
+                recovered.bytes = try Journal.segmentNames(directory, io: io).reduce(0) { $0 + (io.size(at: directory + "/" + $1) ?? 0) }
+            } else if let name = recovered.lastSegment {
                 (segmentFD, segmentBytes) = try Journal.openActiveSegment(name, directory: directory, io: io)
                 segmentName = name
                 lastAcknowledged = recovered.lastRecord
@@ -132,6 +157,7 @@ public final class Journal: Sendable {
             throw error
         }
         self.recovered = recovered.records
+        segmentInfo = Mutex(recovered.infos)
         recoveryReport = recovered.problems
         state = Mutex(State(activeSegment: segmentName, diskBytes: recovered.bytes))
         let thread = Thread { [self] in self.writerLoop() }

@@ -29,17 +29,27 @@ enum Frame {
     }
 
     /// Parses one frame at `offset`; nil when it is incomplete or invalid. Never allocates more than the file holds.
-    static func decode(_ bytes: UnsafeRawBufferPointer, at offset: Int, maxPayload: Int) -> (JournalRecord, Int)? {
+    /// With `cipher`, the payload is opened with it (the frame lies at `position` of its segment,
+    /// `offset` unless `bytes` starts elsewhere); a frame that does not authenticate is invalid.
+    static func decode(_ bytes: UnsafeRawBufferPointer, at offset: Int, maxPayload: Int, cipher: RecordCipher? = nil, position: Int? = nil) -> (JournalRecord, Int)? {
         guard offset + headerSize <= bytes.count else { return nil }
         func u32(_ o: Int) -> UInt32 { UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + o, as: UInt32.self)) }
         guard u32(0) == magic else { return nil }
         let length = Int(u32(4))
-        guard length <= maxPayload, offset + headerSize + length <= bytes.count else { return nil }
+        // A sealed payload carries its tag beyond the largest payload.
+        guard length <= maxPayload + (cipher == nil ? 0 : RecordCipher.tagSize), offset + headerSize + length <= bytes.count else { return nil }
         let body = UnsafeRawBufferPointer(rebasing: bytes[(offset + 12)..<(offset + headerSize + length)])
         guard CRC32C.update(0, body) == u32(8) else { return nil }
         let type = bytes[offset + 12]
         let seq = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 13, as: UInt64.self))
-        let payload = Array(bytes[(offset + headerSize)..<(offset + headerSize + length)])
+        let stored = UnsafeRawBufferPointer(rebasing: bytes[(offset + headerSize)..<(offset + headerSize + length)])
+        let payload: [UInt8]
+        if let cipher {
+            guard let opened = cipher.open(type: type, sequence: seq, sealed: stored, offset: position ?? offset) else { return nil }
+            payload = opened
+        } else {
+            payload = Array(stored)
+        }
         return (JournalRecord(sequence: seq, type: type, payload: payload), headerSize + length)
     }
 }

@@ -21,6 +21,9 @@ public struct JournalSegment: Sendable, Hashable {
     public var bytes: Int
     /// True for the segment appends go to; it is never removed.
     public var isActive: Bool
+    /// How its records are stored: in the clear, under the current key or under an old one; nil
+    /// for a segment that holds no record yet.
+    public var protection: SegmentProtection?
 }
 
 /// A problem met during recovery, for the daemon status to show.
@@ -103,6 +106,10 @@ public struct JournalOptions: Sendable {
     /// After a failed write or sync, how often the writer tries on its own whether writes
     /// succeed again (each append tries too); until one does, appends fail.
     public var retryInterval: Duration = .seconds(1)
+    /// The keys records are encrypted with (doc/journal-format.md, "Encryption"); nil writes
+    /// them in the clear. With keys, segments in the clear and segments under `old` keys stay
+    /// readable, and new records go to new segments under the current key.
+    public var encryption: JournalKeys?
     /// The system calls the journal makes; tests replace some to inject failures.
     public var fileOperations = JournalFileOperations()
     /// Told of every write and every successful fdatasync, on the writer thread; nil for none.

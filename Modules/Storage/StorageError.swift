@@ -8,6 +8,9 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
     /// Stable, machine-readable codes.
     public enum Code: String, Sendable {
         case locked, ioFailed, failedClosed, recordTooLarge, closed, undecodableEvent, notFound, journalFull, undecodableRecord
+        /// The journal's key cannot be used, or the directory was written with another key or
+        /// with encryption while none is given: nothing in the directory was changed.
+        case keyRefused
     }
     public var code: Code
     public var message: String

@@ -11,8 +11,9 @@ extension SubmissionQueue {
     }
 
     /// Removes sealed segments, oldest first, while at most `carryShare` of each one's records are
-    /// still live; their live submissions are first written again (same ordinal, key and state)
-    /// into the active segment. Changes wait while it runs.
+    /// still live (with encryption, also every segment in the clear or under an old key); their
+    /// live submissions are first written again (same ordinal, key and state) into the active
+    /// segment, under the current key. Changes wait while it runs.
     public func compact() async throws -> CompactionReport {
         await gate.enterExclusive()
         defer { gate.leaveExclusive() }
@@ -28,7 +29,10 @@ extension SubmissionQueue {
             let id = index.segmentIndex[segment.name]
             let holders = id.flatMap { live[$0] } ?? []
             let records = id.map { index.segmentRecords[Int($0)] } ?? 0
-            if !holders.isEmpty && Double(holders.count) > Double(records) * options.carryShare { break }
+            // A segment in the clear or under an old key is rewritten under the current key,
+            // however many of its records are live (a migration, a key rotation).
+            let rewrite = journal.options.encryption != nil && segment.protection.map { $0 != .currentKey } == true
+            if !rewrite && !holders.isEmpty && Double(holders.count) > Double(records) * options.carryShare { break }
             doomed.append(segment.name)
             carry += holders
         }

@@ -30,6 +30,9 @@ public actor SubmissionQueue {
     var requeueing: Set<UInt64> = []
     /// Keys whose import is being written (a second import of one of them finds it known).
     var importing: Set<UUID> = []
+    /// Keys whose enqueue is being written, with the enqueues of the same key waiting for it:
+    /// they find it queued once it is, instead of writing it a second time meanwhile.
+    var enqueuing: [UUID: [CheckedContinuation<Void, Never>]] = [:]
     private var deliveredSinceOpen = 0
     /// Since when a delivered or dropped submission's body has been waiting in the segment files
     /// for a purge to take it off the disk; nil when none is known to wait. Set by the first
@@ -72,10 +75,15 @@ public actor SubmissionQueue {
     public func enqueue(_ metadata: SubmissionMetadata, body: [UInt8]) async throws -> QueuedSubmission {
         await gate.enterShared()
         defer { gate.leaveShared() }
+        while enqueuing[metadata.key] != nil {
+            await withCheckedContinuation { enqueuing[metadata.key, default: []].append($0) }
+        }
         if let existing = index.find(key: metadata.key) { return index.submission(existing) }
         if index.delivered[metadata.key] != nil {
             return QueuedSubmission(id: SubmissionID(0), metadata: metadata)
         }
+        enqueuing[metadata.key] = []
+        defer { for waiter in enqueuing.removeValue(forKey: metadata.key) ?? [] { waiter.resume() } }
         let ordinal = index.nextOrdinal
         index.nextOrdinal += 1
         let meta = index.intern(Meta(stage: metadata.stage, language: metadata.language, definitionHash: metadata.definitionHash))

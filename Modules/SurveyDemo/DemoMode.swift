@@ -35,6 +35,11 @@ public enum DemoMode {
         if flags[\.socketPath] == nil { demo[\.socketPath] = demoDirectory + "/surveyd.sock" }
         // The kiosk pages on a free loopback port, unless --kiosk-listen names an address.
         if flags[\.kioskListen] == nil { demo[\.kioskListen] = "127.0.0.1:0" }
+        // Answers encrypted at rest under a key of the demo's own, unless one is given. Kept
+        // beside the state, it protects nothing: it is for the demo only (doc/security.md).
+        if flags[\.encryptionKeyFile] == nil && environment["SURVEYD_ENCRYPTION_KEY_FILE"] == nil {
+            demo[\.encryptionKeyFile] = try demoKey(in: demoDirectory + "/state")
+        }
         var resolved: DaemonConfiguration
         do {
             resolved = try await DaemonConfiguration.resolve(file: configurationFile, environment: environment, flags: flags, demo: demo, userID: getuid())
@@ -73,6 +78,31 @@ public enum DemoMode {
             throw error
         }
         try await mock.stop()
+    }
+
+    /// The demo's own key, `demo-key` in its state directory: 32 random bytes, owner-only, made
+    /// once and kept, so that a demo restarted on the same directory reads what it wrote.
+    static func demoKey(in state: String) throws -> String {
+        let path = state + "/demo-key"
+        do {
+            try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw DaemonStartError("cannot create the demo state directory \(state): \(error.localizedDescription); give another --state-dir")
+        }
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if fd < 0 {
+            guard errno == EEXIST else { throw DaemonStartError("cannot create the demo key \(path) (errno \(errno)); give another --state-dir") }
+            return path
+        }
+        defer { close(fd) }
+        var generator = SystemRandomNumberGenerator()
+        let key = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        let written = key.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        guard written == key.count, fsync(fd) == 0 else {
+            unlink(path)
+            throw DaemonStartError("cannot write the demo key \(path); free space or give another --state-dir")
+        }
+        return path
     }
 }
 

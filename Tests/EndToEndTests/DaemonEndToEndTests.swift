@@ -458,6 +458,10 @@ final class Stack: @unchecked Sendable {
         let status = try await runProcess(surveyctl, ["status", "--socket", socket], deadline: .seconds(30))
         #expect(status.status == 0, "\(status.stdout) \(status.stderr)")
         #expect(status.stdout.contains("surveyd 0.") && status.stdout.contains("sessions: 0 open"), "\(status.stdout)")
+        // Answers are encrypted under the demo's own key, kept owner-only in its state directory.
+        #expect(status.stdout.contains("encryption: on (key "), "\(status.stdout)")
+        var keyStat = stat()
+        #expect(stat(dir.path + "/state/demo-key", &keyStat) == 0 && keyStat.st_mode & 0o777 == 0o600 && keyStat.st_size == 32)
         let started = try await runProcess(surveyctl, ["start", "--lang", "en", "--socket", socket], deadline: .seconds(30))
         #expect(started.status == 0 && started.stdout.contains("question 1 of 5"), "\(started.stdout) \(started.stderr)")
         // The kiosk pages are on, at a loopback URL printed above the socket's line.

@@ -112,12 +112,12 @@ final class KioskVisitor {
         try await stack.startMock()
         var logs = ""
 
-        // 1. A respondent walks away from the control API; the idle timeout (8 s: long enough for the
-        // answers on a loaded machine) abandons the session.
-        var daemon = try await stack.startDaemon(Self.kioskFlags + ["--idle-timeout", "8"])
+        // 1. A respondent walks away from the control API; the idle timeout (20 s: long enough
+        // between two answers, each a surveyctl process, on a loaded machine) abandons the session.
+        var daemon = try await stack.startDaemon(Self.kioskFlags + ["--idle-timeout", "20"])
         _ = try await stack.ctl(["start", "--lang", "en"])
         try await stack.answer(Self.words("Pelicanidle").map { [$0] } + [[Self.words("Pelicanidle")[1]]])
-        #expect(try await eventually(timeout: .seconds(40), every: .milliseconds(200)) {
+        #expect(try await eventually(timeout: .seconds(60), every: .milliseconds(200)) {
             (try await stack.status()["sessions"] as? [[String: Any]])?.isEmpty == true
         }, "the idle timeout closed the session")
         #expect(await daemon.stop() == 0)

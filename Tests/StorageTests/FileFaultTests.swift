@@ -10,8 +10,9 @@ import Testing
 
 private let logger = Logger(label: "file-faults")
 
-private func options(_ faults: FileFaults, segmentSize: Int = 1 << 20) -> JournalOptions {
+private func options(_ faults: FileFaults, segmentSize: Int = 1 << 20, encrypted: Bool = false) -> JournalOptions {
     var o = JournalOptions()
+    if encrypted { o.encryption = Encryption.keys(1) }
     o.fileOperations = faults.operations
     o.retryInterval = .milliseconds(20)
     o.segmentSize = segmentSize
@@ -206,17 +207,18 @@ private func waitUntilItWritesAgain(_ journal: Journal) async throws {
         #expect(reopened.recovered.map(\.payload) == [payload(1)])
     }
 
-    @Test func shortWritesAreContinuedEverywhere() async throws {
+    @Test(arguments: [false, true])
+    func shortWritesAreContinuedEverywhere(encrypted: Bool) async throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         let faults = FileFaults()
         faults.writeLimit.withLock { $0 = 7 }
-        let journal = try Journal(directory: dir.path + "/journal", options: options(faults, segmentSize: 256), logger: logger)
+        let journal = try Journal(directory: dir.path + "/journal", options: options(faults, segmentSize: 256, encrypted: encrypted), logger: logger)
         for i in 1...12 { _ = try await journal.append(type: 1, payload: payload(i)) }
         let sealed = try journal.segments().filter { !$0.isActive }.map(\.name)
         try journal.removeSegments([sealed[0]])
         journal.close()
-        let reopened = try Journal(directory: dir.path + "/journal", logger: logger)
+        let reopened = try Journal(directory: dir.path + "/journal", options: options(FileFaults(), encrypted: encrypted), logger: logger)
         #expect(reopened.recoveryReport.isEmpty)
         #expect(reopened.recovered.last?.payload == payload(12))
         #expect(reopened.recovered.count < 12, "the first segment was removed")
@@ -229,12 +231,13 @@ private func waitUntilItWritesAgain(_ journal: Journal) async throws {
 
     // MARK: The submission queue
 
-    @Test func aQueueThatCannotWriteAcknowledgesNothingAndKeepsWhatItHad() async throws {
+    @Test(arguments: [false, true])
+    func aQueueThatCannotWriteAcknowledgesNothingAndKeepsWhatItHad(encrypted: Bool) async throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         let faults = FileFaults()
         var o = SubmissionQueueOptions()
-        o.journal = options(faults)
+        o.journal = options(faults, encrypted: encrypted)
         let metadata = { (i: Int) in SubmissionMetadata(key: UUID(), stage: "common", language: "en", definitionHash: "h", queuedAt: Date(timeIntervalSince1970: 1_700_000_000 + Double(i))) }
         var queued: [QueuedSubmission] = []
         do {
@@ -250,18 +253,21 @@ private func waitUntilItWritesAgain(_ journal: Journal) async throws {
             queued.append(try await queue.enqueue(metadata(3), body: payload(3)))
             queue.close()
         }
-        let queue = try SubmissionQueue(directory: dir.path, logger: logger)
+        var reopen = SubmissionQueueOptions()
+        reopen.journal.encryption = encrypted ? Encryption.keys(1) : nil
+        let queue = try SubmissionQueue(directory: dir.path, options: reopen, logger: logger)
         defer { queue.close() }
         #expect(await queue.pending(limit: 10) == queued)
         for (i, s) in queued.enumerated() { #expect(Array(buffer: try await queue.body(of: s.id)) == payload(i)) }
     }
 
-    @Test func aCompactionWhoseRemovalFailsLosesNoSubmission() async throws {
+    @Test(arguments: [false, true])
+    func aCompactionWhoseRemovalFailsLosesNoSubmission(encrypted: Bool) async throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         let faults = FileFaults()
         var o = SubmissionQueueOptions()
-        o.journal = options(faults, segmentSize: 2048)
+        o.journal = options(faults, segmentSize: 2048, encrypted: encrypted)
         var kept: [QueuedSubmission] = []
         do {
             let queue = try SubmissionQueue(directory: dir.path, options: o, logger: logger)
@@ -283,7 +289,8 @@ private func waitUntilItWritesAgain(_ journal: Journal) async throws {
             #expect(await queue.pending(limit: 10) == kept)
             queue.close()
         }
-        let queue = try SubmissionQueue(directory: dir.path, logger: logger)
+        o.journal.fileOperations = JournalFileOperations()
+        let queue = try SubmissionQueue(directory: dir.path, options: o, logger: logger)
         defer { queue.close() }
         #expect(await queue.pending(limit: 10) == kept)
         for s in kept { #expect(Array(buffer: try await queue.body(of: s.id)) == payload(Int(s.id.ordinal) - 1)) }

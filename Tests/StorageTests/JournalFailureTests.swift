@@ -58,8 +58,9 @@ final class Faults: Sendable {
     }
 }
 
-private func options(_ faults: Faults, retry: Duration = .milliseconds(20)) -> JournalOptions {
+private func options(_ faults: Faults, retry: Duration = .milliseconds(20), encrypted: Bool = false) -> JournalOptions {
     var o = JournalOptions()
+    if encrypted { o.encryption = Encryption.keys(1) }
     o.fileOperations = faults.operations
     o.retryInterval = retry
     return o
@@ -74,8 +75,10 @@ private func waitUntilItWritesAgain(_ journal: Journal) async throws {
 
 /// Reopens the journal and returns the payloads recovered; expects no recovery problem (a torn
 /// tail would mean bytes of a failed append were left behind).
-private func payloadsOnDisk(_ dir: TemporaryDirectory) throws -> [[UInt8]] {
-    let journal = try Journal(directory: dir.path, logger: logger)
+private func payloadsOnDisk(_ dir: TemporaryDirectory, encrypted: Bool = false) throws -> [[UInt8]] {
+    var o = JournalOptions()
+    if encrypted { o.encryption = Encryption.keys(1) }
+    let journal = try Journal(directory: dir.path, options: o, logger: logger)
     defer { journal.close() }
     #expect(journal.recoveryReport.isEmpty, "\(journal.recoveryReport)")
     #expect(journal.recovered.map(\.sequence) == (0..<journal.recovered.count).map { UInt64($0 + 1) }, "sequence numbers go on without a gap")
@@ -83,11 +86,12 @@ private func payloadsOnDisk(_ dir: TemporaryDirectory) throws -> [[UInt8]] {
 }
 
 @Suite struct JournalFailureTests {
-    @Test func aWriteFailingWithENOSPCRefusesAppendsUntilWritesSucceedAgain() async throws {
+    @Test(arguments: [false, true])
+    func aWriteFailingWithENOSPCRefusesAppendsUntilWritesSucceedAgain(encrypted: Bool) async throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         let faults = Faults()
-        let journal = try Journal(directory: dir.path, options: options(faults), logger: logger)
+        let journal = try Journal(directory: dir.path, options: options(faults, encrypted: encrypted), logger: logger)
         for i in 1...3 { _ = try await journal.append(type: 1, payload: payload(i)) }
         #expect(journal.currentFailure == nil)
         faults.write.withLock { $0 = ENOSPC }
@@ -105,14 +109,15 @@ private func payloadsOnDisk(_ dir: TemporaryDirectory) throws -> [[UInt8]] {
         try await waitUntilItWritesAgain(journal)
         #expect(try await journal.append(type: 1, payload: payload(4)) == 4)
         journal.close()
-        #expect(try payloadsOnDisk(dir) == (1...4).map(payload))
+        #expect(try payloadsOnDisk(dir, encrypted: encrypted) == (1...4).map(payload))
     }
 
-    @Test func aShortWriteThenAnErrorLeavesNothingOfTheFailedAppendsOnDisk() async throws {
+    @Test(arguments: [false, true])
+    func aShortWriteThenAnErrorLeavesNothingOfTheFailedAppendsOnDisk(encrypted: Bool) async throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         let faults = Faults()
-        let journal = try Journal(directory: dir.path, options: options(faults), logger: logger)
+        let journal = try Journal(directory: dir.path, options: options(faults, encrypted: encrypted), logger: logger)
         _ = try await journal.append(type: 1, payload: payload(1))
         let segment = dir.path + "/" + (try journal.segments().last!.name)
         let acknowledgedEnd = Journal.testingFileSize(segment)
@@ -129,14 +134,15 @@ private func payloadsOnDisk(_ dir: TemporaryDirectory) throws -> [[UInt8]] {
         #expect(try await journal.append(type: 1, payload: payload(2)) == 2)
         #expect(journal.currentFailure == nil)
         journal.close()
-        #expect(try payloadsOnDisk(dir) == [payload(1), payload(2)])
+        #expect(try payloadsOnDisk(dir, encrypted: encrypted) == [payload(1), payload(2)])
     }
 
-    @Test func aFailedFdatasyncIsNotTrustedTheSegmentIsReopenedAndNothingAcknowledgedIsLost() async throws {
+    @Test(arguments: [false, true])
+    func aFailedFdatasyncIsNotTrustedTheSegmentIsReopenedAndNothingAcknowledgedIsLost(encrypted: Bool) async throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         let faults = Faults()
-        var o = options(faults, retry: .seconds(3600))
+        var o = options(faults, retry: .seconds(3600), encrypted: encrypted)
         o.deferredSyncInterval = .seconds(3600)
         let journal = try Journal(directory: dir.path, options: o, logger: logger)
         _ = try await journal.append(type: 1, payload: payload(1))
@@ -158,7 +164,7 @@ private func payloadsOnDisk(_ dir: TemporaryDirectory) throws -> [[UInt8]] {
         #expect(try await journal.append(type: 1, payload: payload(3)) == 3)
         #expect(journal.currentFailure == nil)
         journal.close()
-        #expect(try payloadsOnDisk(dir) == (1...3).map(payload))
+        #expect(try payloadsOnDisk(dir, encrypted: encrypted) == (1...3).map(payload))
     }
 
     @Test func relaxedModeKeepsWhatItAcknowledgedWhenASyncFails() async throws {

@@ -146,15 +146,24 @@ func corruptionInTheMiddleIsReportedAndLaterRecordsKept(kind: String) async thro
     #expect(FileManager.default.fileExists(atPath: problem.keptAt))
 }
 
-@Test func sigkillAtRandomMomentsLosesNothingAcknowledged() async throws {
+/// Without and with encryption (every opening then starts a segment under a fresh salt).
+@Test(arguments: [false, true])
+func sigkillAtRandomMomentsLosesNothingAcknowledged(encrypted: Bool) async throws {
     let kills = Int(ProcessInfo.processInfo.environment["SURVEYD_CRASH_KILLS"] ?? "") ?? 50
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
+    let keyDirectory = try TemporaryDirectory()
+    defer { keyDirectory.remove() }
+    let keyFile = keyDirectory.path + "/key"
+    try Encryption.write((0..<32).map { UInt8($0 * 3) }, to: keyFile)
+    chmod(keyFile, 0o600)
+    var journalOptions = options()
+    if encrypted { journalOptions.encryption = JournalKeys(current: try JournalKey.load(from: keyFile)) }
     var acknowledged: [UInt64: String] = [:]
     for round in 0..<kills {
         let process = Process()
         process.executableURL = PackagePaths.executable("JournalCrashHelper")
-        process.arguments = [dir.path, "4"]
+        process.arguments = [dir.path, "4"] + (encrypted ? [keyFile] : [])
         let pipe = Pipe()
         process.standardOutput = pipe
         try process.run()
@@ -182,8 +191,12 @@ func corruptionInTheMiddleIsReportedAndLaterRecordsKept(kind: String) async thro
         }
         #expect(process.terminationReason == .uncaughtSignal, "round \(round): helper must have been killed, not exited")
     }
-    let journal = try Journal(directory: dir.path, logger: logger)
+    let journal = try Journal(directory: dir.path, options: journalOptions, logger: logger)
     defer { journal.close() }
+    if encrypted {
+        #expect(try journal.segments().allSatisfy { $0.protection == .currentKey || $0.protection == nil })
+        #expect(try Encryption.anyFile(under: dir.path, holds: "w1-0-") == nil)
+    }
     var seen: [UInt64: Int] = [:]
     for r in journal.recovered { seen[r.sequence, default: 0] += 1 }
     let hex = Dictionary(journal.recovered.map { ($0.sequence, $0.payload.map { String(format: "%02x", $0) }.joined()) }, uniquingKeysWith: { a, _ in a })
@@ -191,7 +204,7 @@ func corruptionInTheMiddleIsReportedAndLaterRecordsKept(kind: String) async thro
     for (seq, payloadHex) in acknowledged where seen[seq] != 1 || hex[seq] != payloadHex { failures += 1 }
     #expect(failures == 0)
     #expect(acknowledged.count > 0)
-    print("crash test: \(kills) kills, \(acknowledged.count) acknowledged records verified, \(failures) failures, \(journal.recovered.count) records on disk")
+    print("crash test\(encrypted ? " (encrypted)" : ""): \(kills) kills, \(acknowledged.count) acknowledged records verified, \(failures) failures, \(journal.recovered.count) records on disk")
 }
 
 // MARK: Disk cap

@@ -17,8 +17,9 @@ private func metadata(_ i: Int, stage: String = "common", hash: String = "h1") -
 
 private func body(_ i: Int) -> [UInt8] { Array(#"{"answers":{"n":\#(i)}}"#.utf8) }
 
-private func smallSegments(_ size: Int = 4096) -> SubmissionQueueOptions {
+private func smallSegments(_ size: Int = 4096, encrypted: Bool = false) -> SubmissionQueueOptions {
     var o = SubmissionQueueOptions()
+    if encrypted { o.journal.encryption = Encryption.keys(1) }
     o.journal.segmentSize = size
     return o
 }
@@ -89,6 +90,22 @@ private func smallSegments(_ size: Int = 4096) -> SubmissionQueueOptions {
         try await queue.markDelivered(first.id, response: nil)
         _ = try await queue.enqueue(m, body: body(1))
         #expect(await queue.pending(limit: 10).isEmpty)
+    }
+
+    /// Two enqueues of one key at once (a session's stage queued again while its first enqueue
+    /// is being written): the second waits for the first and finds it, one submission is queued.
+    @Test func concurrentEnqueuesOfOneKeyQueueItOnce() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let queue = try SubmissionQueue(directory: dir.path, logger: logger)
+        defer { queue.close() }
+        let m = metadata(1)
+        async let first = queue.enqueue(m, body: body(1))
+        async let second = queue.enqueue(m, body: body(2))
+        let (a, b) = try await (first, second)
+        #expect(a == b)
+        #expect(await queue.pending(limit: 10).count == 1)
+        #expect(await queue.counts().pending == 1)
     }
 
     @Test func compactionRemovesSettledSegmentsAndCarriesTheFewLiveOnes() async throws {
@@ -204,15 +221,15 @@ private func smallSegments(_ size: Int = 4096) -> SubmissionQueueOptions {
     /// The states a crash can leave a compaction in, rebuilt from copies of the segment files:
     /// after the live records were carried forward but before the removal checkpoint; after the
     /// checkpoint with none, or some, of the old segments unlinked.
-    @Test(arguments: ["carried", "checkpointed", "halfUnlinked"])
-    func aRestartInTheMiddleOfCompactionLosesAndDuplicatesNothing(crashPoint: String) async throws {
+    @Test(arguments: ["carried", "checkpointed", "halfUnlinked"], [false, true])
+    func aRestartInTheMiddleOfCompactionLosesAndDuplicatesNothing(crashPoint: String, encrypted: Bool) async throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         var q: [QueuedSubmission] = []
         let keepPending: Set<Int> = [2, 77, 150]
         let keepDead: Set<Int> = [41]
         do {
-            let queue = try SubmissionQueue(directory: dir.path, options: smallSegments(), logger: logger)
+            let queue = try SubmissionQueue(directory: dir.path, options: smallSegments(encrypted: encrypted), logger: logger)
             for i in 0..<200 { q.append(try await queue.enqueue(metadata(i), body: body(i))) }
             for (i, s) in q.enumerated() where !keepPending.contains(i) {
                 if keepDead.contains(i) { try await queue.markDead(s.id, reason: "refused \(i)") } else { try await queue.markDelivered(s.id, response: nil) }
@@ -225,7 +242,7 @@ private func smallSegments(_ size: Int = 4096) -> SubmissionQueueOptions {
             before[name] = try Data(contentsOf: dir.appending(name))
         }
         do {
-            let queue = try SubmissionQueue(directory: dir.path, options: smallSegments(), logger: logger)
+            let queue = try SubmissionQueue(directory: dir.path, options: smallSegments(encrypted: encrypted), logger: logger)
             let report = try await queue.compact()
             #expect(report.carriedRecords > 0 && report.removedSegments.count > 2)
             queue.close()
@@ -240,7 +257,7 @@ private func smallSegments(_ size: Int = 4096) -> SubmissionQueueOptions {
         let expectedPending = q.enumerated().filter { keepPending.contains($0.offset) }.map(\.element)
         let expectedDead = [DeadSubmission(submission: q[41], reason: "refused 41")]
         for round in 0..<2 {
-            let queue = try SubmissionQueue(directory: dir.path, options: smallSegments(), logger: logger)
+            let queue = try SubmissionQueue(directory: dir.path, options: smallSegments(encrypted: encrypted), logger: logger)
             #expect(await queue.pending(limit: 500) == expectedPending, "\(crashPoint), round \(round)")
             #expect(await queue.dead() == expectedDead)
             for i in keepPending.union(keepDead) { #expect(try await queue.body(of: q[i].id) == ByteBuffer(bytes: body(i))) }

@@ -98,4 +98,30 @@ import Testing
         let reopened = try Journal(directory: dir.appending("state/sessions").path, logger: Logger(label: "t"))
         reopened.close()
     }
+
+    /// A definition cache that cannot be opened (its path is a file) or a device id that cannot
+    /// be made (its path is a directory) fails the start after both journals were opened: both
+    /// are closed again, their locks released.
+    @Test(arguments: ["definitions", "device-id"])
+    func aFailedStartAfterTheJournalsClosesThem(blocked: String) async throws {
+        let dir = try TemporaryDirectory(prefix: "df")
+        defer { dir.remove() }
+        let state = dir.appending("state")
+        try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+        if blocked == "definitions" {
+            try Data("not a directory".utf8).write(to: state.appending(path: blocked))
+        } else {
+            try FileManager.default.createDirectory(at: state.appending(path: blocked).appending(path: "x"), withIntermediateDirectories: true)
+        }
+        var flags = DaemonConfiguration.Overrides()
+        flags[\.serverURL] = "http://127.0.0.1:9"
+        flags[\.stateDirectory] = state.path
+        flags[\.socketPath] = dir.appending("d.sock").path
+        let configuration = try await DaemonConfiguration.resolve(file: nil, environment: ["HOME": dir.path], flags: flags, userID: getuid())
+        await #expect(throws: (any Error).self) { _ = try await Daemon(configuration: configuration, version: "test", logger: Logger(label: "t")) }
+        for journal in ["sessions", "queue"] {
+            let reopened = try Journal(directory: state.appending(path: journal).path, logger: Logger(label: "t"))
+            reopened.close()
+        }
+    }
 }

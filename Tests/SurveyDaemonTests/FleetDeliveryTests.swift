@@ -161,16 +161,12 @@ import Testing
     /// While the server stays unreachable the watcher's probes come at 2, 4, 8, 16 and 32 s
     /// (the top of each jitter window), not every 2 s; once it is back, one probe wakes the worker.
     @Test func theWatcherBacksOffWhileOffline() async throws {
-        let dir = try TemporaryDirectory(prefix: "fleet")
-        defer { dir.remove() }
-        let storage = try await OfflineDelivery.pendingStorage(in: dir)
-        defer { storage.close() }
         let offline = OfflineDelivery()
         let (queue, uploader, worker) = (offline.queue, offline.uploader, offline.worker)
         let probe = SwitchProbe()
         let clock = ManualClock()
         let watcher = ConnectivityWatcher(
-            monitor: ConnectivityMonitor(probe: probe, reuse: .zero), worker: worker, queue: storage,
+            monitor: ConnectivityMonitor(probe: probe, reuse: .zero), worker: worker, queue: queue,
             schedule: ProbeSchedule(base: .seconds(2), cap: .seconds(60)), clock: clock, unitRandom: { 1 })
         try await InjectedClockTests().running([worker, watcher]) {
             #expect(await eventually { await worker.snapshot.lastOutcomeOffline })
@@ -232,4 +228,9 @@ final class ClockedUploader: AnswerUploader {
         let decoded = try JSONDecoder().decode(StatusView.self, from: JSONEncoder().encode(status))
         #expect(decoded.deviceId == "kiosk-7")
     }
+}
+
+/// The connectivity watcher probes while this queue has pending submissions.
+extension MemoryDeliveryQueue: PendingCount {
+    func pendingCount() async -> Int { states().filter { $0 == .pending }.count }
 }

@@ -54,16 +54,12 @@ import Testing
     /// The watcher probes only when its clock says an interval has passed; then it wakes the
     /// worker, which found the server offline and would otherwise sleep for an hour.
     @Test func theWatcherChecksWhenItsClockSays() async throws {
-        let dir = try TemporaryDirectory(prefix: "watch")
-        defer { dir.remove() }
-        let storage = try await OfflineDelivery.pendingStorage(in: dir)
-        defer { storage.close() }
         let offline = OfflineDelivery()
         let (queue, uploader, worker) = (offline.queue, offline.uploader, offline.worker)
         let probe = SwitchProbe()
         probe.reachable.withLock { $0 = true }
         let clock = ManualClock()
-        let watcher = ConnectivityWatcher(monitor: ConnectivityMonitor(probe: probe, reuse: .zero), worker: worker, queue: storage, schedule: ProbeSchedule(base: .seconds(2), cap: .seconds(60)), clock: clock)
+        let watcher = ConnectivityWatcher(monitor: ConnectivityMonitor(probe: probe, reuse: .zero), worker: worker, queue: queue, schedule: ProbeSchedule(base: .seconds(2), cap: .seconds(60)), clock: clock)
         try await running([worker, watcher]) {
             #expect(await eventually { await worker.snapshot.lastOutcomeOffline && clock.sleeping == 1 })
             uploader.offline.withLock { $0 = false }

@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import Storage
 @testable import SurveyDaemon
 import SurveyTesting
 
@@ -23,18 +22,5 @@ struct OfflineDelivery {
             settings: .init(maxInFlight: 1, backoff: { _, _ in .seconds(1) }, offlinePause: .seconds(3600)),
             logger: Logger(label: "test")
         ) { _, _ in }
-    }
-
-    /// A queue on disk in `dir` with one submission pending: what the connectivity watcher looks
-    /// at to decide whether to probe. The caller closes it.
-    static func pendingStorage(in dir: TemporaryDirectory) async throws -> SubmissionQueue {
-        let storage = try SubmissionQueue(directory: dir.path, logger: Logger(label: "test"))
-        do {
-            try await storage.enqueue(SubmissionMetadata(key: UUID(), stage: "a", language: "en", definitionHash: "h", queuedAt: Date()), body: Array("{}".utf8))
-        } catch {
-            storage.close()
-            throw error
-        }
-        return storage
     }
 }

@@ -64,6 +64,8 @@ public struct DaemonBackend: ControlBackend {
     /// Takes answers off the disk: `status` shows what waits, `purge` erases it at once; nil:
     /// `purge` purges the queue only.
     public var erasure: AnswerErasure?
+    /// Whether the journals are encrypted, for `status`, `health` and the metrics; nil: not said.
+    public var encryption: (@Sendable () -> EncryptionView)?
 
     public init(
         version: String, startedAt: Date, sessions: SessionManager, worker: DeliveryWorker, inspector: any QueueInspector, connectivity: any ConnectivityObserver,
@@ -81,7 +83,9 @@ public struct DaemonBackend: ControlBackend {
     }
 
     public func health() async -> HealthView {
-        DaemonHealth.view(phase: lifecycle?.phase ?? .serving, journals: await inspector.journalHealth())
+        var view = DaemonHealth.view(phase: lifecycle?.phase ?? .serving, journals: await inspector.journalHealth())
+        view.encryption = encryption?()
+        return view
     }
 
     public func resume() async throws -> ResumeReply {
@@ -104,7 +108,7 @@ public struct DaemonBackend: ControlBackend {
         let health = DaemonHealth.view(phase: lifecycle?.phase ?? .serving, journals: journals)
         var snapshot = MetricsExporter.Snapshot(
             counts: try? await inspector.counts(), now: now(), connectivity: await connectivity.status.state, journals: sizes, ready: health.ready,
-            paused: await worker.snapshot.paused != nil, holdOff: await worker.holdOff)
+            paused: await worker.snapshot.paused != nil, holdOff: await worker.holdOff, encryption: encryption?())
         if let erasure { snapshot.erasureOldestWaiting = await onPool { await erasure.waiting() }.oldest }
         return exporter.exposition(snapshot)
     }
@@ -157,6 +161,7 @@ public struct DaemonBackend: ControlBackend {
             StatusView.FirstStageMissing(stage: $0.stage, lang: $0.language, since: $0.since.iso8601Seconds)
         }
         view.erasure = await erasureView(at: time)
+        view.encryption = encryption?()
         view.paused = snapshot.paused.map { StatusView.Paused(reason: $0.reason, since: $0.since.iso8601Seconds) }
         return view
     }

@@ -42,6 +42,9 @@ public final class DaemonMetrics: Sendable {
         public static let deliveryPaused = "surveyd_delivery_paused"
         public static let deliveryHoldOff = "surveyd_delivery_hold_off_seconds"
         public static let erasureOldestWaitingAge = "surveyd_erasure_oldest_waiting_age_seconds"
+        public static let encryptionEnabled = "surveyd_encryption_enabled"
+        public static let journalSegmentsOldKey = "surveyd_journal_segments_old_key"
+        public static let journalSegmentsPlain = "surveyd_journal_segments_plain"
     }
 
     /// The histograms' buckets, by name: an fdatasync takes milliseconds, a delivery from

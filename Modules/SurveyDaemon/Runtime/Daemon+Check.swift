@@ -15,6 +15,7 @@ extension Daemon {
         }
         _ = try group(configuration.socketGroup)
         _ = try kioskPlan(configuration)
+        _ = try DaemonEncryption.keys(configuration)
     }
 
     /// The resolved settings, one `key: value` line each (`surveyd --check-config` prints them).

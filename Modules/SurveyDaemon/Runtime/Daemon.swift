@@ -68,6 +68,9 @@ public final class Daemon: Sendable {
         }
         let socketGroup = try Self.group(configuration.socketGroup)
         let kioskPlan = try Self.kioskPlan(configuration)
+        // Before anything is created or opened: a refused key leaves the state directory as it was.
+        let keys = try DaemonEncryption.keys(configuration)
+        try DaemonEncryption.check(state: configuration.stateDirectory, keys: keys)
         // Released by its deinit when the start fails below.
         do throws(ControlError) {
             if let inheritedSocket {
@@ -83,6 +86,7 @@ public final class Daemon: Sendable {
         let metrics = exporter.metrics
         var journalOptions = JournalOptions()
         journalOptions.durability = configuration.journalDurability
+        journalOptions.encryption = keys
         do {
             // A compaction writes every kept session as one snapshot record: allow a large one.
             var sessionOptions = journalOptions
@@ -103,17 +107,22 @@ public final class Daemon: Sendable {
             sessionJournal.close()
             throw error
         }
-        let cache = try DefinitionCache(directory: state + "/definitions")
-        self.cache = cache
-
+        // From here on a failed start closes both journals again (their writer threads and locks).
+        let cache: DefinitionCache
         let deviceID: String
         do {
-            deviceID = try configuration.deviceID ?? DeviceIdentity.loadOrCreate(in: state)
-        } catch let error as StorageError {
+            cache = try DefinitionCache(directory: state + "/definitions")
+            do {
+                deviceID = try configuration.deviceID ?? DeviceIdentity.loadOrCreate(in: state)
+            } catch let error as StorageError {
+                throw DaemonStartError(error.message)
+            }
+        } catch {
             sessionJournal.close()
             submissionQueue.close()
-            throw DaemonStartError(error.message)
+            throw error
         }
+        self.cache = cache
         monitor = ConnectivityMonitor(probe: CountingProbe(probe, metrics: metrics), reuse: configuration.connectivityCache)
         let clientConfiguration = SurveyClientConfiguration(baseURL: serverURL, userAgent: "surveyd/\(version)", tokenFile: configuration.tokenFile, deviceID: deviceID)
         httpClient = AsyncHTTPClientTransport.makeClient(for: clientConfiguration)
@@ -157,6 +166,12 @@ public final class Daemon: Sendable {
         var backend = DaemonBackend(version: version, startedAt: Date(), sessions: sessions, worker: worker, inspector: queue, connectivity: monitor, lifecycle: lifecycle, exporter: exporter)
         backend.deviceId = deviceID
         backend.erasure = erasure
+        backend.encryption = { [sessionJournal] in DaemonEncryption.view(keys: keys, journals: [sessionJournal, submissionQueue.journal]) }
+        if let keys {
+            logger.notice("answers are encrypted at rest", metadata: ["key": "\(keys.current.fingerprint)", "oldKeys": "\(keys.old.count)"])
+        } else {
+            logger.warning("answers are stored in the clear: no encryptionKeyFile and no surveyd-key credential (doc/security.md)")
+        }
         self.backend = backend
         kiosk = kioskPlan.map { KioskServer(address: $0.address, settings: $0.settings, brand: KioskBrandStore($0.brand), sessions: sessions, logger: logger) }
         let controlLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -257,37 +272,5 @@ public final class Daemon: Sendable {
             logger.warning("the control server's event loop did not shut down cleanly", metadata: ["error": "\(error)"])
         }
         logger.info("surveyd stopped; journals closed")
-    }
-
-    /// Creates the state directory (0700, with missing parents; each new directory made durable
-    /// by an fsync of its parent) or sets an existing one to 0700.
-    static func makeDirectory(_ path: String) throws {
-        do {
-            try PrivateDirectory.create(path, intermediates: true)
-        } catch let error as StorageError {
-            throw DaemonStartError("cannot create the state directory \(path): \(error.message); create it or give another --state-dir")
-        }
-    }
-
-    /// The kiosk's address, settings and brand, checked before anything is opened.
-    /// - Throws: `ConfigurationError` for a logo or colour that cannot be used (exit 78).
-    static func kioskPlan(_ configuration: DaemonConfiguration) throws -> (address: ListenAddress, settings: KioskSettings, brand: KioskBrand)? {
-        guard let listen = configuration.kioskListen else { return nil }
-        let brand = try KioskBrandFiles.brand(from: configuration)
-        do {
-            let settings = KioskServer.settings(from: configuration)
-            try settings.check()
-            return (try ListenAddress(parsing: listen), settings, brand)
-        } catch {
-            throw DaemonStartError("cannot serve the kiosk pages on \(listen): \(error); fix kioskListen or the kiosk settings")
-        }
-    }
-
-    static func group(_ name: String?) throws -> (name: String, gid: UInt32)? {
-        guard let name else { return nil }
-        guard let entry = getgrnam(name) else {
-            throw DaemonStartError("the socket group \(name) does not exist; create it or fix socketGroup")
-        }
-        return (name, entry.pointee.gr_gid)
     }
 }

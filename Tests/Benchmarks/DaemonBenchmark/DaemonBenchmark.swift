@@ -27,6 +27,9 @@ import SurveyTesting
 ///   AsyncHTTPClient loop with the same concurrency (run twice, the faster counts); the mock
 ///   server is a `mock-survey-server` child process, so both talk to it across processes;
 /// - CPU time per answer and per upload of each process;
+/// - the answers of the largest client count again with the journals encrypted at rest
+///   (`--encryption-key-file`), beside the unencrypted row of the same run (goal: at most 5 %
+///   more daemon CPU per answer);
 /// - the daemon's resident memory idle and with 100,000 queued.
 ///
 /// `swift build -c release --product surveyd && swift build -c release --product mock-survey-server
@@ -88,6 +91,19 @@ struct DaemonBenchmark {
             rows.append((clients, starts, try await answers(socket: answersDaemon.socket, sessions: ids, daemon: answersDaemon.pid)))
         }
         await answersDaemon.stop()
+        // The same answers with the journals encrypted, on a daemon of their own.
+        var sealedRow: (clients: Int, load: Measured)?
+        if let clients = clientCounts.max() {
+            let keyFile = work + "/key"
+            try Data((0..<32).map { UInt8(truncatingIfNeeded: $0 &* 7) }).write(to: URL(fileURLWithPath: keyFile))
+            chmod(keyFile, 0o600)
+            let sealedDaemon = try Daemon(binary: surveyd, directory: work + "/answers-sealed", serverURL: "http://127.0.0.1:\(mock.port)", inFlight: inFlight, keyFile: keyFile)
+            try await sealedDaemon.waitReady()
+            let sealedControl = ControlClient(socketPath: sealedDaemon.socket, httpClient: http)
+            let (_, ids) = try await startSessions(control: sealedControl, clients: clients, count: sessionsPerRow[clients]!)
+            sealedRow = (clients, try await answers(socket: sealedDaemon.socket, sessions: ids, daemon: sealedDaemon.pid))
+            await sealedDaemon.stop()
+        }
 
         // 1b. The same answers through the kiosk pages, then the framework's floor of both paths.
         let pages = try await kioskRows(surveyd: surveyd, directory: work + "/kiosk", serverURL: "http://127.0.0.1:\(mock.port)")
@@ -148,6 +164,11 @@ struct DaemonBenchmark {
             print("| durable answers/s, \(clients) client\(clients == 1 ? "" : "s") | \(BenchmarkSupport.whole(load.rate)) /s | \(BenchmarkSupport.whole(baseline)) /s | \(BenchmarkSupport.ratio(load.rate / baseline)) | \(goal) |")
             print("| control round trip, \(clients) client\(clients == 1 ? "" : "s") | p50 \(String(format: "%.2f", load.p50)) ms, p99 \(String(format: "%.2f", load.p99)) ms | | | |")
             print("| CPU per answer, \(clients) client\(clients == 1 ? "" : "s") | daemon \(String(format: "%.0f", load.serverMicros)) µs, load generator \(String(format: "%.0f", load.loadMicros)) µs | | | |")
+        }
+        if let sealedRow, let plain = rows.first(where: { $0.clients == sealedRow.clients })?.load {
+            let clients = "\(sealedRow.clients) client\(sealedRow.clients == 1 ? "" : "s")"
+            print("| encrypted: durable answers/s, \(clients) | \(BenchmarkSupport.whole(sealedRow.load.rate)) /s | unencrypted \(BenchmarkSupport.whole(plain.rate)) /s | \(BenchmarkSupport.ratio(sealedRow.load.rate / plain.rate)) | |")
+            print("| encrypted: daemon CPU per answer, \(clients) | \(String(format: "%.0f", sealedRow.load.serverMicros)) µs | unencrypted \(String(format: "%.0f", plain.serverMicros)) µs | \(BenchmarkSupport.ratio(sealedRow.load.serverMicros / plain.serverMicros)) | ≤ 1.05 |")
         }
         printKioskRows(socket: rows.map { ($0.clients, $0.load) }, pages: pages, floors: floors)
         print("| replay of \(queued) queued submissions (\(inFlight) in flight; \(timed) pending when timed) | \(BenchmarkSupport.whole(replayRate)) /s | bare AHC \(BenchmarkSupport.whole(bare)) /s (runs: \(BenchmarkSupport.whole(bareBefore)), \(BenchmarkSupport.whole(bareAfter))) | \(BenchmarkSupport.ratio(replayRate / bare)) | ≥ 0.7 |")
@@ -266,11 +287,13 @@ struct Daemon {
     let socket: String
 
     /// - Parameter kioskPort: serve the kiosk pages on this loopback port too.
-    init(binary: URL, directory: String, serverURL: String, inFlight: Int, kioskPort: Int? = nil) throws {
+    /// - Parameter keyFile: encrypt the journals with this key.
+    init(binary: URL, directory: String, serverURL: String, inFlight: Int, kioskPort: Int? = nil, keyFile: String? = nil) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         socket = directory + "/d.sock"
         var arguments = ["--server-url", serverURL, "--state-dir", directory + "/state", "--socket", socket, "--max-in-flight", String(inFlight), "--log-level", "error"]
         if let kioskPort { arguments += ["--kiosk-listen", "127.0.0.1:\(kioskPort)"] }
+        if let keyFile { arguments += ["--encryption-key-file", keyFile] }
         child = try BackgroundProcess(binary, arguments, deadline: childDeadline)
     }
 

@@ -15,7 +15,10 @@ import SurveyTesting
 /// - the time to open a journal holding 1,000,000 records, as a bare journal and as the
 ///   submission queue with 1,000,000 pending (goal: under 1.5 s), and again after all but 1,000
 ///   were delivered and the queue compacted;
-/// - resident memory of a process holding the queue with 1,000,000 pending (goal: under 100 MB).
+/// - resident memory of a process holding the queue with 1,000,000 pending (goal: under 100 MB);
+/// - with encryption at rest (ChaCha20-Poly1305, doc/journal-format.md), in the same run: serial
+///   and 64-writer appends (goal: serial within 5 % of unencrypted) and opening the queue of
+///   1,000,000 records (goal: at most 1.5 × unencrypted).
 ///
 /// `swift run -c release StorageBenchmark [--dir DIR] [--records N] [--seconds S]`
 ///
@@ -28,8 +31,8 @@ struct StorageBenchmark {
 
     static func main() async throws {
         var arguments = Array(CommandLine.arguments.dropFirst())
-        if arguments.first == "open", arguments.count == 2 {
-            try await measureOpen(directory: arguments[1])
+        if arguments.first == "open", arguments.count >= 2 {
+            try await measureOpen(directory: arguments[1], keys: arguments.count > 2 ? benchmarkKeys : nil)
             return
         }
         var directory = FileManager.default.temporaryDirectory.appendingPathComponent("svstorage-\(getpid())").path
@@ -60,6 +63,18 @@ struct StorageBenchmark {
         for writers in [1, 8, 64] {
             concurrent.append((writers, try await appendRate(directory: directory + "/writers-\(writers)", writers: writers, serialOnly: false, duration: duration, logger: logger)))
         }
+        // Encrypted and plain once more, alternating, so that both see the same disk and load.
+        var serialPlain: [Double] = [serial]
+        var serialSealed: [Double] = []
+        for round in 0..<2 {
+            serialSealed.append(try await appendRate(directory: directory + "/serial-sealed-\(round)", writers: 1, serialOnly: true, duration: duration, logger: logger, keys: benchmarkKeys))
+            if round == 0 { serialPlain.append(try await appendRate(directory: directory + "/serial-again", writers: 1, serialOnly: true, duration: duration, logger: logger)) }
+        }
+        let sealed64 = try await appendRate(directory: directory + "/writers-64-sealed", writers: 64, serialOnly: false, duration: duration, logger: logger, keys: benchmarkKeys)
+        let sealedQueue = directory + "/queue-sealed"
+        let sealedFillRate = try await fillQueue(directory: sealedQueue, count: records, logger: logger, keys: benchmarkKeys)
+        let sealedFull = try await openInChild(directory: sealedQueue, encrypted: true)
+        try? FileManager.default.removeItem(atPath: sealedQueue)
 
         let queueDirectory = directory + "/queue"
         let fillRate = try await fillQueue(directory: queueDirectory, count: records, logger: logger)
@@ -82,12 +97,22 @@ struct StorageBenchmark {
         print("| open after delivering all but \(kept) and compacting (\(removed) segments removed): journal of \(compacted.records) records (\(BenchmarkSupport.whole(compacted.diskMB)) MB) | \(String(format: "%.3f", compacted.journalSeconds)) s | | | |")
         print("| open after compaction: queue with \(compacted.pending) pending | \(String(format: "%.3f", compacted.queueSeconds)) s | | | |")
         print("| RSS after compaction with \(compacted.pending) pending | \(String(format: "%.1f", compacted.rssMB)) MB | | | |")
-        print("\nFilling: \(BenchmarkSupport.whole(fillRate)) enqueues/s and \(BenchmarkSupport.whole(deliverRate)) deliveries/s recorded, with relaxed durability and 512 at a time (setup, not a goal).")
+        let plainSerial = serialPlain.reduce(0, +) / Double(serialPlain.count)
+        let sealedSerial = serialSealed.reduce(0, +) / Double(serialSealed.count)
+        print("| encrypted: journal, serial durable appends (mean of \(serialSealed.count)) | \(BenchmarkSupport.whole(sealedSerial)) /s | unencrypted \(BenchmarkSupport.whole(plainSerial)) /s (mean of \(serialPlain.count)) | \(BenchmarkSupport.ratio(sealedSerial / plainSerial)) | ≥ 0.95 |")
+        let plain64 = concurrent.first { $0.0 == 64 }?.1 ?? 0
+        print("| encrypted: journal, 64 concurrent writers | \(BenchmarkSupport.whole(sealed64)) /s | unencrypted \(BenchmarkSupport.whole(plain64)) /s | \(BenchmarkSupport.ratio(sealed64 / plain64)) | |")
+        print("| encrypted: open journal of \(sealedFull.records) records (\(BenchmarkSupport.whole(sealedFull.diskMB)) MB) | \(String(format: "%.3f", sealedFull.journalSeconds)) s | unencrypted \(String(format: "%.3f", full.journalSeconds)) s | \(BenchmarkSupport.ratio(sealedFull.journalSeconds / full.journalSeconds)) | ≤ 1.5 × |")
+        print("| encrypted: open queue with \(sealedFull.pending) pending | \(String(format: "%.3f", sealedFull.queueSeconds)) s | unencrypted \(String(format: "%.3f", full.queueSeconds)) s | \(BenchmarkSupport.ratio(sealedFull.queueSeconds / full.queueSeconds)) | ≤ 1.5 × |")
+        print("| encrypted: RSS with \(sealedFull.pending) pending | \(String(format: "%.1f", sealedFull.rssMB)) MB | unencrypted \(String(format: "%.1f", full.rssMB)) MB | | |")
+        print("\nFilling: \(BenchmarkSupport.whole(fillRate)) enqueues/s (encrypted: \(BenchmarkSupport.whole(sealedFillRate))) enqueues/s and \(BenchmarkSupport.whole(deliverRate)) deliveries/s recorded, with relaxed durability and 512 at a time (setup, not a goal).")
     }
 
     /// Durable appends per second. `serialOnly`: one caller, each append awaited before the next.
-    static func appendRate(directory: String, writers: Int, serialOnly: Bool, duration: Duration, logger: Logger) async throws -> Double {
-        let journal = try Journal(directory: directory, logger: logger)
+    static func appendRate(directory: String, writers: Int, serialOnly: Bool, duration: Duration, logger: Logger, keys: JournalKeys? = nil) async throws -> Double {
+        var options = JournalOptions()
+        options.encryption = keys
+        let journal = try Journal(directory: directory, options: options, logger: logger)
         defer { journal.close() }
         let payload = [UInt8](repeating: 0x5A, count: payloadSize)
         let clock = ContinuousClock()
@@ -109,15 +134,22 @@ struct StorageBenchmark {
         return Double(total) / (clock.now - start).seconds
     }
 
-    static func relaxedQueueOptions() -> SubmissionQueueOptions {
+    static func relaxedQueueOptions(keys: JournalKeys? = nil) -> SubmissionQueueOptions {
         var options = SubmissionQueueOptions()
         options.journal.durability = .relaxed(syncInterval: .milliseconds(100))
+        options.journal.encryption = keys
         return options
     }
 
+    /// A fixed key for the encrypted rows (the benchmark's directories are removed at the end).
+    static var benchmarkKeys: JournalKeys {
+        // 32 bytes always make a key.
+        JournalKeys(current: try! JournalKey(bytes: (0..<32).map { UInt8($0) }))
+    }
+
     /// Queues `count` submissions with `bodySize`-byte bodies; returns enqueues per second.
-    static func fillQueue(directory: String, count: Int, logger: Logger) async throws -> Double {
-        let queue = try SubmissionQueue(directory: directory, options: relaxedQueueOptions(), logger: logger)
+    static func fillQueue(directory: String, count: Int, logger: Logger, keys: JournalKeys? = nil) async throws -> Double {
+        let queue = try SubmissionQueue(directory: directory, options: relaxedQueueOptions(keys: keys), logger: logger)
         defer { queue.close() }
         let body = [UInt8](repeating: 0x7B, count: bodySize)
         let clock = ContinuousClock()
@@ -173,8 +205,8 @@ struct StorageBenchmark {
     }
 
     /// Runs `StorageBenchmark open DIR` and reads its one line of `key=value` fields.
-    static func openInChild(directory: String) async throws -> OpenMeasure {
-        let result = try await runProcess(URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath(), ["open", directory], deadline: .seconds(600))
+    static func openInChild(directory: String, encrypted: Bool = false) async throws -> OpenMeasure {
+        let result = try await runProcess(URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath(), ["open", directory] + (encrypted ? ["encrypted"] : []), deadline: .seconds(600))
         guard result.status == 0, !result.timedOut else {
             throw BenchmarkError("the open measurement exited \(result.status)\(result.timedOut ? " (killed after 600 s)" : ""): \(result.stderr)")
         }
@@ -196,18 +228,22 @@ struct StorageBenchmark {
 
     /// Child mode: opens the bare journal (records visited, none kept), then the queue on it, and
     /// prints the times and this process's memory with the queue open.
-    static func measureOpen(directory: String) async throws {
+    static func measureOpen(directory: String, keys: JournalKeys?) async throws {
         let logger = Logger(label: "storage-bench-open")
+        var options = JournalOptions()
+        options.encryption = keys
+        var queueOptions = SubmissionQueueOptions()
+        queueOptions.journal.encryption = keys
         let emptyMB = BenchmarkSupport.memoryMegabytes()
         let clock = ContinuousClock()
         var start = clock.now
         var records = 0
-        let journal = try Journal(directory: directory, logger: logger) { _, _ in records += 1 }
+        let journal = try Journal(directory: directory, options: options, logger: logger) { _, _ in records += 1 }
         let journalSeconds = (clock.now - start).seconds
         let diskMB = Double(journal.diskBytes) / 1_048_576
         journal.close()
         start = clock.now
-        let queue = try SubmissionQueue(directory: directory, logger: logger)
+        let queue = try SubmissionQueue(directory: directory, options: queueOptions, logger: logger)
         let queueSeconds = (clock.now - start).seconds
         let pending = await queue.counts().pending
         let rssMB = BenchmarkSupport.memoryMegabytes()

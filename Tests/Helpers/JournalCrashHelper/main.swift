@@ -3,6 +3,7 @@
 // Even-numbered writers wait for the fdatasync; odd ones append `.deferredMarker` records (acknowledged once
 // written), which a kill of the process must not lose either.
 // The test kills it with SIGKILL at a random moment and checks every printed record was recovered.
+// With argv[3], a key file, the journal is encrypted under that key.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,6 +15,9 @@ let directory = CommandLine.arguments[1]
 let writers = CommandLine.arguments.count > 2 ? Int(CommandLine.arguments[2]) ?? 4 : 4
 var options = JournalOptions()
 options.segmentSize = 16 << 10
+if CommandLine.arguments.count > 3 {
+    options.encryption = JournalKeys(current: try JournalKey.load(from: CommandLine.arguments[3]))
+}
 let journal = try Journal(directory: directory, options: options, logger: Logger(label: "crash-helper"))
 let start = journal.recovered.count
 await withTaskGroup(of: Void.self) { group in

@@ -1,3 +1,4 @@
+import ControlAPI
 import CoreMetrics
 import Foundation
 import Networking
@@ -26,10 +27,13 @@ public final class MetricsExporter: Sendable {
         public var holdOff: DeliveryWorker.HoldOff?
         /// Since when the oldest answer waiting for erasure has waited; nil when none waits.
         public var erasureOldestWaiting: Date?
+        /// Whether the journals are encrypted, and the segments left to rewrite; nil: not said.
+        public var encryption: EncryptionView?
 
-        public init(counts: SubmissionQueueCounts?, now: Date, connectivity: ConnectivityStatus.State, journals: [(name: String, diskBytes: Int, failed: Bool)], ready: Bool, paused: Bool = false, holdOff: DeliveryWorker.HoldOff? = nil) {
+        public init(counts: SubmissionQueueCounts?, now: Date, connectivity: ConnectivityStatus.State, journals: [(name: String, diskBytes: Int, failed: Bool)], ready: Bool, paused: Bool = false, holdOff: DeliveryWorker.HoldOff? = nil, encryption: EncryptionView? = nil) {
             self.paused = paused
             self.holdOff = holdOff
+            self.encryption = encryption
             self.counts = counts
             self.now = now
             self.connectivity = connectivity
@@ -51,6 +55,9 @@ public final class MetricsExporter: Sendable {
     let paused: Meter
     let holdOff: [(status: Int, meter: Meter)]
     let erasureOldestWaitingAge: Meter
+    let encryptionEnabled: Meter
+    let oldKeySegments: Meter
+    let plainSegments: Meter
 
     /// The Prometheus text format's content type.
     public static let contentType = "text/plain; version=0.0.4; charset=utf-8"
@@ -78,6 +85,9 @@ public final class MetricsExporter: Sendable {
         paused = Meter(label: Name.deliveryPaused, factory: factory)
         holdOff = [429, 503].map { ($0, Meter(label: Name.deliveryHoldOff, dimensions: [("status", "\($0)")], factory: factory)) }
         erasureOldestWaitingAge = Meter(label: Name.erasureOldestWaitingAge, factory: factory)
+        encryptionEnabled = Meter(label: Name.encryptionEnabled, factory: factory)
+        oldKeySegments = Meter(label: Name.journalSegmentsOldKey, factory: factory)
+        plainSegments = Meter(label: Name.journalSegmentsPlain, factory: factory)
     }
 
     /// Every metric in the text format, with the gauges set from `snapshot`.
@@ -99,6 +109,11 @@ public final class MetricsExporter: Sendable {
             meter.set(remaining ?? 0)
         }
         erasureOldestWaitingAge.set(snapshot.erasureOldestWaiting.map { max(0, snapshot.now.timeIntervalSince($0)) } ?? 0)
+        if let encryption = snapshot.encryption {
+            encryptionEnabled.set(encryption.state == EncryptionView.on ? 1 : 0)
+            oldKeySegments.set(encryption.oldKeySegments)
+            plainSegments.set(encryption.plainSegments)
+        }
         return registry.emitToBuffer()
     }
 }

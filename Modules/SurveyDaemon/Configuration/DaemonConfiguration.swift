@@ -68,6 +68,12 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var maxRequestBytes: Int = DaemonSetting.defaultValue(of: \.maxRequestBytes)
     /// A file holding the survey server's bearer token; read at start and again once after a 401.
     public var tokenFile: String?
+    /// The file holding the 32-byte key the journals are encrypted with (doc/security.md); nil
+    /// writes them in the clear.
+    public var encryptionKeyFile: String?
+    /// Files of earlier keys, comma-separated: segments under them stay readable until
+    /// compaction rewrites them under `encryptionKeyFile`.
+    public var encryptionOldKeyFiles: String?
     /// The TCP address of the respondent's pages (the kiosk), `HOST:PORT`; nil serves none.
     public var kioskListen: String?
     /// Whether `kioskListen` may be an address other machines reach.
@@ -200,5 +206,6 @@ public struct DaemonConfiguration: Sendable, Hashable {
             stateDirectory = "/tmp/surveyd-\(userID)/state"
         }
         socketPath = ControlDefaults.socketPath(environment: environment, userID: userID)
+        encryptionKeyFile = Self.credentialKeyFile(environment: environment)
     }
 }

@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import Networking
 import NIOPosix
 import ServiceLifecycle
 import Storage
@@ -12,7 +11,7 @@ import Storage
 /// measured and slept on the injected clock.
 struct Housekeeping: Service {
     let sessions: SessionManager
-    let queue: SubmissionQueue
+    let queue: any HousekeepingQueue
     let cache: DefinitionCache
     /// The time between rounds; nil: a quarter of the sessions' idle timeout as it is at each
     /// round (a reload changes it), from 1 s to 30 s.
@@ -71,51 +70,11 @@ struct Housekeeping: Service {
     }
 }
 
-/// Watches connectivity while submissions wait, and wakes the delivery worker as soon as the
-/// server is reachable again (the worker itself sleeps on its offline pause while offline).
-///
-/// It looks every `schedule.base` of the injected clock whether the worker's last round found the
-/// server offline with something pending; only then does it probe. While probes fail, the next
-/// one waits as `schedule` says (growing with full jitter up to its cap, so that a fleet does not
-/// knock in step on a server that is down); a success starts the schedule over.
-struct ConnectivityWatcher: Service {
-    let monitor: ConnectivityMonitor
-    let worker: DeliveryWorker
-    let queue: SubmissionQueue
-    let schedule: ProbeSchedule
-    var clock: any Clock<Duration> = ContinuousClock()
-    /// A number in `0 ... 1` for the jitter of each delay.
-    var unitRandom: @Sendable () -> Double = { Double.random(in: 0 ... 1) }
-
-    func run() async throws {
-        var failures = 0
-        while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            let delay = failures == 0 ? schedule.base : schedule.delay(failures: failures - 1, unitRandom: unitRandom())
-            do {
-                try await cancelWhenGracefulShutdown { [clock] in try await clock.sleep(for: delay) }
-            } catch {
-                return
-            }
-            guard await queue.counts().pending > 0 else {
-                failures = 0
-                continue
-            }
-            switch await Self.check(monitor: monitor, worker: worker) {
-            case false?: failures += 1
-            case true?, nil: failures = 0
-            }
-        }
-    }
-
-    /// Wakes the worker when the server is reachable and the worker's last round found it
-    /// offline. It looks at the worker's own verdict, not at a change this watcher saw: the
-    /// worker may have met the outage before the watcher's first probe. Returns the probe's
-    /// verdict, nil when no probe was needed.
-    @discardableResult
-    static func check(monitor: ConnectivityMonitor, worker: DeliveryWorker) async -> Bool? {
-        guard await worker.snapshot.lastOutcomeOffline else { return nil }
-        guard await monitor.isReachable() else { return false }
-        worker.wake()
-        return true
-    }
+/// What housekeeping asks of the submission queue: a compaction, and the questionnaires its
+/// submissions refer to (kept when the definition cache is pruned).
+protocol HousekeepingQueue: Sendable {
+    func compact() async throws -> SubmissionQueue.CompactionReport
+    func definitionHashes() async -> Set<String>
 }
+
+extension SubmissionQueue: HousekeepingQueue {}

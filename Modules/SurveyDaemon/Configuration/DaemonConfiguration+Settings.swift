@@ -124,6 +124,16 @@ extension DaemonSetting {
             none: "no `Authorization` header",
             doc: "a file holding the survey server's bearer token; read again on SIGHUP"),
         DaemonSetting(
+            \.encryptionKeyFile, key: "encryptionKeyFile", variable: "SURVEYD_ENCRYPTION_KEY_FILE", flag: "encryption-key-file",
+            kind: .text(valueName: "file", accepts: "a file of 32 bytes, raw or base64, readable by its owner only"),
+            computed: "`$CREDENTIALS_DIRECTORY/surveyd-key` when systemd passed that credential; otherwise none, and answers are stored in the clear",
+            doc: "the key the answers are encrypted with at rest (doc/security.md); read once at start"),
+        DaemonSetting(
+            \.encryptionOldKeyFiles, key: "encryptionOldKeyFiles", variable: "SURVEYD_ENCRYPTION_OLD_KEY_FILES", flag: "encryption-old-key-files",
+            kind: .text(valueName: "files", accepts: "key files separated by commas"),
+            none: "no earlier key",
+            doc: "earlier keys, to read what they encrypted until compaction rewrites it under `encryptionKeyFile` (key rotation)"),
+        DaemonSetting(
             \.kioskListen, key: "kioskListen", variable: "SURVEYD_KIOSK_LISTEN", flag: "kiosk-listen",
             kind: .text(valueName: "host:port", accepts: "`HOST:PORT` with an IPv4 address, a bracketed IPv6 address or `localhost`; port 0 picks a free one", check: checkListenAddress),
             none: "off; with `--demo`, a free loopback port",
