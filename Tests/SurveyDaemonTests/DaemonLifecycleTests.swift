@@ -113,11 +113,8 @@ import Testing
         } else {
             try FileManager.default.createDirectory(at: state.appending(path: blocked).appending(path: "x"), withIntermediateDirectories: true)
         }
-        var flags = DaemonConfiguration.Overrides()
-        flags[\.serverURL] = "http://127.0.0.1:9"
-        flags[\.stateDirectory] = state.path
-        flags[\.socketPath] = dir.appending("d.sock").path
-        let configuration = try await DaemonConfiguration.resolve(file: nil, environment: ["HOME": dir.path], flags: flags, userID: getuid())
+        let configuration = try await InProcessDaemon.configuration(in: dir)
+        #expect(configuration.stateDirectory == state.path)
         await #expect(throws: (any Error).self) { _ = try await Daemon(configuration: configuration, version: "test", logger: Logger(label: "t")) }
         for journal in ["sessions", "queue"] {
             let reopened = try Journal(directory: state.appending(path: journal).path, logger: Logger(label: "t"))
