@@ -147,7 +147,7 @@ let package = Package(
         ),
 
         /// Fixture loading and process helpers shared by the test targets.
-        .target(name: "SurveyTesting", dependencies: ["ControlAPI"], path: "Modules/SurveyTesting", swiftSettings: swiftSettings),
+        .target(name: "SurveyTesting", dependencies: ["ControlAPI"], path: "Tests/Support/SurveyTesting", swiftSettings: swiftSettings),
 
         // MARK: Apps (thin)
         .executableTarget(
@@ -197,7 +197,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "FleetSimulation",
-            dependencies: ["Networking"],
+            dependencies: ["Networking", "SurveyTesting"],
             path: "Tests/Benchmarks/FleetSimulation",
             swiftSettings: swiftSettings
         ),

@@ -19,7 +19,7 @@ import Testing
             daemons.append(try await stack.startDaemon(socket: stack.socket, state: stack.dir.path + "/state\(index)"))
         }
         // Wait until nine have exited (or the time is up).
-        await eventually(timeout: .seconds(60), every: .milliseconds(100)) { daemons.filter(\.isRunning).count <= 1 }
+        #expect(await eventually(timeout: .seconds(60), every: .milliseconds(100)) { daemons.filter(\.isRunning).count <= 1 })
         let running = daemons.filter(\.isRunning)
         #expect(running.count == 1, "\(running.count) daemons kept running on one socket")
         let survivor = try #require(running.first)
@@ -68,11 +68,10 @@ import Testing
         let timedOut = (0..<held.count).filter { String(decoding: held.received(at: $0), as: UTF8.self).hasPrefix("HTTP/1.1 408") }.count
         #expect(timedOut > 0)
         var count = Int.max
-        await eventually(every: .milliseconds(100)) {
+        #expect(await eventually(every: .milliseconds(100)) {
             count = OpenFiles.count(pid: daemon.pid) ?? .max
             return count <= baseline
-        }
-        #expect(count <= baseline, "the daemon holds \(count) descriptors, \(baseline) before")
+        }, "the daemon holds \(count) descriptors, \(baseline) before")
         #expect(try await stack.ctl(["status"]).status == 0)
         await stack.finish()
     }

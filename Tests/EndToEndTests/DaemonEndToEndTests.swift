@@ -91,25 +91,25 @@ final class Stack: @unchecked Sendable {
     func queue() async throws -> [String: Any] { try #require(try await status()["queue"] as? [String: Any]) }
 
     /// Polls status (for up to 10 s) until the daemon says offline with no upload in flight;
-    /// returns the last status seen, whether or not it got there.
+    /// returns the last status seen (an issue is recorded when it never got there).
     func statusOnceOfflineAndIdle() async throws -> [String: Any] {
         var status: [String: Any] = [:]
-        try await eventually(every: .milliseconds(100)) {
+        #expect(try await eventually(every: .milliseconds(100)) {
             status = try await self.status()
             let inFlight = (status["queue"] as? [String: Any])?["inFlight"] as? Int
             return inFlight == 0 && (status["connectivity"] as? [String: Any])?["state"] as? String == "offline"
-        }
+        }, "not offline and idle in time: \(status)")
         return status
     }
 
     /// Polls status (for up to 5 s) until it lists a follow-up; returns those it lists then
-    /// (none when it never did).
+    /// (none, and an issue recorded, when it never did).
     func followUpsOnceListed() async throws -> [[String: Any]] {
         var followUps: [[String: Any]] = []
-        try await eventually(timeout: .seconds(5), every: .milliseconds(100)) {
+        #expect(try await eventually(timeout: .seconds(5), every: .milliseconds(100)) {
             followUps = try await status()["followUps"] as? [[String: Any]] ?? []
             return !followUps.isEmpty
-        }
+        }, "no follow-up listed in time")
         return followUps
     }
 
@@ -193,6 +193,8 @@ final class Stack: @unchecked Sendable {
         try await stack.answer([["Kim Minsu"], ["kim@example.com"], ["kim@example.com"]])
         let screened = try await stack.json(["answer", "17"])
         #expect(stack.outcome(screened) == "no_target", "\(screened)")
+        // "Nothing is sent" about another process: no clock of ours reaches it and no event marks
+        // an upload that never happens, so a bounded wait gives one a chance to show.
         try await Task.sleep(for: .milliseconds(500))
         #expect(try stack.records().isEmpty)
         let queue = try await stack.queue()
@@ -222,6 +224,7 @@ final class Stack: @unchecked Sendable {
         let offlineFlush = try await stack.ctl(["flush", "--wait", "--timeout", "2"])
         #expect(offlineFlush.status == 75, "\(offlineFlush.stdout) \(offlineFlush.stderr)")
         // Once offline, the flush and the worker's own retries try the upload and send nothing.
+        // (surveyd is another process: a bounded wait, not its clock, gives a request a chance to show.)
         try await Task.sleep(for: .milliseconds(300))
         #expect(stack.uploadRequestsLogged() == beforeOffline, "\(stack.daemon?.errorOutput ?? "")")
         try await stack.startMock()
@@ -238,6 +241,8 @@ final class Stack: @unchecked Sendable {
         #expect(shown.stdout.contains("delivered later: the server named stage 1 next"), "\(shown.stdout)")
         let again = try await stack.ctl(["flush", "--wait", "--timeout", "5"])
         #expect(again.status == 0)
+        // A second delivery would show in the mock's record; surveyd is another process, so a
+        // bounded wait gives it the chance.
         try await Task.sleep(for: .milliseconds(300))
         #expect(try stack.records().count == 1)
         await stack.finish()
@@ -259,6 +264,9 @@ final class Stack: @unchecked Sendable {
         #expect(flushed.status == 75, "\(flushed.stdout) \(flushed.stderr)")
         #expect(flushed.stderr.contains("flush: 1 pending (online)"), "\(flushed.stderr)")
         #expect(flushed.stderr.contains("1 still pending after 3s"), "\(flushed.stderr)")
+        // The two attempts are logged; a third would follow them. surveyd is another process, so
+        // after waiting for the two, a bounded wait gives a third the chance to show.
+        #expect(await eventually { (stack.daemon?.errorOutput ?? "").components(separatedBy: "delivery failed, will retry").count - 1 >= 2 })
         try await Task.sleep(for: .milliseconds(300))
         let log = stack.daemon?.errorOutput ?? ""
         #expect(log.components(separatedBy: "delivery failed, will retry").count - 1 == 2, "\(log)")
@@ -298,7 +306,9 @@ final class Stack: @unchecked Sendable {
         try await stack.startAndAnswerAllButLast()
         let last = try await stack.json(["answer"] + Stack.common.last!)
         #expect(stack.outcome(last) == "queued", "\(last)")
-        // With a 0.2 s backoff, a retried submission would have been sent several times by now.
+        // Wait for the refusal, then (surveyd being another process, whose clock the test cannot
+        // move) a bounded 2 s in which, with a 0.2 s backoff, a retry would be sent several times.
+        #expect(try await eventually(every: .milliseconds(100)) { try await stack.queue()["dead"] as? Int == 1 })
         try await Task.sleep(for: .seconds(2))
         let queue = try await stack.queue()
         #expect(queue["dead"] as? Int == 1 && queue["pending"] as? Int == 0)
@@ -382,7 +392,8 @@ final class Stack: @unchecked Sendable {
         #expect(try await stack.queue()["inFlight"] as? Int == 1)
         let daemon = try #require(stack.daemon)
         kill(daemon.pid, SIGTERM)
-        // The upload hangs (30 s read timeout), so the graceful shutdown cannot finish meanwhile.
+        // The upload hangs (30 s read timeout), so the graceful shutdown cannot finish meanwhile;
+        // the bounded wait lets the first signal reach surveyd (another process) before the second.
         try await Task.sleep(for: .milliseconds(500))
         try #require(daemon.isRunning, "surveyd ended its shutdown before a second signal could be sent: \(daemon.errorOutput)")
         kill(daemon.pid, SIGINT)

@@ -129,22 +129,22 @@ extension Stack {
     }
 
     /// Polls (for up to 10 s) until the daemon lists one dead letter, after it has logged more
-    /// than `refusals` refusals (nil: whatever it logged); returns the letter.
+    /// than `refusals` refusals (nil: whatever it logged); returns the letter, and fails otherwise.
     func waitForOneDeadLetter(after refusals: Int? = 0) async throws -> [String: Any] {
         var letters: [[String: Any]] = []
-        try await eventually(every: .milliseconds(100)) {
+        #expect(try await eventually(every: .milliseconds(100)) {
             let logged = (daemon?.errorOutput ?? "").components(separatedBy: "submission refused for good").count - 1
             guard logged > refusals ?? -1 else { return false }
             letters = try await deadLetters()
             return letters.count == 1
-        }
+        }, "no single dead letter listed in time")
         return try #require(letters.first, "no dead letter: \(daemon?.errorOutput ?? "")")
     }
 
     /// Polls (for up to 10 s) until the mock has recorded `count` accepted submissions, then waits
     /// a little more, so that a second delivery would show; returns the records.
     func waitForRecords(_ count: Int) async throws -> [[String: Any]] {
-        try await eventually(every: .milliseconds(100)) { try records().count >= count }
+        #expect(try await eventually(every: .milliseconds(100)) { try records().count >= count }, "fewer than \(count) records in time")
         try await Task.sleep(for: .milliseconds(500))
         return try records()
     }

@@ -44,7 +44,7 @@ import Testing
         try await stack.answer([["Quentinmarrow"]])
         _ = await stack.daemon?.stop()
         stack.daemon = nil
-        #expect(try FileSearch.firstFile(under: stack.state, holding: "Quentinmarrow") == nil)
+        #expect(DiskSearch.firstFile(under: stack.state, holding: "Quentinmarrow") == nil)
         let before = try Self.snapshot(stack.state)
 
         let other = stack.dir.path + "/other"

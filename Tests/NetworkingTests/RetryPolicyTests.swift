@@ -1,4 +1,5 @@
 import Foundation
+import SurveyTesting
 import Testing
 @testable import Networking
 
@@ -52,18 +53,5 @@ import Testing
     @Test(arguments: ["", "soon", "-5", "1.5", "Sun, 99 Nov 2026"])
     func retryAfterRejectsGarbage(value: String) {
         #expect(RetryAfter.parse(value, now: Date()) == nil)
-    }
-}
-
-/// A small seeded generator for deterministic sequences.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -58,6 +58,6 @@ enum Encryption {
 
     /// Whether any file under `dir` holds `word`: as is, in hex, in base64 or in UTF-16.
     static func anyFile(under dir: String, holds word: String) throws -> String? {
-        try FileSearch.firstFile(under: dir, holding: word)
+        DiskSearch.firstFile(under: dir, holding: word)
     }
 }

@@ -23,7 +23,7 @@ private actor GateUser {
 
 /// Waits (up to 10 s) until `user` has `count` waiters, so that tasks queue in a known order.
 private func waitForWaiters(_ user: GateUser, _ count: Int) async throws {
-    await eventually(every: .milliseconds(1)) { await user.waiting >= count }
+    #expect(await eventually(every: .milliseconds(1)) { await user.waiting >= count })
     #expect(await user.waiting == count, "expected \(count) waiters")
 }
 

@@ -320,13 +320,13 @@ private final class SyncCounter: Sendable {
     defer { journal.close() }
     _ = try await journal.append(type: 1, payload: [1])
     // With no further append, the writer still syncs once the interval has passed.
-    await eventually { counter.calls.withLock { $0 } != 0 }
+    #expect(await eventually { counter.calls.withLock { $0 } != 0 })
     #expect(counter.calls.withLock { $0 } == 1)
     // A failing deferred fdatasync makes the journal fail: later appends are refused while
     // syncs fail (JournalFailureTests shows the recovery).
     counter.failing.withLock { $0 = true }
     _ = try await journal.append(type: 1, payload: [2])
-    await eventually { journal.failure != nil }
+    #expect(await eventually { journal.failure != nil })
     #expect(journal.failure?.code == .failedClosed)
     let error = await #expect(throws: StorageError.self) { try await journal.append(type: 1, payload: [3]) }
     #expect(error?.code == .failedClosed)
@@ -367,7 +367,7 @@ private final class SyncCounter: Sendable {
     let short = try Journal(directory: other.path, options: t, logger: logger)
     defer { short.close() }
     _ = try await short.append(type: 2, payload: [1], kind: .deferredMarker)
-    _ = await eventually(timeout: .seconds(10), every: .milliseconds(5)) { timed.calls.withLock({ $0 }) != 0 }
+    #expect(await eventually { timed.calls.withLock({ $0 }) != 0 })
     #expect(timed.calls.withLock { $0 } == 1)
 }
 

@@ -21,24 +21,18 @@ final class SwitchProbe: ConnectivityProbe {
     /// The worker met the outage first (the watcher never saw it offline): once the server is
     /// reachable, the watcher wakes it, and it delivers without waiting out its offline pause.
     @Test func wakesAWorkerThatFoundTheServerOffline() async throws {
-        let queue = MemoryDeliveryQueue()
-        _ = queue.add("a", at: 1)
-        let uploader = ScriptedUploader()
-        uploader.offline.withLock { $0 = true }
-        let worker = DeliveryWorker(
-            queue: queue, uploader: uploader,
-            settings: .init(maxInFlight: 1, backoff: { _, _ in .seconds(1) }, offlinePause: .seconds(3600)),
-            logger: Logger(label: "test")
-        ) { _, _ in }
+        let offline = OfflineDelivery()
+        let (queue, uploader, worker) = (offline.queue, offline.uploader, offline.worker)
         let group = ServiceGroup(services: [worker], gracefulShutdownSignals: [], logger: Logger(label: "test"))
         let task = Task { try await group.run() }
         try #require(await eventually { await worker.snapshot.lastOutcomeOffline })
 
         let probe = SwitchProbe()
         let monitor = ConnectivityMonitor(probe: probe, reuse: .zero)
-        // Still offline: the worker is left asleep.
+        // Still offline: the worker is left asleep (a wake is counted the moment it is asked for).
+        let wakes = await worker.wakeup.wakes
         await ConnectivityWatcher.check(monitor: monitor, worker: worker)
-        try await Task.sleep(for: .milliseconds(100))
+        #expect(await worker.wakeup.wakes == wakes, "the watcher woke the worker while offline")
         #expect(queue.states() == [.pending])
 
         // Back: one check wakes it and the submission is delivered.
@@ -46,7 +40,7 @@ final class SwitchProbe: ConnectivityProbe {
         uploader.offline.withLock { $0 = false }
         await ConnectivityWatcher.check(monitor: monitor, worker: worker)
         // Delivered, and the worker's round (which records the outcome) is over.
-        await eventually { await !worker.snapshot.lastOutcomeOffline && !queue.states().contains(.pending) }
+        #expect(await eventually { await !worker.snapshot.lastOutcomeOffline && !queue.states().contains(.pending) })
         #expect(queue.states() == [.delivered(response: nil)])
         #expect(probe.calls.withLock { $0 } == 2)
 

@@ -12,16 +12,10 @@ import Testing
     @Test func stoppingClosesTheJournalsAndTheHTTPClient() async throws {
         let dir = try TemporaryDirectory(prefix: "dl")
         defer { dir.remove() }
-        var flags = DaemonConfiguration.Overrides()
-        flags[\.serverURL] = "http://127.0.0.1:9"
-        flags[\.stateDirectory] = dir.appending("state").path
-        flags[\.socketPath] = dir.appending("d.sock").path
-        let configuration = try await DaemonConfiguration.resolve(file: nil, environment: ["HOME": dir.path], flags: flags, userID: getuid())
+        let configuration = try await InProcessDaemon.configuration(in: dir)
         let daemon = try await Daemon(configuration: configuration, version: "test", logger: Logger(label: "t"))
-        let (ready, readyContinuation) = AsyncStream<Void>.makeStream()
-        let running = Task { try await daemon.run(signals: []) { _ in readyContinuation.yield() } }
-        var iterator = ready.makeAsyncIterator()
-        _ = await iterator.next()
+        let (running, endpoints) = await InProcessDaemon.start(daemon)
+        #expect(endpoints != nil, "the daemon stopped before it was ready")
         running.cancel()
         _ = await running.result
         // Shut down already: a second shutdown is refused.
@@ -36,19 +30,14 @@ import Testing
     @Test func theKioskPagesAreServedWhenConfigured() async throws {
         let dir = try TemporaryDirectory(prefix: "dk")
         defer { dir.remove() }
-        var flags = DaemonConfiguration.Overrides()
-        flags[\.serverURL] = "http://127.0.0.1:9"
-        flags[\.stateDirectory] = dir.appending("state").path
-        flags[\.socketPath] = dir.appending("d.sock").path
-        flags[\.kioskListen] = "127.0.0.1:0"
-        flags[\.kioskTitleEnglish] = "Drinks & you"
-        let configuration = try await DaemonConfiguration.resolve(file: nil, environment: ["HOME": dir.path], flags: flags, userID: getuid())
+        let configuration = try await InProcessDaemon.configuration(in: dir) { flags in
+            flags[\.kioskListen] = "127.0.0.1:0"
+            flags[\.kioskTitleEnglish] = "Drinks & you"
+        }
         let daemon = try await Daemon(configuration: configuration, version: "test", logger: Logger(label: "t"))
-        let (ready, readyContinuation) = AsyncStream<DaemonEndpoints>.makeStream()
-        let running = Task { try await daemon.run(signals: []) { readyContinuation.yield($0) } }
+        let (running, started) = await InProcessDaemon.start(daemon)
         defer { running.cancel() }
-        var iterator = ready.makeAsyncIterator()
-        let endpoints = try #require(await iterator.next())
+        let endpoints = try #require(started)
         let url = try #require(endpoints.kioskURL)
         #expect(url.hasPrefix("http://127.0.0.1:") && !url.hasPrefix("http://127.0.0.1:0/"))
         let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: url + "?lang=en"), timeout: .seconds(10))
@@ -103,11 +92,7 @@ import Testing
         let journal = try Journal(directory: dir.appending("state/sessions").path, logger: Logger(label: "t"))
         _ = try await journal.append(type: 1, payload: Array("not an event".utf8))
         journal.close()
-        var flags = DaemonConfiguration.Overrides()
-        flags[\.serverURL] = "http://127.0.0.1:9"
-        flags[\.stateDirectory] = dir.appending("state").path
-        flags[\.socketPath] = dir.appending("d.sock").path
-        let configuration = try await DaemonConfiguration.resolve(file: nil, environment: ["HOME": dir.path], flags: flags, userID: getuid())
+        let configuration = try await InProcessDaemon.configuration(in: dir)
         await #expect(throws: StorageError.self) { _ = try await Daemon(configuration: configuration, version: "test", logger: Logger(label: "t")) }
         // The journals were closed: the state directory can be opened again.
         let reopened = try Journal(directory: dir.appending("state/sessions").path, logger: Logger(label: "t"))
@@ -128,11 +113,8 @@ import Testing
         } else {
             try FileManager.default.createDirectory(at: state.appending(path: blocked).appending(path: "x"), withIntermediateDirectories: true)
         }
-        var flags = DaemonConfiguration.Overrides()
-        flags[\.serverURL] = "http://127.0.0.1:9"
-        flags[\.stateDirectory] = state.path
-        flags[\.socketPath] = dir.appending("d.sock").path
-        let configuration = try await DaemonConfiguration.resolve(file: nil, environment: ["HOME": dir.path], flags: flags, userID: getuid())
+        let configuration = try await InProcessDaemon.configuration(in: dir)
+        #expect(configuration.stateDirectory == state.path)
         await #expect(throws: (any Error).self) { _ = try await Daemon(configuration: configuration, version: "test", logger: Logger(label: "t")) }
         for journal in ["sessions", "queue"] {
             let reopened = try Journal(directory: state.appending(path: journal).path, logger: Logger(label: "t"))

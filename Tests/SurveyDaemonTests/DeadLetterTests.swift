@@ -12,7 +12,8 @@ import Testing
 
 /// Dead letters in the daemon: how an upload's failure is classified, what the worker records,
 /// and requeues through the Storage queue (strict ids, the key each one is sent with).
-@Suite struct DeadLetterTests {
+// `waitFor` waits for an event, not a time: the limit only ends a test that hangs.
+@Suite(.timeLimit(.minutes(2))) struct DeadLetterTests {
     @Test(arguments: [
         (NetworkError(.rejectedAnswers, "isSuccess: false", status: 200), "rejected"),
         (NetworkError(.rejectedRequest, "400", status: 400), "rejected"),
@@ -61,10 +62,10 @@ import Testing
             queue: queue, uploader: uploader,
             settings: .init(maxInFlight: 2, backoff: { _, _ in .milliseconds(20) }, offlinePause: .seconds(3600)),
             logger: Logger(label: "test")
-        ) { key, state in log.items.withLock { $0.append((key, state)) } }
+        ) { key, state in log.append(key, state) }
         let group = ServiceGroup(services: [worker], gracefulShutdownSignals: [], logger: Logger(label: "test"))
         let task = Task { try await group.run() }
-        _ = await eventually(timeout: .seconds(10), every: .milliseconds(5)) { log.items.withLock({ $0.count }) >= 3 }
+        await log.waitFor(3)
         await group.triggerGracefulShutdown()
         try await task.value
         #expect(queue.outcomes.withLock { $0 } == [rejected.id: .rejected, garbled.id: .unknown])

@@ -19,11 +19,16 @@ extension DeliveryWorkerTests {
         let group = ServiceGroup(services: [worker], gracefulShutdownSignals: [], logger: Logger(label: "test"))
         let task = Task { try await group.run() }
 
-        #expect(await eventually { await worker.snapshot.paused != nil })
+        // Paused, the round over and the worker asleep until woken (there is no timer to end a
+        // paused sleep): from here on nothing can be sent but by a wake.
+        #expect(await eventually {
+            let snapshot = await worker.snapshot
+            let asleep = await worker.wakeup.isWaiting
+            return snapshot.paused != nil && snapshot.inFlight == 0 && asleep
+        })
         let paused = try #require(await worker.snapshot.paused)
         #expect(paused.reason == "the server refused the token (401)")
-        // Nothing else is sent, and nothing became a dead letter.
-        try await Task.sleep(for: .milliseconds(100))
+        // Nothing else was sent, and nothing became a dead letter.
         #expect(uploader.attempts.withLock { $0.count } <= 2)
         #expect(queue.states().allSatisfy { $0 == .pending })
         #expect(queue.outcomes.withLock { $0.isEmpty })
@@ -53,14 +58,18 @@ extension DeliveryWorkerTests {
             configuration: SurveyClientConfiguration(baseURL: URL(string: "http://127.0.0.1:9")!, tokenFile: token),
             transport: ScriptedServer { _ in ScriptedServer.ok(Data()) }, connectivity: ConnectivityMonitor(probe: AlwaysReachable(), reuse: .seconds(3600)),
             logger: Logger(label: "test"))
-        let watcher = TokenFileWatcher(path: token, worker: worker, client: client, interval: .milliseconds(20))
+        let clock = ManualClock()
+        let watcher = TokenFileWatcher(path: token, worker: worker, client: client, interval: .seconds(2), clock: clock)
         let group = ServiceGroup(services: [worker, watcher], gracefulShutdownSignals: [], logger: Logger(label: "test"))
         let task = Task { try await group.run() }
 
-        #expect(await eventually { await worker.snapshot.paused != nil })
-        try await Task.sleep(for: .milliseconds(150))
+        // The watcher looks at the file each time its clock passes an interval, and sleeps again.
+        #expect(await eventually { await worker.snapshot.paused != nil && clock.sleeping == 1 })
+        clock.advance(by: .seconds(2))
+        #expect(await eventually { clock.deadlines == [.seconds(4)] }, "the watcher looked at the file and sleeps again")
         #expect(await worker.snapshot.paused != nil, "an unchanged token file keeps delivery paused")
         try "new".write(toFile: token, atomically: true, encoding: .utf8)
+        clock.advance(by: .seconds(2))
         #expect(await eventually { queue.states() == [.delivered(response: nil)] })
         #expect(await worker.snapshot.paused == nil)
         await group.triggerGracefulShutdown()

@@ -72,24 +72,59 @@ final class ScriptedUploader: AnswerUploader {
     }
 }
 
+/// What the worker said it finished (delivered or dead), in order; a test can wait for a count.
 final class FinishedLog: Sendable {
     let items = Mutex<[(UUID, SubmissionState)]>([])
+    /// Tests waiting for a count, with the count they wait for. Appends and waits both go through
+    /// this lock, so no append slips between a wait's check and its parking.
+    private let waiters = Mutex<[(count: Int, waiter: CheckedContinuation<Void, Never>)]>([])
+
+    /// The worker's `onFinished`.
+    func append(_ key: UUID, _ state: SubmissionState) {
+        let ready = waiters.withLock { waiters in
+            let count = items.withLock { $0.append((key, state)); return $0.count }
+            let ready = waiters.filter { $0.count <= count }.map(\.waiter)
+            waiters.removeAll { $0.count <= count }
+            return ready
+        }
+        for waiter in ready { waiter.resume() }
+    }
+
+    /// Returns once `count` submissions are finished: an event, not a timeout, so a slow machine
+    /// makes the test slower, never wrong (the suite's time limit bounds a test that hangs).
+    func waitFor(_ count: Int) async {
+        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+            let now = waiters.withLock { waiters in
+                if items.withLock({ $0.count }) >= count { return true }
+                waiters.append((count, waiter))
+                return false
+            }
+            if now { waiter.resume() }
+        }
+    }
 }
 
-@Suite struct DeliveryWorkerTests {
-    func worker(_ queue: MemoryDeliveryQueue, _ uploader: ScriptedUploader, maxInFlight: Int = 2, batchSize: Int = 4096, log: FinishedLog = FinishedLog()) -> DeliveryWorker {
+// The waits below are for events (a count of finished submissions, a sleep on the manual clock),
+// not for time: the limit only ends a test that hangs.
+@Suite(.timeLimit(.minutes(2))) struct DeliveryWorkerTests {
+    func worker(
+        _ queue: MemoryDeliveryQueue, _ uploader: ScriptedUploader, maxInFlight: Int = 2, batchSize: Int = 4096, log: FinishedLog = FinishedLog(),
+        clock: any Clock<Duration> = ContinuousClock()
+    ) -> DeliveryWorker {
         DeliveryWorker(
             queue: queue, uploader: uploader,
             settings: .init(maxInFlight: maxInFlight, backoff: { attempt, retryAfter in retryAfter ?? .milliseconds(20 * attempt) }, offlinePause: .seconds(3600), batchSize: batchSize),
-            logger: Logger(label: "test")
-        ) { key, state in log.items.withLock { $0.append((key, state)) } }
+            clock: clock, logger: Logger(label: "test")
+        ) { key, state in log.append(key, state) }
     }
 
-    /// Runs the worker until `done` holds or 10 s pass, then shuts it down gracefully.
-    func run(_ worker: DeliveryWorker, until done: @escaping @Sendable () -> Bool) async throws {
+    /// Runs the worker until `log` holds `finished` submissions, then shuts it down gracefully.
+    /// Waiting for that event, not for a time, matters: a shutdown after a fixed wait on a loaded
+    /// machine stops the worker half-way through the queue and the test sees a partial count.
+    func run(_ worker: DeliveryWorker, until log: FinishedLog, finished: Int) async throws {
         let group = ServiceGroup(services: [worker], gracefulShutdownSignals: [], logger: Logger(label: "test"))
         let task = Task { try await group.run() }
-        await eventually { done() }
+        await log.waitFor(finished)
         await group.triggerGracefulShutdown()
         try await task.value
     }
@@ -99,7 +134,7 @@ final class FinishedLog: Sendable {
         let submissions = (1...7).map { queue.add("s\($0)", at: TimeInterval($0)) }
         let uploader = ScriptedUploader()
         let log = FinishedLog()
-        try await run(worker(queue, uploader, maxInFlight: 3, log: log)) { queue.states().allSatisfy { $0 != .pending } }
+        try await run(worker(queue, uploader, maxInFlight: 3, log: log), until: log, finished: 7)
         #expect(queue.states() == Array(repeating: .delivered(response: nil), count: 7))
         #expect(uploader.inFlight.withLock { $0.max } <= 3)
         #expect(uploader.attempts.withLock { $0.count } == 7)
@@ -113,7 +148,8 @@ final class FinishedLog: Sendable {
         let queue = MemoryDeliveryQueue()
         for i in 1...25 { _ = queue.add("s\(i)", at: TimeInterval(i)) }
         let uploader = ScriptedUploader()
-        try await run(worker(queue, uploader, maxInFlight: 4, batchSize: 10)) { queue.states().allSatisfy { $0 != .pending } }
+        let log = FinishedLog()
+        try await run(worker(queue, uploader, maxInFlight: 4, batchSize: 10, log: log), until: log, finished: 25)
         #expect(queue.states() == Array(repeating: .delivered(response: nil), count: 25))
         #expect(uploader.attempts.withLock { $0.count } == 25)
     }
@@ -124,7 +160,8 @@ final class FinishedLog: Sendable {
         for i in 1...4 { _ = queue.add("stuck", at: TimeInterval(i)) }
         for i in 5...7 { _ = queue.add("fine\(i)", at: TimeInterval(i)) }
         let uploader = ScriptedUploader(["stuck": Array(repeating: .transient(reason: "503", retryAfter: .seconds(3600)), count: 4)])
-        try await run(worker(queue, uploader, maxInFlight: 2, batchSize: 4)) { queue.states().suffix(3).allSatisfy { $0 != .pending } }
+        let log = FinishedLog()
+        try await run(worker(queue, uploader, maxInFlight: 2, batchSize: 4, log: log), until: log, finished: 3)
         #expect(Array(queue.states().suffix(3)) == Array(repeating: .delivered(response: nil), count: 3))
         #expect(Array(queue.states().prefix(4)) == Array(repeating: .pending, count: 4))
         #expect(uploader.attempts.withLock { $0.filter { $0.stage == "stuck" }.count } == 4, "each stuck one tried once, then left to its backoff")
@@ -139,7 +176,7 @@ final class FinishedLog: Sendable {
             "refused": [.permanent(reason: "the server rejected the answers (isSuccess: false)")],
         ])
         let log = FinishedLog()
-        try await run(worker(queue, uploader, log: log)) { queue.states().allSatisfy { $0 != .pending } }
+        try await run(worker(queue, uploader, log: log), until: log, finished: 2)
         #expect(queue.states() == [.delivered(response: "1"), .dead(reason: "the server rejected the answers (isSuccess: false)")])
         let flakyKeys = uploader.attempts.withLock { $0.filter { $0.stage == "flaky" }.map(\.key) }
         #expect(flakyKeys == [flaky.idempotencyKey, flaky.idempotencyKey, flaky.idempotencyKey])
@@ -153,22 +190,29 @@ final class FinishedLog: Sendable {
         _ = queue.add("b", at: 2)
         let uploader = ScriptedUploader()
         uploader.offline.withLock { $0 = true }
-        let w = worker(queue, uploader)
+        let clock = ManualClock()
+        let log = FinishedLog()
+        let w = worker(queue, uploader, log: log, clock: clock)
         let group = ServiceGroup(services: [w], gracefulShutdownSignals: [], logger: Logger(label: "test"))
         let task = Task { try await group.run() }
-        // Once it has seen offline, with a one-hour pause it must sleep: no further checks, no uploads.
-        _ = await eventually(timeout: .seconds(10), every: .milliseconds(5)) { uploader.offlineChecks.withLock({ $0 }) != 0 }
+        // Once it has seen offline it sleeps out its one-hour pause on the manual clock.
+        #expect(await eventually { await w.snapshot.lastOutcomeOffline && clock.sleeping == 1 })
+        #expect(clock.deadlines == [.seconds(3600)])
         let checks = uploader.offlineChecks.withLock { $0 }
         #expect(checks >= 1)
-        try await Task.sleep(for: .milliseconds(200))
-        #expect(uploader.offlineChecks.withLock { $0 } == checks, "the worker kept checking while offline")
         #expect(uploader.attempts.withLock { $0.isEmpty })
-        // The round records its offline verdict when it ends, which a loaded machine may delay.
-        #expect(await eventually { await w.snapshot.lastOutcomeOffline })
+        // Asleep until the clock passes the pause or a wake comes: a second short of it, nothing runs.
+        clock.advance(by: .seconds(3599))
+        #expect(clock.sleeping == 1, "the worker woke before its pause ended")
+        #expect(uploader.offlineChecks.withLock { $0 } == checks, "the worker kept checking while offline")
+        // The pause ends: it checks again, still offline, and sleeps another hour.
+        clock.advance(by: .seconds(1))
+        #expect(await eventually { uploader.offlineChecks.withLock { $0 } > checks && clock.deadlines == [.seconds(7200)] })
+        #expect(uploader.attempts.withLock { $0.isEmpty })
         // Connectivity returns; a flush wakes it and everything is delivered.
         uploader.offline.withLock { $0 = false }
         await w.flush()
-        await eventually { !queue.states().contains(.pending) }
+        await log.waitFor(2)
         #expect(queue.states() == [.delivered(response: nil), .delivered(response: nil)])
         await group.triggerGracefulShutdown()
         try await task.value
@@ -190,7 +234,7 @@ final class FinishedLog: Sendable {
         #expect(uploader.attempts.withLock { $0.count } == 1)
         #expect(queue.states() == [.pending])
         await w.flush()
-        await eventually { queue.states() != [.pending] }
+        #expect(await eventually { queue.states() != [.pending] })
         #expect(queue.states() == [.delivered(response: nil)])
         await group.triggerGracefulShutdown()
         try await task.value

@@ -51,7 +51,7 @@ import Testing
             let words = typed.withLock { $0.append(value); return $0 }
             guard value.count > 5 else { return }
             for word in words where word.count > 5 {
-                let file = try FileSearch.firstFile(under: state, holding: word)
+                let file = DiskSearch.firstFile(under: state, holding: word)
                 if encrypted { #expect(file == nil, "\(word) is in \(file ?? "")") }
                 if file != nil { foundAny.withLock { $0 = true } }
             }

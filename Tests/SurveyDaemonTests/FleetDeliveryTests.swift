@@ -161,15 +161,8 @@ import Testing
     /// While the server stays unreachable the watcher's probes come at 2, 4, 8, 16 and 32 s
     /// (the top of each jitter window), not every 2 s; once it is back, one probe wakes the worker.
     @Test func theWatcherBacksOffWhileOffline() async throws {
-        let queue = MemoryDeliveryQueue()
-        _ = queue.add("a", at: 1)
-        let uploader = ScriptedUploader()
-        uploader.offline.withLock { $0 = true }
-        let worker = DeliveryWorker(
-            queue: queue, uploader: uploader,
-            settings: .init(maxInFlight: 1, backoff: { _, _ in .seconds(1) }, offlinePause: .seconds(3600)),
-            logger: Logger(label: "test")
-        ) { _, _ in }
+        let offline = OfflineDelivery()
+        let (queue, uploader, worker) = (offline.queue, offline.uploader, offline.worker)
         let probe = SwitchProbe()
         let clock = ManualClock()
         let watcher = ConnectivityWatcher(

@@ -54,15 +54,8 @@ import Testing
     /// The watcher probes only when its clock says an interval has passed; then it wakes the
     /// worker, which found the server offline and would otherwise sleep for an hour.
     @Test func theWatcherChecksWhenItsClockSays() async throws {
-        let queue = MemoryDeliveryQueue()
-        _ = queue.add("a", at: 1)
-        let uploader = ScriptedUploader()
-        uploader.offline.withLock { $0 = true }
-        let worker = DeliveryWorker(
-            queue: queue, uploader: uploader,
-            settings: .init(maxInFlight: 1, backoff: { _, _ in .seconds(1) }, offlinePause: .seconds(3600)),
-            logger: Logger(label: "test")
-        ) { _, _ in }
+        let offline = OfflineDelivery()
+        let (queue, uploader, worker) = (offline.queue, offline.uploader, offline.worker)
         let probe = SwitchProbe()
         probe.reachable.withLock { $0 = true }
         let clock = ManualClock()

@@ -83,13 +83,10 @@ import Testing
         defer { dir.remove() }
         let logo = dir.appending("logo.svg")
         try Self.svg.write(to: logo)
-        var flags = DaemonConfiguration.Overrides()
-        flags[\.serverURL] = "http://127.0.0.1:9"
-        flags[\.stateDirectory] = dir.appending("state").path
-        flags[\.socketPath] = dir.appending("d.sock").path
-        flags[\.kioskListen] = "127.0.0.1:0"
-        flags[\.kioskLogoFile] = logo.path
-        let configuration = try await DaemonConfiguration.resolve(file: nil, environment: ["HOME": dir.path], flags: flags, userID: getuid())
+        let configuration = try await InProcessDaemon.configuration(in: dir) { flags in
+            flags[\.kioskListen] = "127.0.0.1:0"
+            flags[\.kioskLogoFile] = logo.path
+        }
         let daemon = try await Daemon(configuration: configuration, version: "test", logger: Logger(label: "t"))
         let brand = try #require(daemon.kiosk?.brand)
         #expect(brand.brand.logo?.format == .svg)

@@ -16,21 +16,16 @@ import Testing
         defer { dir.remove() }
         let logger = Logger(label: "metrics")
         let mock = try await InProcessMockServer.start(configuration: MockServerConfiguration(fixtures: PackagePaths.mock), logger: logger)
-        var flags = DaemonConfiguration.Overrides()
-        flags[\.serverURL] = "http://127.0.0.1:\(mock.port)"
-        flags[\.stateDirectory] = dir.appending("state").path
-        flags[\.socketPath] = dir.appending("d.sock").path
-        flags[\.deliveryWaitSeconds] = 0
-        flags[\.backoffBaseSeconds] = 0.01
-        flags[\.backoffCapSeconds] = 0.05
-        flags[\.metricsListen] = "127.0.0.1:0"
-        let configuration = try await DaemonConfiguration.resolve(file: nil, environment: ["HOME": dir.path], flags: flags, userID: getuid())
+        let configuration = try await InProcessDaemon.configuration(in: dir, serverURL: "http://127.0.0.1:\(mock.port)") { flags in
+            flags[\.deliveryWaitSeconds] = 0
+            flags[\.backoffBaseSeconds] = 0.01
+            flags[\.backoffCapSeconds] = 0.05
+            flags[\.metricsListen] = "127.0.0.1:0"
+        }
         let daemon = try await Daemon(configuration: configuration, version: "test", logger: logger)
-        let (ready, readyContinuation) = AsyncStream<Void>.makeStream()
-        let running = Task { try await daemon.run(signals: []) { _ in readyContinuation.yield() } }
-        var iterator = ready.makeAsyncIterator()
-        _ = await iterator.next()
+        let (running, endpoints) = await InProcessDaemon.start(daemon)
         defer { running.cancel() }
+        try #require(endpoints != nil, "the daemon stopped before it was ready")
         let socket = configuration.socketPath
 
         let before = try await Self.scrape(socket: socket)
@@ -120,12 +115,9 @@ import Testing
         defer { dir.remove() }
         let taken = try TCPListener()
         defer { taken.stop() }
-        var flags = DaemonConfiguration.Overrides()
-        flags[\.serverURL] = "http://127.0.0.1:9"
-        flags[\.stateDirectory] = dir.appending("state").path
-        flags[\.socketPath] = dir.appending("d.sock").path
-        flags[\.metricsListen] = "127.0.0.1:\(taken.port)"
-        let configuration = try await DaemonConfiguration.resolve(file: nil, environment: ["HOME": dir.path], flags: flags, userID: getuid())
+        let configuration = try await InProcessDaemon.configuration(in: dir) { flags in
+            flags[\.metricsListen] = "127.0.0.1:\(taken.port)"
+        }
         let daemon = try await Daemon(configuration: configuration, version: "test", logger: Logger(label: "metrics-port"))
         do {
             try await daemon.run(signals: [])

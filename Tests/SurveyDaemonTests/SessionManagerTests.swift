@@ -144,9 +144,10 @@ final class TestClock: Sendable {
         // The worker delivers while the manager is suspended reading the queue state.
         queue.duringStateLookup.withLock {
             $0 = { key in
-                // As the worker does: from its own task, so it parks on the session's lock.
-                Task { await m.deliveryFinished(key: key, state: .delivered(response: "1")) }
-                try? await Task.sleep(for: .milliseconds(100))
+                // As the worker does, from its own task; the answer goes on once the delivery was
+                // handed over (kept for the answer about to wait for it).
+                let delivery = Task { await m.deliveryFinished(key: key, state: .delivered(response: "1")) }
+                await delivery.value
             }
         }
         _ = try await m.start(StartSessionRequest())
@@ -311,11 +312,10 @@ final class TestClock: Sendable {
         #expect(queue.submissions.withLock { $0.map(\.idempotencyKey) } == [key], "queued under the key the journal recorded")
         // The delivery moves the session on to the stage the server named.
         var stage = ""
-        await eventually(every: .milliseconds(10)) {
+        #expect(await eventually(every: .milliseconds(10)) {
             stage = await m.openSessions().first?.stage ?? ""
             return stage == "1"
-        }
-        #expect(stage == "1")
+        }, "the session is on stage \(stage)")
         #expect(await m.settleCompletedStages() == 0, "queued once")
     }
 

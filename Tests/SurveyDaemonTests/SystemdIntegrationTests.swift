@@ -180,11 +180,7 @@ import Testing
     @Test func aReloadAppliesLevelBackoffAndIdleTimeoutOnly() async throws {
         let dir = try TemporaryDirectory(prefix: "rl")
         defer { dir.remove() }
-        var flags = DaemonConfiguration.Overrides()
-        flags[\.serverURL] = "http://127.0.0.1:9"
-        flags[\.stateDirectory] = dir.appending("state").path
-        flags[\.socketPath] = dir.appending("d.sock").path
-        let configuration = try await DaemonConfiguration.resolve(file: nil, environment: ["HOME": dir.path], flags: flags, userID: getuid())
+        let configuration = try await InProcessDaemon.configuration(in: dir)
         let daemon = try await Daemon(configuration: configuration, version: "test", logger: Logger(label: "t"))
         var next = configuration
         next.logLevel = .debug

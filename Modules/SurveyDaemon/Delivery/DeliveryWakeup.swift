@@ -77,4 +77,9 @@ public final class DeliveryWakeup: Sendable {
 
     /// How many wakes were asked for so far.
     var wakes: Int { machine.withLock { $0.wakes } }
+
+    /// Whether someone waits for a wake now (the worker is asleep), for tests.
+    var isWaiting: Bool {
+        machine.withLock { if case .waiting = $0.state { true } else { false } }
+    }
 }

@@ -21,6 +21,7 @@
 // the kiosks' phases and jitter from another seed.
 import Foundation
 import Networking
+import SurveyTesting
 
 /// The scenario, the same for both behaviours.
 struct Scenario {
@@ -69,19 +70,6 @@ struct Behaviour {
         behaviour.name = "previous defaults (probe cap 60 s, no pace, hold-off 16 to 60 s)"
         return behaviour
     }
-}
-
-/// SplitMix64: a small deterministic generator.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }
 
 extension Duration {
@@ -247,7 +235,7 @@ struct Simulation {
     init(_ scenario: Scenario, _ behaviour: Behaviour, limit: Server.Limit = .wholeSeconds, countBySender: Bool = false) {
         self.scenario = scenario
         self.behaviour = behaviour
-        random = SplitMix(state: scenario.seed)
+        random = SplitMix(seed: scenario.seed)
         server = Server(capacity: scenario.capacity, limit: limit)
         self.countBySender = countBySender
         let kiosk = Kiosk(items: Array(repeating: Kiosk.Item(), count: scenario.backlog), pending: scenario.backlog, ramp: DeliveryRamp(settings: behaviour.ramp))

@@ -1,7 +1,7 @@
 /// Polls `condition` every `interval` until it holds or `timeout` has passed, and says whether it
 /// held: the one wait-until loop of the tests (`#expect(await eventually { … })`). The timeout
-/// only bounds a test that is failing; it is never a measurement.
-@discardableResult
+/// only bounds a test that is failing; it is never a measurement. The result must be used: a
+/// wait whose outcome nobody checks lets a test go on as if the condition held.
 public func eventually(
     timeout: Duration = .seconds(10),
     every interval: Duration = .milliseconds(5),

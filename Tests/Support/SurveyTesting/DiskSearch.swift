@@ -26,6 +26,11 @@ public enum DiskSearch {
         return findings
     }
 
+    /// The first file under `directory` that holds `word` in any of those encodings, or nil.
+    public static func firstFile(under directory: String, holding word: String) -> String? {
+        find([word], under: directory).first?.file
+    }
+
     /// The byte patterns `word` leaves when written in each encoding.
     public static func encodings(of word: String) -> [(name: String, bytes: [UInt8])] {
         let utf8 = Array(word.utf8)

@@ -11,8 +11,8 @@ public enum PackagePaths {
     /// The package root (the folder holding `Package.swift`).
     public static let root: URL = {
         var url = URL(fileURLWithPath: #filePath)
-        // Modules/SurveyTesting/SurveyTesting.swift -> package root
-        for _ in 0..<3 { url.deleteLastPathComponent() }
+        // Tests/Support/SurveyTesting/SurveyTesting.swift -> package root
+        for _ in 0..<4 { url.deleteLastPathComponent() }
         return url
     }()
 
