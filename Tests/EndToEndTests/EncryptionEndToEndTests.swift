@@ -8,20 +8,6 @@ import Testing
 /// surveyd with a key, as built: what it writes is encrypted, `status` says so, and every refusal
 /// exits 78 naming the file and what is wrong, with the state directory byte for byte as it was.
 @Suite(.serialized) struct EncryptionEndToEndTests {
-    /// Every file under `dir` with its bytes and mode.
-    static func snapshot(_ dir: String) throws -> [String: [UInt8]] {
-        var result: [String: [UInt8]] = [:]
-        let enumerator = FileManager.default.enumerator(atPath: dir)
-        while let name = enumerator?.nextObject() as? String {
-            let path = dir + "/" + name
-            var st = stat()
-            guard lstat(path, &st) == 0 else { continue }
-            let content = st.st_mode & S_IFMT == S_IFREG ? [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) : []
-            result[name] = content + [0] + Array(String(st.st_mode, radix: 8).utf8)
-        }
-        return result
-    }
-
     static func writeKey(_ path: String, fill: UInt8, mode: mode_t = 0o600) throws {
         try Data((0..<32).map { UInt8(truncatingIfNeeded: Int($0) * 13 + Int(fill)) }).write(to: URL(fileURLWithPath: path))
         chmod(path, mode)
@@ -45,7 +31,7 @@ import Testing
         _ = await stack.daemon?.stop()
         stack.daemon = nil
         #expect(DiskSearch.firstFile(under: stack.state, holding: "Quentinmarrow") == nil)
-        let before = try Self.snapshot(stack.state)
+        let before = try DirectorySnapshot.take(stack.state)
 
         let other = stack.dir.path + "/other"
         try Self.writeKey(other, fill: 2)
@@ -69,7 +55,7 @@ import Testing
                 environment: ["HOME": stack.dir.path], deadline: .seconds(30))
             #expect(result.status == 78, "\(flags): \(result.status) \(result.stderr)")
             for part in says { #expect(result.stderr.contains(part), "\(flags): \(result.stderr)") }
-            #expect(try Self.snapshot(stack.state) == before, "\(flags) changed the state directory")
+            #expect(try DirectorySnapshot.take(stack.state) == before, "\(flags) changed the state directory")
         }
         // The right key opens it again, with what it held.
         try await stack.startDaemon(["--encryption-key-file", key])

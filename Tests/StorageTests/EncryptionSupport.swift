@@ -24,20 +24,6 @@ enum Encryption {
 
     static func write(_ bytes: [UInt8], to path: String) throws { try Data(bytes).write(to: URL(fileURLWithPath: path)) }
 
-    /// Every file under `dir` with its bytes and mode: what a refusal must leave as it was.
-    static func snapshot(_ dir: String) throws -> [String: [UInt8]] {
-        var result: [String: [UInt8]] = [:]
-        let enumerator = FileManager.default.enumerator(atPath: dir)
-        while let name = enumerator?.nextObject() as? String {
-            let path = dir + "/" + name
-            var st = stat()
-            guard lstat(path, &st) == 0 else { continue }
-            let mode = Array(String(st.st_mode, radix: 8).utf8)
-            result[name] = (st.st_mode & S_IFMT == S_IFREG ? try bytes(path) : []) + [0] + mode
-        }
-        return result
-    }
-
     /// The offsets of the frames of an encrypted segment, with their stored lengths.
     static func frames(_ segment: [UInt8]) -> [(offset: Int, length: Int)] {
         var frames: [(Int, Int)] = []

@@ -48,32 +48,32 @@ private func bodies(_ dir: TemporaryDirectory, _ keys: JournalKeys?) async throw
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         try await enqueue(dir, Encryption.keys(1), count: 2)
-        let before = try Encryption.snapshot(dir.path)
+        let before = try DirectorySnapshot.take(dir.path)
         let error = try #require(throws: StorageError.self) { try SubmissionQueue(directory: dir.path, options: queueOptions(Encryption.keys(2, old: [3])), logger: logger) }
         #expect(error.code == .keyRefused)
         #expect(error.message.contains(dir.path + "/segment-"))
         #expect(error.message.contains(Encryption.key(1).fingerprint) && error.message.contains(Encryption.key(2).fingerprint))
-        #expect(try Encryption.snapshot(dir.path) == before)
+        #expect(try DirectorySnapshot.take(dir.path) == before)
     }
 
     @Test func noKeyForAnEncryptedDirectoryIsRefusedAndNothingIsChanged() async throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         try await enqueue(dir, Encryption.keys(1), count: 2)
-        let before = try Encryption.snapshot(dir.path)
+        let before = try DirectorySnapshot.take(dir.path)
         let error = try #require(throws: StorageError.self) { try SubmissionQueue(directory: dir.path, options: queueOptions(nil), logger: logger) }
         #expect(error.code == .keyRefused)
         #expect(error.message.contains("no encryption key") && error.message.contains(dir.path + "/segment-"))
-        #expect(try Encryption.snapshot(dir.path) == before)
+        #expect(try DirectorySnapshot.take(dir.path) == before)
     }
 
     @Test func theCheckAloneChangesNothing() async throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         try await enqueue(dir, nil, count: 2)
-        let before = try Encryption.snapshot(dir.path)
+        let before = try DirectorySnapshot.take(dir.path)
         try Journal.checkKeys(directory: dir.path, keys: Encryption.keys(1))
-        #expect(try Encryption.snapshot(dir.path) == before)
+        #expect(try DirectorySnapshot.take(dir.path) == before)
     }
 
     @Test(arguments: ["missing", "short", "long", "groupReadable", "directory"])

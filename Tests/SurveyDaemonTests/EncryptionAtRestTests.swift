@@ -30,18 +30,15 @@ import Testing
         var quiet = Logger(label: "mock")
         quiet.logLevel = .critical
         let mock = try await InProcessMockServer.start(configuration: MockServerConfiguration(fixtures: PackagePaths.mock), logger: quiet)
-        var flags = DaemonConfiguration.Overrides()
-        flags[\.serverURL] = "http://127.0.0.1:\(mock.port)"
-        flags[\.stateDirectory] = dir.appending("state").path
-        flags[\.socketPath] = dir.appending("d.sock").path
-        flags[\.deliveryWaitSeconds] = 0
+        let key = dir.appending("key").path
         if encrypted {
-            let key = dir.appending("key").path
             try Data((0..<32).map { UInt8(truncatingIfNeeded: $0 &* 11) }).write(to: URL(fileURLWithPath: key))
             chmod(key, 0o600)
-            flags[\.encryptionKeyFile] = key
         }
-        let configuration = try await DaemonConfiguration.resolve(file: nil, environment: ["HOME": dir.path], flags: flags, userID: getuid())
+        let configuration = try await InProcessDaemon.configuration(in: dir, serverURL: "http://127.0.0.1:\(mock.port)") { flags in
+            flags[\.deliveryWaitSeconds] = 0
+            if encrypted { flags[\.encryptionKeyFile] = key }
+        }
         let daemon = try await Daemon(configuration: configuration, version: "test", logger: quiet)
         let state = configuration.stateDirectory
         let typed = Mutex<[String]>([])
@@ -107,11 +104,7 @@ import Testing
         var quiet = Logger(label: "mock")
         quiet.logLevel = .critical
         let mock = try await InProcessMockServer.start(configuration: MockServerConfiguration(fixtures: PackagePaths.mock), logger: quiet)
-        var flags = DaemonConfiguration.Overrides()
-        flags[\.serverURL] = "http://127.0.0.1:\(mock.port)"
-        flags[\.stateDirectory] = dir.appending("state").path
-        flags[\.socketPath] = dir.appending("d.sock").path
-        let plain = try await DaemonConfiguration.resolve(file: nil, environment: ["HOME": dir.path], flags: flags, userID: getuid())
+        let plain = try await InProcessDaemon.configuration(in: dir, serverURL: "http://127.0.0.1:\(mock.port)")
         let first = try await Daemon(configuration: plain, version: "test", logger: quiet)
         let session = try await first.backend.startSession(StartSessionRequest(lang: "en"))
         _ = try await first.backend.answer(AnswerRequest(session: session.id, values: ["Barnabyquill"]))
@@ -120,8 +113,7 @@ import Testing
         let key = dir.appending("key").path
         try Data((0..<32).map { UInt8($0) }).write(to: URL(fileURLWithPath: key))
         chmod(key, 0o600)
-        flags[\.encryptionKeyFile] = key
-        let keyed = try await DaemonConfiguration.resolve(file: nil, environment: ["HOME": dir.path], flags: flags, userID: getuid())
+        let keyed = try await InProcessDaemon.configuration(in: dir, serverURL: "http://127.0.0.1:\(mock.port)") { $0[\.encryptionKeyFile] = key }
         let second = try await Daemon(configuration: keyed, version: "test", logger: quiet)
         let status = try await second.backend.status()
         await second.close()
