@@ -258,12 +258,25 @@
             if (key.getAttribute("data-action") === "backspace" && consumeRepeat()) { return; }
             keyboard.press(key);
         });
+        // The keyboard hides when its field loses the focus; while a finger (or the mouse) is
+        // still down, only once it is lifted, so that the page does not shrink under a tap on
+        // Next between its press and its release (the tap would then miss the button).
+        var pressed = false;
+        var pendingHide = null;
+        document.addEventListener("pointerdown", function () { pressed = true; }, true);
+        function released() {
+            pressed = false;
+            if (pendingHide) { window.setTimeout(pendingHide, 0); pendingHide = null; }
+        }
+        document.addEventListener("pointerup", released, true);
+        document.addEventListener("pointercancel", released, true);
         this.fields.forEach(function (field) {
             field.addEventListener("focus", function () { keyboard.show(field); });
             field.addEventListener("blur", function () {
-                window.setTimeout(function () {
+                var hideUnlessRefocused = function () {
                     if (document.activeElement !== field && keyboard.field === field) { keyboard.hide(); }
-                }, 0);
+                };
+                if (pressed) { pendingHide = hideUnlessRefocused; } else { window.setTimeout(hideUnlessRefocused, 0); }
             });
             // A tap in the field or a physical key ends the composition (the caret may move).
             field.addEventListener("pointerdown", function () { keyboard.endComposition(); });
