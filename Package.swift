@@ -54,7 +54,6 @@ let package = Package(
                 "SystemMemory",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
             ],
             path: "Modules/Storage",
             swiftSettings: swiftSettings
@@ -243,7 +242,7 @@ let package = Package(
         ),
 
         // MARK: Tests, one target per module plus end-to-end
-        .testTarget(name: "StorageTests", dependencies: ["Storage", "SurveyTesting", "JournalCrashHelper", .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio")], path: "Tests/StorageTests", swiftSettings: swiftSettings),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "SurveyTesting", "JournalCrashHelper", .product(name: "Logging", package: "swift-log")], path: "Tests/StorageTests", swiftSettings: swiftSettings),
         .testTarget(name: "EntitiesTests", dependencies: ["Entities", "SurveyTesting"], path: "Tests/EntitiesTests", swiftSettings: swiftSettings),
         .testTarget(name: "ValidationTests", dependencies: ["Validation", "SurveyTesting"], path: "Tests/ValidationTests", swiftSettings: swiftSettings),
         .testTarget(

@@ -2,7 +2,6 @@
 import Glibc
 #endif
 import Foundation
-import NIOCore
 import Logging
 import Storage
 import SurveyTesting
@@ -242,7 +241,7 @@ private func waitUntilItWritesAgain(_ journal: Journal) async throws {
         var queued: [QueuedSubmission] = []
         do {
             let queue = try SubmissionQueue(directory: dir.path, options: o, logger: logger)
-            for i in 0..<3 { queued.append(try await queue.enqueue(metadata(i), body: payload(i))) }
+            for i in 0..<3 { queued.append(try await queue.enqueueNew(metadata(i), body: payload(i))) }
             faults.fail("write", with: ENOSPC)
             let refused = await #expect(throws: StorageError.self) { try await queue.enqueue(metadata(9), body: payload(9)) }
             #expect(refused?.code == .failedClosed && refused?.message.contains("ENOSPC") == true)
@@ -250,7 +249,7 @@ private func waitUntilItWritesAgain(_ journal: Journal) async throws {
             #expect(await queue.pending(limit: 10) == queued, "neither the refused enqueue nor the refused delivery changed the queue")
             faults.clear()
             try await waitUntilItWritesAgain(queue.journal)
-            queued.append(try await queue.enqueue(metadata(3), body: payload(3)))
+            queued.append(try await queue.enqueueNew(metadata(3), body: payload(3)))
             queue.close()
         }
         var reopen = SubmissionQueueOptions()
@@ -258,7 +257,7 @@ private func waitUntilItWritesAgain(_ journal: Journal) async throws {
         let queue = try SubmissionQueue(directory: dir.path, options: reopen, logger: logger)
         defer { queue.close() }
         #expect(await queue.pending(limit: 10) == queued)
-        for (i, s) in queued.enumerated() { #expect(Array(buffer: try await queue.body(of: s.id)) == payload(i)) }
+        for (i, s) in queued.enumerated() { #expect(Array(try await queue.body(of: s.id)) == payload(i)) }
     }
 
     @Test(arguments: [false, true])
@@ -273,7 +272,7 @@ private func waitUntilItWritesAgain(_ journal: Journal) async throws {
             let queue = try SubmissionQueue(directory: dir.path, options: o, logger: logger)
             var all: [QueuedSubmission] = []
             for i in 0..<120 {
-                all.append(try await queue.enqueue(SubmissionMetadata(key: UUID(), stage: "common", language: "en", definitionHash: "h", queuedAt: Date(timeIntervalSince1970: 1_700_000_000 + Double(i))), body: payload(i)))
+                all.append(try await queue.enqueueNew(SubmissionMetadata(key: UUID(), stage: "common", language: "en", definitionHash: "h", queuedAt: Date(timeIntervalSince1970: 1_700_000_000 + Double(i))), body: payload(i)))
             }
             for (i, s) in all.enumerated() {
                 if i % 60 == 5 { kept.append(s) } else { try await queue.markDelivered(s.id, response: nil) }
@@ -282,7 +281,7 @@ private func waitUntilItWritesAgain(_ journal: Journal) async throws {
             let error = await #expect(throws: StorageError.self) { try await queue.compact() }
             #expect(error?.code == .ioFailed)
             #expect(await queue.pending(limit: 10) == kept)
-            for s in kept { #expect(Array(buffer: try await queue.body(of: s.id)) == payload(Int(s.id.ordinal) - 1)) }
+            for s in kept { #expect(Array(try await queue.body(of: s.id)) == payload(Int(s.id.ordinal) - 1)) }
             faults.clear()
             let report = try await queue.compact()
             #expect(!report.removedSegments.isEmpty)
@@ -293,7 +292,7 @@ private func waitUntilItWritesAgain(_ journal: Journal) async throws {
         let queue = try SubmissionQueue(directory: dir.path, options: o, logger: logger)
         defer { queue.close() }
         #expect(await queue.pending(limit: 10) == kept)
-        for s in kept { #expect(Array(buffer: try await queue.body(of: s.id)) == payload(Int(s.id.ordinal) - 1)) }
+        for s in kept { #expect(Array(try await queue.body(of: s.id)) == payload(Int(s.id.ordinal) - 1)) }
     }
 
     // MARK: The definition cache

@@ -3,7 +3,6 @@ import Glibc
 #endif
 import Foundation
 import Logging
-import NIOCore
 import Storage
 import SurveyTesting
 import Testing
@@ -35,8 +34,7 @@ private func bodies(_ dir: TemporaryDirectory, _ keys: JournalKeys?) async throw
     defer { queue.close() }
     var result: [[UInt8]] = []
     for submission in await queue.pending(limit: 100) {
-        var buffer = try await queue.body(of: submission.id)
-        result.append(buffer.readBytes(length: buffer.readableBytes) ?? [])
+        result.append(Array(try await queue.body(of: submission.id)))
     }
     return result
 }

@@ -35,7 +35,7 @@ import Testing
         var queued: [QueuedSubmission] = []
         for i in 0..<3 {
             let metadata = SubmissionMetadata(key: UUID(), stage: "s\(i)", language: "ko", definitionHash: "h", queuedAt: Date(timeIntervalSince1970: 1_700_000_000 + Double(i)))
-            queued.append(try await queue.enqueue(metadata, body: Array("{}".utf8)))
+            queued.append(try await queue.enqueueNew(metadata, body: Array("{}".utf8)))
         }
         try await queue.markDead(queued[1].id, reason: "isSuccess: false", outcome: .rejected)
         #expect(await queue.deadLetter(queued[1].id) == DeadSubmission(submission: queued[1], reason: "isSuccess: false", outcome: .rejected))

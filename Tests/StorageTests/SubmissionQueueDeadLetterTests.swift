@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import NIOCore
 @testable import Storage
 import SurveyTesting
 import Testing
@@ -24,7 +23,7 @@ private func body(_ i: Int) -> [UInt8] { Array(#"{"answers":{"n":\#(i)}}"#.utf8)
         let sessions = (0..<5).map(metadata)
         do {
             let queue = try SubmissionQueue(directory: dir.path, logger: logger)
-            for i in 0..<5 { q.append(try await queue.enqueue(sessions[i], body: body(i))) }
+            for i in 0..<5 { q.append(try await queue.enqueueNew(sessions[i], body: body(i))) }
             try await queue.markDead(q[0].id, reason: "isSuccess: false", outcome: .rejected)
             try await queue.markDead(q[1].id, reason: "undecodable", outcome: .unknown)
             try await queue.markDead(q[2].id, reason: "HTTP 400", outcome: .rejected)
@@ -49,7 +48,7 @@ private func body(_ i: Int) -> [UInt8] { Array(#"{"answers":{"n":\#(i)}}"#.utf8)
         #expect(await queue.state(of: q[0].metadata.key) == .pending)
         #expect(await queue.state(of: try #require(requeued[0].requeueKey)) == nil)
         #expect(try await queue.details(of: q[0].id).session == sessions[0].session)
-        #expect(try await queue.body(of: q[0].id) == ByteBuffer(bytes: body(0)))
+        #expect(Array(try await queue.body(of: q[0].id)) == body(0))
         // Dead again with an unknown outcome: the key it was last sent with is kept.
         try await queue.markDead(q[0].id, reason: "undecodable", outcome: .unknown)
         #expect(await queue.dead() == [DeadSubmission(submission: requeued[0], reason: "undecodable", outcome: .unknown)])
@@ -71,7 +70,7 @@ private func body(_ i: Int) -> [UInt8] { Array(#"{"answers":{"n":\#(i)}}"#.utf8)
         do {
             let queue = try SubmissionQueue(directory: dir.path, options: options, logger: logger)
             var q: [QueuedSubmission] = []
-            for i in 0..<200 { q.append(try await queue.enqueue(metadata(i), body: body(i))) }
+            for i in 0..<200 { q.append(try await queue.enqueueNew(metadata(i), body: body(i))) }
             try await queue.markDead(q[3].id, reason: "rejected 3", outcome: .rejected)  // stays dead
             try await queue.markDead(q[5].id, reason: "unknown 5", outcome: .unknown)  // stays dead
             try await queue.markDead(q[7].id, reason: "rejected 7", outcome: .rejected)  // requeued: new key, pending
@@ -95,7 +94,7 @@ private func body(_ i: Int) -> [UInt8] { Array(#"{"answers":{"n":\#(i)}}"#.utf8)
         defer { queue.close() }
         #expect(await queue.pending(limit: 10) == pending)
         #expect(await queue.dead() == dead)
-        for letter in dead { #expect(try await queue.body(of: letter.submission.id) == ByteBuffer(bytes: body(Int(letter.submission.id.ordinal) - 1))) }
+        for letter in dead { #expect(Array(try await queue.body(of: letter.submission.id)) == body(Int(letter.submission.id.ordinal) - 1)) }
         // A rejected letter already sent under a new key gets another one.
         let again = try #require(try await queue.requeue(dead[2].submission.id))
         #expect(again.requeueKey != nil && again.requeueKey != dead[2].submission.requeueKey)
@@ -124,7 +123,7 @@ private func body(_ i: Int) -> [UInt8] { Array(#"{"answers":{"n":\#(i)}}"#.utf8)
         #expect(dead.map(\.reason) == ["isSuccess: false", "carried dead"])
         #expect(dead.map(\.outcome) == [.unknown, .unknown])
         #expect(await queue.pending(limit: 10).map(\.idempotencyKey) == [keys[1]])
-        #expect(try await queue.body(of: SubmissionID(1)) == ByteBuffer(string: "{}"))
+        #expect(Array(try await queue.body(of: SubmissionID(1))) == Array("{}".utf8))
         // Unknown: requeued with the key it had, as before.
         let requeued = try #require(try await queue.requeue(SubmissionID(1)))
         #expect(requeued.requeueKey == nil && requeued.idempotencyKey == keys[0])
@@ -155,7 +154,7 @@ private func body(_ i: Int) -> [UInt8] { Array(#"{"answers":{"n":\#(i)}}"#.utf8)
         var winner: QueuedSubmission?
         do {
             let queue = try SubmissionQueue(directory: dir.path, logger: logger)
-            let s = try await queue.enqueue(metadata(1), body: body(1))
+            let s = try await queue.enqueueNew(metadata(1), body: body(1))
             try await queue.markDead(s.id, reason: "isSuccess: false", outcome: .rejected)
             async let first = queue.requeue(s.id, key: .new)
             async let second = queue.requeue(s.id, key: .new)

@@ -168,7 +168,7 @@ final class ErasureFixture: @unchecked Sendable {
         #expect(restored.allAnswers["name"] == .string("Dandelionyx") && restored.allAnswers["emailConfirm"] == .string("dandelion.yx@example.com"))
         #expect(try await fixture.complete(open).session.outcome == "queued")
         let body = try await fixture.submissionQueue.body(of: try #require(await fixture.submissionQueue.pending(limit: 1).first).id)
-        #expect(String(buffer: body).contains("Dandelionyx"))
+        #expect(String(decoding: body, as: UTF8.self).contains("Dandelionyx"))
     }
 
     @Test func aQueuedRespondentsAnswersWaitForTheDelivery() async throws {

@@ -53,7 +53,10 @@ extension SubmissionQueue {
         guard !importing.contains(metadata.key) else { return .known(.pending) }
         importing.insert(metadata.key)
         defer { importing.remove(metadata.key) }
-        return .queued(try await enqueue(metadata, body: body))
+        switch try await enqueue(metadata, body: body) {
+        case .queued(let entry): return .queued(entry)
+        case .alreadyQueued, .alreadyDelivered: return .known(state(of: metadata.key) ?? .pending)
+        }
     }
 
     /// Removes every delivered (or dropped) body from disk now: the live submissions are carried

@@ -13,10 +13,10 @@
 //   SubmissionQueue+Index.swift       the queue in memory, shared by replay and the actor
 //   SubmissionQueue+Replay.swift      rebuilding the index from the journal on open
 //   SubmissionQueue+Codec.swift       the binary encoding of the records
+//   QueueExecutor.swift               the thread the actor runs on
 
 import Foundation
 import Logging
-import NIOCore
 import SystemMemory
 
 /// The durable submission queue. Safe to share between tasks.
@@ -43,6 +43,9 @@ public actor SubmissionQueue {
     let logger: Logger
     /// Changes hold it shared; compaction holds it alone.
     let gate = ExclusiveGate()
+    /// The thread the actor runs on (QueueExecutor.swift).
+    private let executor = QueueExecutor(name: "surveyd-queue")
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     /// Opens (creating if needed) the queue in `directory` and rebuilds it from its journal.
     public init(directory: String, options: SubmissionQueueOptions = SubmissionQueueOptions(), logger: Logger) throws {
@@ -70,18 +73,16 @@ public actor SubmissionQueue {
     // MARK: Changes
 
     /// Queues a submission durably. A key that is already pending, dead or recently delivered is
-    /// not queued again; the existing entry is returned.
+    /// not queued again; the result says which it was.
     @discardableResult
-    public func enqueue(_ metadata: SubmissionMetadata, body: [UInt8]) async throws -> QueuedSubmission {
+    public func enqueue(_ metadata: SubmissionMetadata, body: [UInt8]) async throws -> EnqueueResult {
         await gate.enterShared()
         defer { gate.leaveShared() }
         while enqueuing[metadata.key] != nil {
             await withCheckedContinuation { enqueuing[metadata.key, default: []].append($0) }
         }
-        if let existing = index.find(key: metadata.key) { return index.submission(existing) }
-        if index.delivered[metadata.key] != nil {
-            return QueuedSubmission(id: SubmissionID(0), metadata: metadata)
-        }
+        if let existing = index.find(key: metadata.key) { return .alreadyQueued(index.submission(existing)) }
+        if index.delivered[metadata.key] != nil { return .alreadyDelivered }
         enqueuing[metadata.key] = []
         defer { for waiter in enqueuing.removeValue(forKey: metadata.key) ?? [] { waiter.resume() } }
         let ordinal = index.nextOrdinal
@@ -96,7 +97,7 @@ public actor SubmissionQueue {
         index.slots.insert(slot, at: position)
         index.pendingCount += 1
         index.keyPrefixes.insert(Index.prefix(slot.key))
-        return index.submission(position)
+        return .queued(index.submission(position))
     }
 
     /// Records that a submission was delivered, with the server's response.
@@ -187,11 +188,12 @@ public actor SubmissionQueue {
         return DeadSubmission(submission: index.submission(position), reason: note.reason, outcome: note.outcome)
     }
 
-    /// The body of a queued submission, read back from disk into the buffer it is sent from.
-    public func body(of id: SubmissionID) throws -> ByteBuffer {
+    /// The body of a queued submission, read back from disk: a slice of the record it was read
+    /// into (no copy; the caller makes the buffer it sends from).
+    public func body(of id: SubmissionID) throws -> ArraySlice<UInt8> {
         guard let position = index.position(of: id.ordinal) else { throw unknown(id.ordinal) }
         let (record, decoded) = try storedRecord(index.slots[position])
-        return ByteBuffer(bytes: record.payload[decoded.bodyStart...])
+        return record.payload[decoded.bodyStart...]
     }
 
     /// Everything stored about a pending or dead submission, `session` included, read back from disk.

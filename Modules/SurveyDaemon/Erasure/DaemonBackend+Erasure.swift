@@ -33,6 +33,6 @@ extension DaemonBackend {
 
 extension StoredSubmissionQueue: ErasableQueue {
     public func erasableSince() async -> Date? {
-        await onPool { await queue.erasableSince }
+        await queue.erasableSince
     }
 }

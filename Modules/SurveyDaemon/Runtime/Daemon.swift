@@ -85,6 +85,7 @@ public final class Daemon: Sendable {
         try Self.makeDirectory(state)
         let metrics = exporter.metrics
         var journalOptions = JournalOptions()
+        journalOptions.fileOperations = BlockingCallCheck.fileOperations
         journalOptions.durability = configuration.journalDurability
         journalOptions.encryption = keys
         do {
@@ -111,9 +112,9 @@ public final class Daemon: Sendable {
         let cache: DefinitionCache
         let deviceID: String
         do {
-            cache = try DefinitionCache(directory: state + "/definitions")
+            cache = try DefinitionCache(directory: state + "/definitions", operations: BlockingCallCheck.fileOperations)
             do {
-                deviceID = try configuration.deviceID ?? DeviceIdentity.loadOrCreate(in: state)
+                deviceID = try configuration.deviceID ?? DeviceIdentity.loadOrCreate(in: state, operations: BlockingCallCheck.fileOperations)
             } catch let error as StorageError {
                 throw DaemonStartError(error.message)
             }
@@ -259,8 +260,18 @@ public final class Daemon: Sendable {
     /// still the one this daemon bound) and releases its lock.
     func close() async {
         socketClaim.release()
-        sessionJournal.close()
-        queue.queue.close()
+        // Closing waits for each journal's writer thread to commit and stop: on NIO's
+        // blocking-I/O pool, not on a thread of the concurrency pool.
+        let journals = (sessions: sessionJournal, queue: queue.queue)
+        do {
+            try await NIOThreadPool.singleton.runIfActive {
+                journals.sessions.close()
+                journals.queue.close()
+            }
+        } catch {
+            journals.sessions.close()
+            journals.queue.close()
+        }
         do {
             try await httpClient.shutdown()
         } catch {

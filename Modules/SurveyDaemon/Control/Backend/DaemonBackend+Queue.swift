@@ -21,29 +21,27 @@ public protocol QueueAdministration: Sendable {
 }
 
 extension StoredSubmissionQueue: QueueAdministration {
-    public func pendingSubmissions() async throws -> [QueuedSubmission] { await onPool { await queue.pending(limit: .max) } }
-    public func submission(_ id: SubmissionID) async throws -> QueuedSubmission? { await onPool { await queue.submission(id) } }
+    public func pendingSubmissions() async throws -> [QueuedSubmission] { await queue.pending(limit: .max) }
+    public func submission(_ id: SubmissionID) async throws -> QueuedSubmission? { await queue.submission(id) }
     public func entry(_ id: SubmissionID, withBody: Bool) async throws -> SubmissionQueue.Entry? {
-        try await onPool { try await queue.entry(id, withBody: withBody) }
+        try await queue.entry(id, withBody: withBody)
     }
 
     public func export(_ states: Set<SubmissionQueue.ExportedSubmission.State>) async throws -> [SubmissionQueue.ExportedSubmission] {
-        try await onPool {
-            var result = try await queue.exportLive(states: states)
-            if states.contains(.delivered) { result += try await queue.exportDelivered() }
-            return result
-        }
+        var result = try await queue.exportLive(states: states)
+        if states.contains(.delivered) { result += try await queue.exportDelivered() }
+        return result
     }
 
     /// Queues it and wakes the worker.
     public func importSubmission(_ metadata: SubmissionMetadata, body: [UInt8]) async throws -> SubmissionQueue.ImportResult {
-        let result = try await onPool { try await queue.importSubmission(metadata, body: body) }
+        let result = try await queue.importSubmission(metadata, body: body)
         if case .queued = result { wakeup.wake() }
         return result
     }
 
-    public func drop(_ id: SubmissionID) async throws -> DeadSubmission? { try await onPool { try await queue.drop(id) } }
-    public func purge() async throws -> SubmissionQueue.PurgeReport { try await onPool { try await queue.purge() } }
+    public func drop(_ id: SubmissionID) async throws -> DeadSubmission? { try await queue.drop(id) }
+    public func purge() async throws -> SubmissionQueue.PurgeReport { try await queue.purge() }
     public var diskBytes: Int { queue.diskBytes }
 }
 

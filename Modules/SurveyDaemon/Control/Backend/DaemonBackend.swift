@@ -2,6 +2,7 @@ import ControlAPI
 import Entities
 import Foundation
 import Networking
+import NIOPosix
 import Storage
 
 /// A dead letter put back in the queue: the letter as it was, and the submission as it is now
@@ -65,6 +66,7 @@ public struct DaemonBackend: ControlBackend {
     /// `purge` purges the queue only.
     public var erasure: AnswerErasure?
     /// Whether the journals are encrypted, for `status`, `health` and the metrics; nil: not said.
+    /// It lists the journals' segments (blocking file calls): see ``encryptionView()``.
     public var encryption: (@Sendable () -> EncryptionView)?
 
     public init(
@@ -84,8 +86,15 @@ public struct DaemonBackend: ControlBackend {
 
     public func health() async -> HealthView {
         var view = DaemonHealth.view(phase: lifecycle?.phase ?? .serving, journals: await inspector.journalHealth())
-        view.encryption = encryption?()
+        view.encryption = await encryptionView()
         return view
+    }
+
+    /// ``encryption``'s view, made on NIO's blocking-I/O thread pool: these requests are handled
+    /// on an event loop, which a directory listing must not block.
+    func encryptionView() async -> EncryptionView? {
+        guard let encryption else { return nil }
+        return try? await NIOThreadPool.singleton.runIfActive { encryption() }
     }
 
     public func resume() async throws -> ResumeReply {
@@ -108,7 +117,7 @@ public struct DaemonBackend: ControlBackend {
         let health = DaemonHealth.view(phase: lifecycle?.phase ?? .serving, journals: journals)
         var snapshot = MetricsExporter.Snapshot(
             counts: try? await inspector.counts(), now: now(), connectivity: await connectivity.status.state, journals: sizes, ready: health.ready,
-            paused: await worker.snapshot.paused != nil, holdOff: await worker.holdOff, encryption: encryption?())
+            paused: await worker.snapshot.paused != nil, holdOff: await worker.holdOff, encryption: await encryptionView())
         if let erasure { snapshot.erasureOldestWaiting = await onPool { await erasure.waiting() }.oldest }
         return exporter.exposition(snapshot)
     }
@@ -161,7 +170,7 @@ public struct DaemonBackend: ControlBackend {
             StatusView.FirstStageMissing(stage: $0.stage, lang: $0.language, since: $0.since.iso8601Seconds)
         }
         view.erasure = await erasureView(at: time)
-        view.encryption = encryption?()
+        view.encryption = await encryptionView()
         view.paused = snapshot.paused.map { StatusView.Paused(reason: $0.reason, since: $0.since.iso8601Seconds) }
         return view
     }

@@ -31,7 +31,7 @@ public struct PeerCredentials: Sendable, Hashable {
     /// The supplementary groups of the peer process, from `/proc/<pid>/status`: a blocking read,
     /// never made on an event loop (checked in debug builds).
     func supplementaryGroups() -> Set<UInt32> {
-        assert(MultiThreadedEventLoopGroup.currentEventLoop == nil, "the peer's groups are read from /proc on an event loop; read them on a thread pool")
+        BlockingCallCheck.assertMayBlock("reading the peer's groups from /proc")
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return [] }
         return Self.groups(fromStatus: status)
     }

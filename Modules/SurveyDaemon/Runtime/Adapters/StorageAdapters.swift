@@ -44,11 +44,9 @@ public struct StoredSessionJournal: SessionJournal {
 /// The Storage submission queue as sessions, the delivery worker and the control API see it.
 /// It wakes the delivery worker whenever a submission becomes pending (queued or requeued).
 ///
-/// Every call into the queue's actor is made through ``onPool(_:)``: some of the queue's calls
-/// read or write its files (a body, an export, a purge, a compaction), and a default actor runs
-/// where the task that finds it idle prefers, then takes the calls waiting for it there too. A
-/// request handled on an event loop (``EventLoopTaskExecutor``) would otherwise run the queue,
-/// and the delivery worker's and housekeeping's calls behind it, on that loop.
+/// The queue's actor runs on a thread of its own (`QueueExecutor` in Storage), so its blocking
+/// file calls (a body, an export, a purge, a compaction) never run on the caller's thread, an
+/// event loop included: a request handled on a loop awaits them, suspended.
 public struct StoredSubmissionQueue: SubmissionSink, DeliveryQueue, QueueInspector {
     public let queue: SubmissionQueue
     let wakeup: DeliveryWakeup
@@ -75,49 +73,46 @@ public struct StoredSubmissionQueue: SubmissionSink, DeliveryQueue, QueueInspect
         let metadata = SubmissionMetadata(
             key: submission.idempotencyKey, stage: submission.stage, language: submission.language,
             definitionHash: submission.definitionHash, queuedAt: submission.queuedAt, session: submission.session)
-        _ = try await onPool { try await queue.enqueue(metadata, body: [UInt8](submission.body)) }
+        _ = try await queue.enqueue(metadata, body: [UInt8](submission.body))
         metrics.submissionQueued()
         wakeup.wake()
     }
 
     public func state(of key: UUID) async throws -> SubmissionState? {
-        await onPool { await queue.state(of: key) }
+        await queue.state(of: key)
     }
 
     // MARK: DeliveryQueue
 
     public func pending(limit: Int, excluding: Set<SubmissionID>) async throws -> [QueuedSubmission] {
-        await onPool { await queue.pending(limit: limit, excluding: excluding) }
+        await queue.pending(limit: limit, excluding: excluding)
     }
 
     public func body(of id: SubmissionID) async throws -> ByteBuffer {
-        try await onPool { try await queue.body(of: id) }
+        // The one copy between the disk and the HTTP client's buffer.
+        ByteBuffer(bytes: try await queue.body(of: id))
     }
 
     public func markDelivered(_ id: SubmissionID, nextTypeId: String?) async throws {
-        try await onPool { try await queue.markDelivered(id, response: nextTypeId) }
+        try await queue.markDelivered(id, response: nextTypeId)
     }
 
     public func markDead(_ id: SubmissionID, reason: String, outcome: DeadOutcome) async throws {
-        try await onPool { try await queue.markDead(id, reason: reason, outcome: outcome) }
+        try await queue.markDead(id, reason: reason, outcome: outcome)
     }
 
     // MARK: QueueInspector
 
     public func counts() async throws -> SubmissionQueueCounts {
-        await onPool { await queue.counts() }
+        await queue.counts()
     }
 
     public func deadLetters() async throws -> [DeadSubmission] {
-        await onPool { await queue.dead() }
+        await queue.dead()
     }
 
     public func requeue(_ id: SubmissionID, key: RequeueKey) async throws -> RequeuedLetter? {
-        let found = try await onPool { () async throws -> (DeadSubmission, QueuedSubmission)? in
-            guard let letter = await queue.deadLetter(id), let requeued = try await queue.requeue(id, key: key) else { return nil }
-            return (letter, requeued)
-        }
-        guard let (letter, requeued) = found else { return nil }
+        guard let letter = await queue.deadLetter(id), let requeued = try await queue.requeue(id, key: key) else { return nil }
         wakeup.wake()
         return RequeuedLetter(letter: letter, submission: requeued)
     }
