@@ -86,17 +86,28 @@ extension SessionManager {
     /// their upload is no longer pending) and rewrites the session journal as one snapshot of the
     /// rest, removing the old segments. Answers wait while it runs. Does nothing when no session
     /// can be retired.
+    ///
+    /// The candidates are found first (asking the queue about uploads suspends), then their locks
+    /// are taken (a request that holds one finishes first, as for an erasure), then the journal;
+    /// only then is each candidate checked again and retired, so that no request holding a
+    /// session sees it retired under it.
     @discardableResult
     public func compactJournal(retention: Duration) async throws -> JournalCompaction {
+        let cutoff = now().addingTimeInterval(-retention.timeInterval)
+        var candidates: [UUID] = []
+        for (id, session) in sessions where isRetirable(session, cutoff: cutoff) {
+            if case .closed(.queued) = session.state, let key = session.lastCompletedKey, try await queue.state(of: key) == .pending { continue }
+            candidates.append(id)
+        }
+        guard !candidates.isEmpty else { return JournalCompaction(retired: 0, kept: history.count) }
+        candidates.sort { $0.uuidString < $1.uuidString }
+        for id in candidates { await locks.acquire(id) }
+        defer { for id in candidates { locks.release(id) } }
         await journalGate.enterExclusive()
         defer { journalGate.leaveExclusive() }
-        let cutoff = now().addingTimeInterval(-retention.timeInterval)
-        var retired: Set<UUID> = []
-        for (id, session) in sessions where !locks.isHeld(id) {
-            guard case .closed(let outcome) = session.state, session.lastActivity < cutoff else { continue }
-            if outcome == .queued, let key = session.lastCompletedKey, try await queue.state(of: key) == .pending { continue }
-            retired.insert(id)
-        }
+        // A request may have changed a candidate while the locks were awaited (a follow-up named
+        // on it, its last activity later), or an erasure retired it.
+        let retired = Set(candidates.filter { id in sessions[id].map { isRetirable($0, cutoff: cutoff) } ?? false })
         guard !retired.isEmpty else { return JournalCompaction(retired: 0, kept: history.count) }
         // Oldest first, so that a replay rebuilds sessions in the order they began.
         let kept = history.filter { !retired.contains($0.key) }.values.sorted { ($0.first?.time ?? .distantPast) < ($1.first?.time ?? .distantPast) }
@@ -109,5 +120,11 @@ extension SessionManager {
         }
         logger.info("session journal compacted", metadata: ["retired": "\(retired.count)", "kept": "\(kept.count)"])
         return JournalCompaction(retired: retired.count, kept: kept.count)
+    }
+
+    /// Whether `session` closed before `cutoff` (its upload, if it ended `queued`, asked apart).
+    private func isRetirable(_ session: Session, cutoff: Date) -> Bool {
+        guard case .closed = session.state else { return false }
+        return session.lastActivity < cutoff
     }
 }
