@@ -74,6 +74,12 @@ struct FormBody: Sendable {
         return number
     }
 
+    /// The question a page's form was shown for: its `question` and `position` fields, which an
+    /// answer and a Back both carry.
+    func shownQuestion() throws(FormBodyError) -> (name: String, position: Int) {
+        (try require("question"), try requirePosition("position"))
+    }
+
     /// `+` is a space, `%XX` a byte; the bytes must be UTF-8.
     private static func decode(_ bytes: some Collection<UInt8>, what: String) throws(FormBodyError) -> String {
         var out: [UInt8] = []

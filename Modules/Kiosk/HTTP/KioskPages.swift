@@ -100,8 +100,7 @@ struct KioskPages: Sendable {
             let question: String
             let position: Int
             do throws(FormBodyError) {
-                question = try form.require("question")
-                position = try form.requirePosition("position")
+                (question, position) = try form.shownQuestion()
             } catch {
                 return badRequest(error, language: found.binding.language)
             }
@@ -139,8 +138,7 @@ struct KioskPages: Sendable {
             let question: String
             let position: Int
             do throws(FormBodyError) {
-                question = try form.require("question")
-                position = try form.requirePosition("position")
+                (question, position) = try form.shownQuestion()
             } catch {
                 return badRequest(error, language: found.binding.language)
             }

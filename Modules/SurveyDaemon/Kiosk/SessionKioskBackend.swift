@@ -1,3 +1,4 @@
+import ControlAPI
 import Entities
 import Foundation
 import Kiosk
@@ -22,7 +23,7 @@ public struct SessionKioskBackend: KioskBackend {
     }
 
     public func answer(session: KioskSessionID, question: String, position: Int, input: KioskInput) async throws(KioskError) -> KioskAnswerResult {
-        var answer = SessionAnswer(session: session.rawValue, question: question, position: position)
+        var answer = AnswerRequest(session: session.rawValue, question: question, position: position)
         switch input {
         case .skip:
             answer.skip = true
@@ -32,7 +33,7 @@ public struct SessionKioskBackend: KioskBackend {
         }
         let result: AnswerResult
         do {
-            result = try await sessions.answer(answer)
+            result = try await sessions.take(answer)
         } catch where error.code == .questionChanged && error.session != nil {
             return .questionChanged(error.session!.respondentView)
         } catch {

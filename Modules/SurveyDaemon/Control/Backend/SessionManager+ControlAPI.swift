@@ -11,7 +11,7 @@ extension SessionManager {
 
     /// Answers the current question of a session (`POST /v1/answers`).
     public nonisolated func answer(_ request: AnswerRequest) async throws(SessionError) -> AnswerReply {
-        let result = try await answer(SessionAnswer(request))
+        let result = try await take(request)
         return AnswerReply(accepted: result.accepted, message: result.message, repeated: result.repeated ? true : nil, session: result.session.view())
     }
 
@@ -25,12 +25,5 @@ extension SessionManager {
     /// the respondent left before the server named the stage.
     public nonisolated func recentFollowUps(limit: Int) async -> [SessionView] {
         await queuedSessionsWithFollowUps(limit: limit).map { $0.view() }
-    }
-}
-
-extension SessionAnswer {
-    /// The answer a control API request carries.
-    public init(_ request: AnswerRequest) {
-        self.init(session: request.session, values: request.values, skip: request.skip, question: request.question, position: request.position)
     }
 }

@@ -1,25 +1,5 @@
+import ControlAPI
 import Foundation
-
-/// An answer (or a skip) a respondent sends for the current question of a session.
-public struct SessionAnswer: Sendable, Hashable {
-    /// The session's id; nil for the only open session.
-    public var session: String?
-    /// The words typed.
-    public var values: [String]
-    public var skip: Bool
-    /// The name of the question answered, when the front end names it.
-    public var question: String?
-    /// The position of the question answered in its stage, from 1, when the front end names it.
-    public var position: Int?
-
-    public init(session: String? = nil, values: [String] = [], skip: Bool = false, question: String? = nil, position: Int? = nil) {
-        self.session = session
-        self.values = values
-        self.skip = skip
-        self.question = question
-        self.position = position
-    }
-}
 
 /// What an answer came to, with the session as it stands after it.
 public struct AnswerResult: Sendable, Hashable {
@@ -59,7 +39,8 @@ extension SessionManager {
     /// gets the session as it stands now (``AnswerResult/repeated``); anything else is
     /// ``SessionError/Code/questionChanged`` carrying the session. An answer that names no
     /// question answers whatever is asked.
-    public func answer(_ answer: SessionAnswer) async throws(SessionError) -> AnswerResult {
+    /// The control API's request is the answer's one type: the kiosk's backend makes one too.
+    public func take(_ answer: AnswerRequest) async throws(SessionError) -> AnswerResult {
         if let position = answer.position, position < 1 {
             throw SessionError(.badPosition, "position must be the question's number in its stage, from 1 (the session's `current`), not \(position)")
         }
@@ -71,7 +52,7 @@ extension SessionManager {
 
     /// Decides the answer on `session`, records what it changes and, when it completes the
     /// stage, queues the stage and waits briefly for its delivery.
-    func answer(_ answer: SessionAnswer, on session: inout Session) async throws(SessionError) -> AnswerResult {
+    func answer(_ answer: AnswerRequest, on session: inout Session) async throws(SessionError) -> AnswerResult {
         if case .asking = session.state, isIdle(session) {
             try await close(&session, .abandoned)
             throw SessionError(.sessionClosed, "session \(session.id.text(uppercase: false)) was idle too long and is closed as abandoned; start a new one with `surveyctl start`")
@@ -105,19 +86,19 @@ extension SessionManager {
     }
 
     /// Whether the session asks the question the answer names (each part it names).
-    func asks(_ session: Session, _ answer: SessionAnswer) -> Bool {
+    func asks(_ session: Session, _ answer: AnswerRequest) -> Bool {
         guard let form = session.currentForm else { return false }
         return (answer.question.map { $0 == form.name } ?? true) && (answer.position.map { $0 == session.position + 1 } ?? true)
     }
 
     /// Whether `answer` is the accepted answer `last` sent again: the same question (each part
     /// it names) and the same words or skip.
-    static func repeats(_ answer: SessionAnswer, _ last: AcceptedAnswer) -> Bool {
+    static func repeats(_ answer: AnswerRequest, _ last: AcceptedAnswer) -> Bool {
         (answer.question.map { $0 == last.question } ?? true) && (answer.position.map { $0 == last.position } ?? true)
             && answer.values == last.values && answer.skip == last.skip
     }
 
-    func questionChanged(_ session: Session, _ answer: SessionAnswer) -> SessionError {
+    func questionChanged(_ session: Session, _ answer: AnswerRequest) -> SessionError {
         var named: [String] = []
         if let question = answer.question { named.append("\"\(question)\"") }
         if let position = answer.position { named.append("at position \(position)") }
