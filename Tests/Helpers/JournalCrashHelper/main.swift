@@ -18,6 +18,13 @@ options.segmentSize = 16 << 10
 if CommandLine.arguments.count > 3 {
     options.encryption = JournalKeys(current: try JournalKey.load(from: CommandLine.arguments[3]))
 }
+// Ends with the test that started it: when that process is gone (it crashed, and so never kills
+// this one), the helper is adopted by another parent, and stops within half a second.
+let parent = getppid()
+Thread.detachNewThread {
+    while getppid() == parent { usleep(500_000) }
+    exit(4)
+}
 let journal = try Journal(directory: directory, options: options, logger: Logger(label: "crash-helper"))
 let start = journal.recovered.count
 await withTaskGroup(of: Void.self) { group in
