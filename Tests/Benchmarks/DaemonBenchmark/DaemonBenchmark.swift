@@ -18,6 +18,10 @@ import SurveyTesting
 ///   beside a plain write+fdatasync loop on the same file system (the disk's serial limit). The
 ///   sessions are started first (that rate is reported too: each start fetches the questionnaire
 ///   from the mock server); then only answers are timed, sent by ``AnswerLoad``;
+/// - after each of those rows, the same answers to the durable floor (``FloorServer`` appending
+///   each body to a `Journal` before its reply), and the daemon's CPU per answer as a ratio to it;
+/// - the bytes written to the device under the state directory per answer, the daemon's and the
+///   durable floor's (``DeviceWrites``), and per fdatasync of the plain loop;
 /// - the control round trip's p50 and p99;
 /// - the same answers through the kiosk pages of a second daemon, by 1, 8 and 64 respondents
 ///   (``KioskLoad``), with each page's p50 and p99;
@@ -27,9 +31,9 @@ import SurveyTesting
 ///   AsyncHTTPClient loop with the same concurrency (run twice, the faster counts); the mock
 ///   server is a `mock-survey-server` child process, so both talk to it across processes;
 /// - CPU time per answer and per upload of each process;
-/// - the answers of the largest client count again with the journals encrypted at rest
-///   (`--encryption-key-file`), beside the unencrypted row of the same run (goal: at most 5 %
-///   more daemon CPU per answer);
+/// - the answers of the largest client count on two more daemons, one with its journals
+///   encrypted at rest (`--encryption-key-file`), in pairs run back to back, alternating which
+///   goes first (`BENCH_PAIRS`, 2 by default; goal: at most 5 % more daemon CPU per answer);
 /// - the daemon's resident memory idle and with 100,000 queued.
 ///
 /// `swift build -c release --product surveyd && swift build -c release --product mock-survey-server
@@ -40,6 +44,8 @@ struct DaemonBenchmark {
     static let sessionsPerRow = [1: 1_000, 8: 3_000, 64: 10_000]
     static let queued = Int(ProcessInfo.processInfo.environment["BENCH_QUEUED"] ?? "") ?? 100_000
     static let inFlight = 8
+    /// Pairs of encrypted and unencrypted rows at the largest client count.
+    static let encryptionPairCount = Int(ProcessInfo.processInfo.environment["BENCH_PAIRS"] ?? "") ?? 2
     /// The load generator's one event loop thread, which drives every client's connection (as
     /// wrk-style load generators do), rather than a loop per core on a machine whose two cores
     /// the daemon needs; it left more answers per second to the daemon (`doc/benchmarks.md`).
@@ -70,10 +76,16 @@ struct DaemonBenchmark {
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("svbench-\(getpid())").path
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: work) }
-        print("# DaemonBenchmark, \(Date().formatted(.iso8601)), \(ProcessInfo.processInfo.activeProcessorCount) cores, state in \(work)\n")
+        print("# DaemonBenchmark, \(Date().formatted(.iso8601)), \(ProcessInfo.processInfo.activeProcessorCount) cores, state in \(work), load average \(loadAverage())\n")
+        // What the rest of the machine writes to the device meanwhile, for the bytes per answer.
+        let device = DeviceWrites(under: work)
+        let idleWrites = device?.idleRate(seconds: 2)
 
         // The disk's serial limit: one write + fdatasync per answer-sized record.
+        let baselineWritten = device?.bytesWritten()
         let baseline = try BenchmarkSupport.fdatasyncLoop(path: work + "/baseline.dat", record: 256, duration: .seconds(3))
+        var baselineBytes = Double.nan
+        if let before = baselineWritten, let after = device?.bytesWritten() { baselineBytes = (after - before) / (baseline * 3) }
 
         // 1. Answers through the socket.
         let mock = try await MockServerProcess(binary: mockServer, fixtures: fixtures, port: 0, record: work + "/record-answers.jsonl")
@@ -83,26 +95,25 @@ struct DaemonBenchmark {
         let http = HTTPClient(eventLoopGroupProvider: .singleton)
         let control = ControlClient(socketPath: answersDaemon.socket, httpClient: http)
         var rows: [(clients: Int, starts: Double, load: Measured)] = []
+        var durableRows: [(clients: Int, load: Measured)] = []
+        let durableFloor = try await SocketFloor(durable: true, directory: work + "/durable-floor")
         for clients in clientCounts {
             let sessions = sessionsPerRow[clients]!
             let (starts, ids) = try await startSessions(control: control, clients: clients, count: sessions)
             // A mark for profilers: from here until the next mark, only answers reach the daemon.
             FileHandle.standardError.write(Data("timing answers of \(clients) clients, daemon pid \(answersDaemon.pid)\n".utf8))
-            rows.append((clients, starts, try await answers(socket: answersDaemon.socket, sessions: ids, daemon: answersDaemon.pid)))
+            rows.append((clients, starts, try await answers(socket: answersDaemon.socket, sessions: ids, daemon: answersDaemon.pid, device: device)))
+            // The durable floor right after, with as many answers.
+            FileHandle.standardError.write(Data("timing the durable floor with \(clients) clients, floor pid \(durableFloor.pid)\n".utf8))
+            durableRows.append((clients, try await durableFloor.load(clients: clients, device: device)))
         }
+        await durableFloor.stop()
         await answersDaemon.stop()
-        // The same answers with the journals encrypted, on a daemon of their own.
-        var sealedRow: (clients: Int, load: Measured)?
-        if let clients = clientCounts.max() {
-            let keyFile = work + "/key"
-            try Data((0..<32).map { UInt8(truncatingIfNeeded: $0 &* 7) }).write(to: URL(fileURLWithPath: keyFile))
-            chmod(keyFile, 0o600)
-            let sealedDaemon = try Daemon(binary: surveyd, directory: work + "/answers-sealed", serverURL: "http://127.0.0.1:\(mock.port)", inFlight: inFlight, keyFile: keyFile)
-            try await sealedDaemon.waitReady()
-            let sealedControl = ControlClient(socketPath: sealedDaemon.socket, httpClient: http)
-            let (_, ids) = try await startSessions(control: sealedControl, clients: clients, count: sessionsPerRow[clients]!)
-            sealedRow = (clients, try await answers(socket: sealedDaemon.socket, sessions: ids, daemon: sealedDaemon.pid))
-            await sealedDaemon.stop()
+        // The largest row again on two fresh daemons, one encrypting its journals, alternating.
+        let pairClients = clientCounts.max()
+        var pairs: [(plain: Measured, sealed: Measured)] = []
+        if let pairClients {
+            pairs = try await encryptionPairs(surveyd: surveyd, directory: work + "/encryption", serverURL: "http://127.0.0.1:\(mock.port)", http: http, clients: pairClients, pairs: encryptionPairCount)
         }
 
         // 1b. The same answers through the kiosk pages, then the framework's floor of both paths.
@@ -158,24 +169,28 @@ struct DaemonBenchmark {
         print("| measure | value | baseline | ratio | goal |")
         print("|---|---|---|---|---|")
         print("| serial write+fdatasync (256 B) | \(BenchmarkSupport.whole(baseline)) /s | | | |")
+        print("| device bytes written per fdatasync of that loop (a growing file) | \(String(format: "%.0f B", baselineBytes)) | | | |")
+        print("| device \(device?.name ?? "(none found)") written by the rest of the machine, 2 s before the benchmark | \(idleWrites.map { String(format: "%.0f KB/s", $0 / 1000) } ?? "n/a") | | | |")
         for (clients, starts, load) in rows {
-            let goal = clients == 64 ? "≥ 3" : ""
             print("| session starts/s, \(clients) client\(clients == 1 ? "" : "s") (untimed setup; each fetches the questionnaire) | \(BenchmarkSupport.whole(starts)) /s | | | |")
-            print("| durable answers/s, \(clients) client\(clients == 1 ? "" : "s") | \(BenchmarkSupport.whole(load.rate)) /s | \(BenchmarkSupport.whole(baseline)) /s | \(BenchmarkSupport.ratio(load.rate / baseline)) | \(goal) |")
+            print("| durable answers/s, \(clients) client\(clients == 1 ? "" : "s") | \(BenchmarkSupport.whole(load.rate)) /s | \(BenchmarkSupport.whole(baseline)) /s | \(BenchmarkSupport.ratio(load.rate / baseline)) | |")
             print("| control round trip, \(clients) client\(clients == 1 ? "" : "s") | p50 \(String(format: "%.2f", load.p50)) ms, p99 \(String(format: "%.2f", load.p99)) ms | | | |")
             print("| CPU per answer, \(clients) client\(clients == 1 ? "" : "s") | daemon \(String(format: "%.0f", load.serverMicros)) µs, load generator \(String(format: "%.0f", load.loadMicros)) µs | | | |")
         }
-        if let sealedRow, let plain = rows.first(where: { $0.clients == sealedRow.clients })?.load {
-            let clients = "\(sealedRow.clients) client\(sealedRow.clients == 1 ? "" : "s")"
-            print("| encrypted: durable answers/s, \(clients) | \(BenchmarkSupport.whole(sealedRow.load.rate)) /s | unencrypted \(BenchmarkSupport.whole(plain.rate)) /s | \(BenchmarkSupport.ratio(sealedRow.load.rate / plain.rate)) | |")
-            print("| encrypted: daemon CPU per answer, \(clients) | \(String(format: "%.0f", sealedRow.load.serverMicros)) µs | unencrypted \(String(format: "%.0f", plain.serverMicros)) µs | \(BenchmarkSupport.ratio(sealedRow.load.serverMicros / plain.serverMicros)) | ≤ 1.05 |")
-        }
+        printSocketRows(socket: rows.map { ($0.clients, $0.load) }, durable: durableRows, pairs: pairs, pairClients: pairClients)
         printKioskRows(socket: rows.map { ($0.clients, $0.load) }, pages: pages, floors: floors)
-        print("| replay of \(queued) queued submissions (\(inFlight) in flight; \(timed) pending when timed) | \(BenchmarkSupport.whole(replayRate)) /s | bare AHC \(BenchmarkSupport.whole(bare)) /s (runs: \(BenchmarkSupport.whole(bareBefore)), \(BenchmarkSupport.whole(bareAfter))) | \(BenchmarkSupport.ratio(replayRate / bare)) | ≥ 0.7 |")
+        print("| replay of \(queued) queued submissions (\(inFlight) in flight; \(timed) pending when timed) | \(BenchmarkSupport.whole(replayRate)) /s | bare AHC \(BenchmarkSupport.whole(bare)) /s (runs: \(BenchmarkSupport.whole(bareBefore)), \(BenchmarkSupport.whole(bareAfter))) | \(BenchmarkSupport.ratio(replayRate / bare)) | ≥ 0.9 |")
         print("| CPU per upload, replay | \(replayCPU) | \(bareCPU) | | |")
-        print("| daemon RSS idle | \(String(format: "%.1f", idleRSS)) MB | | | |")
+        print("| daemon RSS idle | \(String(format: "%.1f", idleRSS)) MB | | | < 30 MB |")
         print("| daemon RSS with \(queued) queued | \(String(format: "%.1f", queuedRSS)) MB | | | |")
         print("| daemon RSS after draining them | \(String(format: "%.1f", drainedRSS)) MB | | | |")
+        print("\nload average at the end: \(loadAverage())")
+    }
+
+    /// The first three fields of `/proc/loadavg` (1, 5 and 15 minutes).
+    static func loadAverage() -> String {
+        let text = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? ""
+        return text.split(separator: " ").prefix(3).joined(separator: " ")
     }
 
     /// CPU `seconds` spread over `count` operations, e.g. `152 µs`.
@@ -206,21 +221,10 @@ struct DaemonBenchmark {
     /// Each client answers the first four questions of each of its sessions, one request after
     /// another on its own connection (each answer is journaled with an fdatasync before the
     /// reply): answers per second, the round trip's p50 and p99, and the CPU time per answer of
-    /// the daemon and of this process (the load generator).
-    static func answers(socket: String, sessions: [[String]], daemon: Int32) async throws -> Measured {
-        let steps = [["Kim Minsu"], ["kim@example.com"], ["kim@example.com"], ["30"]]
+    /// the daemon and of this process (the load generator), and the bytes written to `device`.
+    static func answers(socket: String, sessions: [[String]], daemon: Int32, device: DeviceWrites?) async throws -> Measured {
         let bodies = sessions.map { ids in ids.flatMap { id in steps.map { AnswerLoad.body(session: id, values: $0) } } }
-        return try await measure(server: daemon) {
-            try await withThrowingTaskGroup(of: Measured.Client.self) { group in
-                for client in bodies {
-                    group.addTask {
-                        let result = try await AnswerLoad.run(socket: socket, bodies: client, group: Self.loadLoop)
-                        return Measured.Client(answered: result.answered, requests: result.answered, latencies: result.latencies)
-                    }
-                }
-                return try await group.reduce(into: []) { $0.append($1) }
-            }
-        }
+        return try await socketLoad(socket: socket, bodies: bodies, server: daemon, device: device)
     }
 
     /// The body of every upload in the replay and the bare loop: a finished `common` stage.

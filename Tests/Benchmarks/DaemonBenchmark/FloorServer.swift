@@ -3,8 +3,10 @@ import ControlAPI
 import Entities
 import Foundation
 import Hummingbird
+import Logging
 import Mustache
 import NIOCore
+import Storage
 import Synchronization
 
 /// The framework's floor: a bare Hummingbird handler doing only what every answer needs, run in a
@@ -27,15 +29,24 @@ enum FloorServer {
     static func run(_ arguments: [String]) async throws {
         let router = Router()
         let address: BindAddress
+        var journaled: Journal?
+        defer { journaled?.close() }
         switch (arguments.first, arguments.count) {
         case ("unix", 2):
             address = .unixDomainSocket(path: arguments[1])
             router.post("/v1/answers") { request, _ in try await answer(request) }
+        case ("durable", 3):
+            address = .unixDomainSocket(path: arguments[1])
+            var logger = Logger(label: "floor")
+            logger.logLevel = .error
+            let journal = try Journal(directory: arguments[2], options: JournalOptions(), logger: logger)
+            journaled = journal
+            router.post("/v1/answers") { request, _ in try await answer(request, journal: journal) }
         case ("tcp", 2):
             address = .hostname("127.0.0.1", port: 0)
             try FloorPages(templates: URL(fileURLWithPath: arguments[1])).register(on: router)
         default:
-            throw BenchmarkError("usage: DaemonBenchmark --floor-server unix PATH | tcp TEMPLATE_DIRECTORY")
+            throw BenchmarkError("usage: DaemonBenchmark --floor-server unix PATH | durable PATH JOURNAL_DIRECTORY | tcp TEMPLATE_DIRECTORY")
         }
         let app = Application(
             router: router,
@@ -48,10 +59,12 @@ enum FloorServer {
         try await app.runService()
     }
 
-    /// The control socket's answer, without the session behind it.
-    static func answer(_ request: Request) async throws -> Response {
+    /// The control socket's answer, without the session behind it; with `journal`, its body is
+    /// appended there (durably) before the reply.
+    static func answer(_ request: Request, journal: Journal? = nil) async throws -> Response {
         var request = request
         let buffer = try await request.collectBody(upTo: 1 << 16)
+        if let journal { _ = try await journal.append(type: 1, payload: Array(buffer.readableBytesView)) }
         let parsed = AnswerRequest(simpleJSON: buffer.readableBytesView)
         let answer = try parsed ?? JSONDecoder().decode(AnswerRequest.self, from: Data(buffer.readableBytesView))
         let reply = AnswerReply(accepted: true, message: nil, session: SessionView(
