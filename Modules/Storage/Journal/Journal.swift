@@ -10,11 +10,12 @@
 //   Journal+Writer.swift     the writer thread: group commit, sync policy, disk cap
 //   Journal+Recovery.swift   recovery on open: torn tails cut and kept, corrupt segments kept
 //   Journal+Reader.swift     scanning a segment, reading a record back by location
-//   Journal+Segments.swift   segment files: creation, rotation, listing, removal
+//   Journal+Segments.swift   segment files: creation, rotation, preallocation, listing, removal
 //   Journal+Failure.swift    refusing appends after a failed write or sync, and recovering
 //   Journal+Encryption.swift the key check on open, segments under a fresh salt (SegmentHeader.swift,
 //                            RecordCipher.swift, JournalKey.swift: the header, the AEAD, the keys)
-//   FileIO.swift             every system call, its result checked (JournalFileOperations.swift: the seam)
+//   FileIO.swift             every system call, its result checked (JournalFileOperations.swift: the seam;
+//                            FileIO+Preallocation.swift: fallocate or zeros, and lseek)
 // The on-disk format is documented in doc/journal-format.md.
 
 #if canImport(Glibc)
