@@ -331,7 +331,7 @@ private func waitUntilItWritesAgain(_ journal: Journal) async throws {
         try journal.removeSegments([locations[0].segment])
         journal.close()
         let seen = faults.calls.withLock { $0 }
-        let expected: Set<String> = ["mkdir", "chmod", "lstat", "stat", "open", "fchmod", "flock", "listDirectory", "fstat", "write", "fdatasync", "fsync", "pread", "rename", "unlink", "close"]
+        let expected: Set<String> = ["mkdir", "chmod", "lstat", "stat", "open", "fchmod", "flock", "listDirectory", "fstat", "write", "fdatasync", "fsync", "pread", "rename", "unlink", "close", "fallocate", "lseek"]
         #expect(expected.subtracting(seen).isEmpty, "not seen: \(expected.subtracting(seen).sorted())")
     }
 }

@@ -59,6 +59,8 @@ final class FileFaults: Sendable {
             fdatasync: { [self] fd in faulted("fdatasync", path(fd)) ? -1 : Glibc.fdatasync(fd) },
             fsync: { [self] fd in faulted("fsync", path(fd)) ? -1 : Glibc.fsync(fd) },
             ftruncate: { [self] fd, length in faulted("ftruncate", path(fd)) ? -1 : Glibc.ftruncate(fd, off_t(length)) },
+            fallocate: { [self] fd, offset, length in faulted("fallocate", path(fd)) ? -1 : JournalFileOperations.systemFallocate(fd, offset, length) },
+            lseek: { [self] fd, offset in faulted("lseek", path(fd)) ? -1 : Int(Glibc.lseek(fd, off_t(offset), SEEK_SET)) },
             open: { [self] path, flags, mode in
                 if faulted("open", path) { return -1 }
                 let fd = Glibc.open(path, flags, mode)

@@ -118,9 +118,10 @@ private func payloadsOnDisk(_ dir: TemporaryDirectory, encrypted: Bool = false) 
         defer { dir.remove() }
         let faults = Faults()
         let journal = try Journal(directory: dir.path, options: options(faults, encrypted: encrypted), logger: logger)
-        _ = try await journal.append(type: 1, payload: payload(1))
-        let segment = dir.path + "/" + (try journal.segments().last!.name)
-        let acknowledgedEnd = Journal.testingFileSize(segment)
+        let first = try await journal.appendLocated(type: 1, payload: payload(1))
+        let segment = dir.path + "/" + first.segment
+        let acknowledgedEnd = first.offset + 21 + payload(1).count + (encrypted ? 16 : 0)
+        let preallocated = Journal.testingFileSize(segment)
         faults.shortWriteThen.withLock { $0 = ENOSPC }
         // Several appends at once, so that the half written may hold whole frames of the batch.
         let results = await withTaskGroup(of: Bool.self) { group in
@@ -129,7 +130,10 @@ private func payloadsOnDisk(_ dir: TemporaryDirectory, encrypted: Bool = false) 
         }
         #expect(results.allSatisfy { !$0 }, "nothing is acknowledged without durability")
         #expect(journal.currentFailure?.errnoName == "ENOSPC")
-        #expect(Journal.testingFileSize(segment) == acknowledgedEnd, "the half-written batch was cut back")
+        // Cut back to the acknowledged record and preallocated again: zeros after it.
+        #expect(Journal.testingFileSize(segment) == preallocated)
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: segment)))
+        #expect(bytes.count > acknowledgedEnd && bytes[acknowledgedEnd...].allSatisfy { $0 == 0 }, "the half-written batch was cut back")
         faults.clear()
         #expect(try await journal.append(type: 1, payload: payload(2)) == 2)
         #expect(journal.currentFailure == nil)

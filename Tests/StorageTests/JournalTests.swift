@@ -84,11 +84,13 @@ private func writeBatches(_ dir: TemporaryDirectory) async throws -> (String, In
     let journal = try Journal(directory: dir.path, options: options(), logger: logger)
     for i in 0..<10 { _ = try await journal.append(type: 1, payload: payload(i)) }
     let seg = dir.path + "/" + (try segments(dir).last!)
-    let before = (try FileManager.default.attributesOfItem(atPath: seg)[.size] as! NSNumber).intValue
-    _ = try await journal.append(type: 1, payload: payload(10))
+    // The last batch's frame: where it starts and ends (the open segment is preallocated, so its
+    // size says nothing of where the records end; closed, it ends with them).
+    let last = try await journal.appendLocated(type: 1, payload: payload(10))
     journal.close()
     let after = (try FileManager.default.attributesOfItem(atPath: seg)[.size] as! NSNumber).intValue
-    return (seg, before, after)
+    #expect(after == last.offset + 21 + payload(10).count)
+    return (seg, last.offset, after)
 }
 
 @Test func tornTailAtEveryOffsetOfTheLastBatch() async throws {
@@ -110,7 +112,7 @@ private func writeBatches(_ dir: TemporaryDirectory) async throws -> (String, In
     }
 }
 
-@Test(arguments: [UInt8(0), 0xFF, 0x53])
+@Test(arguments: [UInt8(0xFF), 0x53])
 func garbageTailIsCutAndKept(fill: UInt8) async throws {
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
@@ -126,6 +128,80 @@ func garbageTailIsCutAndKept(fill: UInt8) async throws {
     #expect(problem.kind == .tornTail && problem.offset == end)
     #expect(try Data(contentsOf: URL(fileURLWithPath: problem.keptAt)) == Data(repeating: fill, count: 300))
     #expect(try await j.append(type: 1, payload: [9]) == 12)
+}
+
+/// Zeros after the last record are a preallocated segment's unused tail: the end of the log,
+/// not a problem, and nothing is kept of them.
+@Test func aZeroTailIsTheEndOfTheLog() async throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let (seg, _, _) = try await writeBatches(dir)
+    let h = try FileHandle(forWritingTo: URL(fileURLWithPath: seg))
+    try h.seekToEnd()
+    try h.write(contentsOf: Data(repeating: 0, count: 300))
+    try h.close()
+    let j = try Journal(directory: dir.path, options: options(), logger: logger)
+    #expect(j.recovered.count == 11)
+    #expect(j.recoveryReport.isEmpty, "\(j.recoveryReport)")
+    #expect(try await j.append(type: 1, payload: [9]) == 12)
+    j.close()
+    #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).allSatisfy { !$0.contains(".torn-") && !$0.contains(".corrupt") })
+    let reopened = try Journal(directory: dir.path, options: options(), logger: logger)
+    defer { reopened.close() }
+    #expect(reopened.recovered.map(\.sequence) == Array(1...12))
+    #expect(reopened.recovered.last?.payload == [9])
+    #expect(reopened.recoveryReport.isEmpty)
+}
+
+/// A torn record followed by zeros (a crash in the middle of a write into a preallocated
+/// segment) is a torn tail: cut, and its bytes up to the zeros kept.
+@Test func aTornRecordFollowedByZerosIsATornTail() async throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let (seg, start, end) = try await writeBatches(dir)
+    var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: seg)))
+    let torn = Array(bytes[start..<(start + (end - start) / 2)])
+    bytes = Array(bytes[..<start]) + torn + [UInt8](repeating: 0, count: 4096)
+    try Data(bytes).write(to: URL(fileURLWithPath: seg))
+    let j = try Journal(directory: dir.path, options: options(), logger: logger)
+    defer { j.close() }
+    #expect(j.recovered.map(\.payload) == (0..<10).map(payload))
+    let problem = try #require(j.recoveryReport.first)
+    #expect(j.recoveryReport.count == 1 && problem.kind == .tornTail && problem.offset == start)
+    // The torn bytes up to the last one that is not zero: the zeros after it carry nothing.
+    let kept = torn[...(try #require(torn.lastIndex { $0 != 0 }))]
+    #expect(try Data(contentsOf: URL(fileURLWithPath: problem.keptAt)) == Data(kept))
+    #expect(try await j.append(type: 1, payload: [9]) == 11)
+}
+
+/// The length of a damaged frame whose header is sound says how far the damage goes: a frame
+/// found inside it (here one a payload carries) is not taken for a record, and the record after
+/// it is.
+@Test func aFrameInsideADamagedRecordIsNotTakenForARecord() async throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    // A complete, valid frame (sequence 99) inside the payload of record 2.
+    let forged: [UInt8] = Array("forged".utf8)
+    func littleEndian(_ value: some FixedWidthInteger) -> [UInt8] { withUnsafeBytes(of: value.littleEndian) { Array($0) } }
+    var body: [UInt8] = [7] + littleEndian(UInt64(99)) + forged
+    var inner: [UInt8] = [0x53, 0x56, 0x53, 0x31] + littleEndian(UInt32(forged.count)) + littleEndian(CRC32C.checksum(body))
+    inner += body
+    body = Array("carrier-".utf8) + inner + Array("-end".utf8)
+    let journal = try Journal(directory: dir.path, options: options(), logger: logger)
+    let first = try await journal.appendLocated(type: 1, payload: payload(1))
+    let carrier = try await journal.appendLocated(type: 1, payload: body)
+    _ = try await journal.append(type: 1, payload: payload(3))
+    journal.close()
+    let seg = dir.path + "/" + first.segment
+    var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: seg)))
+    bytes[carrier.offset + 21 + 2] ^= 0x01  // in "carrier-": record 2 fails its CRC, its header is sound
+    try Data(bytes).write(to: URL(fileURLWithPath: seg))
+    let j = try Journal(directory: dir.path, options: options(), logger: logger)
+    defer { j.close() }
+    #expect(j.recovered.map(\.sequence) == [1, 3], "\(j.recovered.map(\.sequence))")
+    #expect(!j.recovered.contains { $0.payload == forged })
+    #expect(j.recoveryReport.map(\.kind) == [.corruptSegment])
+    #expect(try await j.append(type: 1, payload: [9]) == 4)
 }
 
 @Test(arguments: ["flip", "hugeLength"])
@@ -240,13 +316,25 @@ func sigkillAtRandomMomentsLosesNothingAcknowledged(encrypted: Bool) async throw
     #expect(journal.diskBytes < usedWhenFull)
     let after = try await journal.append(type: 1, payload: [7])
     #expect(after == acknowledged.last! + 1)
+    #expect(journal.diskBytes + journal.preallocatedBytes == segmentBytes(dir) && segmentBytes(dir) <= 2048, "the preallocated tail stays within the cap")
     journal.close()
+    let onDisk = segmentBytes(dir)
     // Every acknowledged record in the remaining segment is intact; nothing refused is there.
     let reopened = try Journal(directory: dir.path, options: o, logger: logger)
     defer { reopened.close() }
     #expect(reopened.recovered.last?.sequence == after)
     #expect(reopened.recovered.allSatisfy { $0.sequence <= after })
     #expect(reopened.diskBytes == journal.diskBytes)
+    #expect(journal.diskBytes == onDisk, "a closed journal's segments end with their records")
+    #expect(reopened.diskBytes + reopened.preallocatedBytes == segmentBytes(dir) && segmentBytes(dir) <= 2048, "the preallocated tail stays within the cap")
+}
+
+/// The bytes the segment files of `dir` take.
+private func segmentBytes(_ dir: TemporaryDirectory) -> Int {
+    ((try? segments(dir)) ?? []).reduce(0) { total, name in
+        var st = stat()
+        return total + (stat(dir.path + "/" + name, &st) == 0 ? Int(st.st_size) : 0)
+    }
 }
 
 @Test func reclaimingAppendsMayGoOverTheCap() async throws {

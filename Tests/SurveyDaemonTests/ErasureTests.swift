@@ -221,6 +221,8 @@ final class ErasureFixture: @unchecked Sendable {
         _ = try await fixture.respondent("Gannetwhorl", "gannet.whorl@example.com")
         // A torn tail after the last record: recovery keeps it aside on the next open.
         let segment = try #require(try fixture.sessionJournal.segments().last?.name)
+        // Closed first: a closed segment ends with its last record (an open one is preallocated).
+        fixture.sessionJournal.close()
         let handle = try #require(FileHandle(forWritingAtPath: fixture.directory.path + "/sessions/" + segment))
         handle.seekToEndOfFile()
         handle.write(Data("torn Gannetwhorl record".utf8))

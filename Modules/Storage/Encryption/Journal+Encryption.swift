@@ -76,7 +76,7 @@ extension Journal {
     /// Creates segment `name` under the current key with a fresh salt: the header is written to
     /// a temporary file, fsync'd and renamed into place (replacing an empty segment of that name),
     /// and the directory fsync'd; so a segment never exists without its whole header. Returns the
-    /// descriptor (for appending) and the segment's cipher.
+    /// descriptor (for writing at the offsets the writer tracks: not `O_APPEND`) and the segment's cipher.
     static func createEncryptedSegment(_ name: String, directory: String, keys: JournalKeys, io: FileIO) throws -> (fd: Int32, cipher: RecordCipher) {
         let path = directory + "/" + name
         let (header, salt) = SegmentHeader.make(key: keys.current)
@@ -89,7 +89,7 @@ extension Journal {
         }
         let fd: Int32
         do {
-            fd = try io.open(path, O_WRONLY | O_APPEND, mode: 0o600)
+            fd = try io.open(path, O_WRONLY, mode: 0o600)
         } catch {
             throw StorageError(code: .ioFailed, message: "Cannot open the new segment \(path); check permissions.", cause: error as? SystemCallError)
         }

@@ -1,8 +1,8 @@
 // The file-system seam of the Storage module: every system call the journal, the removal
 // checkpoint, the owner-only directories and the definition cache make goes through one of these
 // closures, so that a test can make any of them fail (ENOSPC on write, EIO on fsync, a short
-// write, a failed rename) and clear the fault again. `FileIO` is the only caller; it checks every
-// result.
+// write, a failed rename, a refused fallocate) and clear the fault again. `FileIO` is the only
+// caller; it checks every result.
 
 #if canImport(Glibc)
 import Glibc
@@ -17,6 +17,10 @@ public struct JournalFileOperations: Sendable {
     /// `fsync` of a file or of a directory.
     public var fsync: @Sendable (Int32) -> Int32
     public var ftruncate: @Sendable (Int32, Int) -> Int32
+    /// `fallocate(fd, 0, offset, length)`: allocates the range, extending the file's size.
+    public var fallocate: @Sendable (Int32, Int, Int) -> Int32
+    /// `lseek(fd, offset, SEEK_SET)`: where the next `write` on the descriptor writes.
+    public var lseek: @Sendable (Int32, Int) -> Int
     /// `open(path, flags, mode)`: segments, the lock, kept copies, the checkpoint, the probe,
     /// directories opened to fsync them, files opened for reading.
     public var open: @Sendable (String, Int32, mode_t) -> Int32
@@ -47,6 +51,8 @@ public struct JournalFileOperations: Sendable {
         fdatasync: @escaping @Sendable (Int32) -> Int32 = { Glibc.fdatasync($0) },
         fsync: @escaping @Sendable (Int32) -> Int32 = { Glibc.fsync($0) },
         ftruncate: @escaping @Sendable (Int32, Int) -> Int32 = { Glibc.ftruncate($0, off_t($1)) },
+        fallocate: @escaping @Sendable (Int32, Int, Int) -> Int32 = JournalFileOperations.systemFallocate,
+        lseek: @escaping @Sendable (Int32, Int) -> Int = { Int(Glibc.lseek($0, off_t($1), SEEK_SET)) },
         open: @escaping @Sendable (String, Int32, mode_t) -> Int32 = { Glibc.open($0, $1, $2) },
         close: @escaping @Sendable (Int32) -> Int32 = { Glibc.close($0) },
         pread: @escaping @Sendable (Int32, UnsafeMutableRawBufferPointer, Int) -> Int = { fd, buf, offset in Glibc.pread(fd, buf.baseAddress, buf.count, off_t(offset)) },
@@ -65,6 +71,8 @@ public struct JournalFileOperations: Sendable {
         self.fdatasync = fdatasync
         self.fsync = fsync
         self.ftruncate = ftruncate
+        self.fallocate = fallocate
+        self.lseek = lseek
         self.open = open
         self.close = close
         self.pread = pread
@@ -78,6 +86,17 @@ public struct JournalFileOperations: Sendable {
         self.stat = stat
         self.flock = flock
         self.listDirectory = listDirectory
+    }
+
+    /// `fallocate(fd, 0, offset, length)`. glibc has it, but as a GNU extension the Glibc module
+    /// does not import it: it is looked up by name (where it is missing, `ENOSYS`).
+    @Sendable public static func systemFallocate(_ fd: Int32, _ offset: Int, _ length: Int) -> Int32 {
+        typealias Fallocate = @convention(c) (Int32, Int32, off_t, off_t) -> Int32
+        guard let symbol = dlsym(nil, "fallocate") else {
+            errno = ENOSYS
+            return -1
+        }
+        return unsafeBitCast(symbol, to: Fallocate.self)(fd, 0, off_t(offset), off_t(length))
     }
 
     /// `opendir`/`readdir`/`closedir`: the names in `path`, or nil with `errno` set.

@@ -99,7 +99,8 @@ extension Journal {
     /// Brings the active segment back to its acknowledged records, durably: closes the descriptor
     /// (a failed sync's error state stays with it), removes an empty segment a failed rotation
     /// left, reopens the segment, cuts it to the end of its last successful sync, writes the
-    /// acknowledged records since then again, fsyncs, and checks the size and the last record.
+    /// acknowledged records since then again, fsyncs, checks the size and the last record, and
+    /// preallocates the segment again.
     func restoreActiveSegment() throws {
         if segmentFD >= 0 {
             io.close(segmentFD)
@@ -112,21 +113,29 @@ extension Journal {
         }
         if removed { try io.fsyncDirectory(directory) }
         let path = directory + "/" + segmentName
-        let fd = try io.open(path, O_WRONLY | O_APPEND, mode: 0o600)
+        let fd = try io.open(path, O_WRONLY, mode: 0o600)
         var restored = false
         defer { if !restored { io.close(fd) } }
         try io.truncate(fd, to: syncedBytes)
+        try io.seek(fd, to: syncedBytes)
         try io.writeAll(fd, unsynced)
         try io.fsync(fd)
         let end = syncedBytes + unsynced.count
         try checkSegment(fd: fd, path: path, end: end)
         restored = true
         segmentFD = fd
-        state.withLock { [segmentBytes] in $0.diskBytes += end - segmentBytes }
+        state.withLock { [segmentBytes] in
+            $0.diskBytes += end - segmentBytes
+            $0.reserved = 0
+            $0.activeBytes = end
+        }
         segmentBytes = end
+        segmentAllocated = end
         syncedBytes = end
         unsynced.removeAll(keepingCapacity: true)
         unsyncedSince = nil
+        // Preallocated again, the descriptor positioned at the end of the acknowledged records.
+        try prepareActive()
         needsRestore = false
         // What was cut may have been written at the offsets that come next: a fresh salt first.
         if options.encryption != nil { rekeyBeforeWrite = true }

@@ -10,14 +10,18 @@ extension Journal {
 
     /// What a scan of a segment found besides its records.
     struct Scan {
-        /// The end of the last valid frame: what follows it is a torn tail.
+        /// The end of the last valid frame: what follows it is a torn tail, or a zero tail.
         var goodEnd = 0
         /// True when valid frames were found after an invalid one (mid-segment corruption).
         var resynced = false
     }
 
     /// Hands each valid frame in `bytes` to `found` with its offset, in file order. After an
-    /// incomplete or invalid frame it looks for the next offset that holds a valid one.
+    /// incomplete or invalid frame it looks for the next offset that holds a valid one, past the
+    /// damaged region: a frame whose header is sound (magic, a length within the bound, inside
+    /// the bytes) but whose CRC or authentication fails is damaged as far as its length says, and
+    /// no frame inside it is taken; a frame whose header is damaged is damaged up to the next
+    /// valid frame. A zero tail (a preallocated segment's end) holds no frame and ends the scan.
     /// Frames begin at `start`; with `cipher`, a frame counts as valid only when it authenticates.
     static func scan(_ bytes: UnsafeRawBufferPointer, maxPayload: Int, start: Int = 0, cipher: RecordCipher? = nil, found: (JournalRecord, Int) throws -> Void) rethrows -> Scan {
         var scan = Scan()
@@ -30,18 +34,36 @@ extension Journal {
                 scan.goodEnd = offset
                 continue
             }
-            // Resynchronise: look for the next valid frame after the bad one.
-            var probe = offset + 1
-            var next: Int?
-            while probe + Frame.headerSize <= bytes.count {
-                if bytes[probe] == 0x53, Frame.decode(bytes, at: probe, maxPayload: maxPayload, cipher: cipher) != nil { next = probe; break }
-                probe += 1
-            }
-            guard let next else { break }
+            // Resynchronise: the next valid frame after the damaged region.
+            let damagedEnd = Frame.claimedSize(bytes, at: offset, maxPayload: maxPayload, sealed: cipher != nil).map { offset + $0 } ?? offset + 1
+            guard let next = nextFrame(bytes, from: damagedEnd, maxPayload: maxPayload, cipher: cipher) else { break }
             scan.resynced = true
             offset = next
         }
         return scan
+    }
+
+    /// The first offset at or after `from` that holds a valid frame; nil when none does.
+    private static func nextFrame(_ bytes: UnsafeRawBufferPointer, from: Int, maxPayload: Int, cipher: RecordCipher?) -> Int? {
+        guard let base = bytes.baseAddress else { return nil }
+        var probe = from
+        // A frame starts with its magic's first byte (0x53): memchr skips a zero tail quickly.
+        while probe + Frame.headerSize <= bytes.count {
+            guard let hit = memchr(base + probe, 0x53, bytes.count - Frame.headerSize + 1 - probe) else { return nil }
+            probe = base.distance(to: UnsafeRawPointer(hit))
+            if Frame.decode(bytes, at: probe, maxPayload: maxPayload, cipher: cipher) != nil { return probe }
+            probe += 1
+        }
+        return nil
+    }
+
+    /// Where the bytes after `start` stop being zeros: the offset after the last byte that is not
+    /// zero, or `start` when they all are (a preallocated segment's unused tail).
+    static func dataEnd(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
+        var end = bytes.count
+        while end - 8 >= start, bytes.loadUnaligned(fromByteOffset: end - 8, as: UInt64.self) == 0 { end -= 8 }
+        while end > start, bytes[end - 1] == 0 { end -= 1 }
+        return end
     }
 
     // MARK: Reading a record back

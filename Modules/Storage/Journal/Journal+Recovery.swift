@@ -1,6 +1,6 @@
 // Recovery on open: every segment is scanned (Journal+Reader.swift); a torn tail is kept aside
-// and cut off, a segment with mid-segment corruption is kept aside as a copy, and the files of the
-// directory are made owner-only again.
+// and cut off, a preallocated segment's zero tail is cut off, a segment with mid-segment
+// corruption is kept aside as a copy, and the files of the directory are made owner-only again.
 
 #if canImport(Glibc)
 import Glibc
@@ -60,7 +60,7 @@ extension Journal {
         return Recovered(records: records, problems: problems, nextSequence: highest + 1, bytes: bytes, lastSegment: names.last, lastRecord: last, infos: infos)
     }
 
-    /// Reads one segment, cutting a torn tail or keeping a corrupt segment aside, and hands each
+    /// Reads one segment, cutting a torn or zero tail or keeping a corrupt segment aside, and hands each
     /// valid record to `found` with its offset. Returns the segment's size once recovered.
     /// Records begin at `start` (after the header of an encrypted segment) and are opened with
     /// `cipher`; a frame that does not authenticate counts as damaged.
@@ -73,28 +73,32 @@ extension Journal {
             throw StorageError(code: .ioFailed, message: "Cannot read segment \(path); check permissions.", cause: error as? SystemCallError)
         }
         let scan = try bytes.withUnsafeBytes { try Journal.scan($0, maxPayload: maxPayload, start: start, cipher: cipher, found: found) }
+        // Zeros at the end are a preallocated segment's unused tail: they hold nothing to keep.
+        let dataEnd = bytes.withUnsafeBytes { Journal.dataEnd($0, from: scan.goodEnd) }
         if scan.resynced {
             let kept = path + ".corrupt"
             if io.lstat(kept) == nil {
-                try keep(bytes[...], at: kept, of: path, directory: directory, io: io)
+                try keep(bytes[..<dataEnd], at: kept, of: path, directory: directory, io: io)
             }
             problems.append(RecoveryProblem(kind: .corruptSegment, segment: name, offset: 0, keptAt: kept))
         }
         if scan.goodEnd < bytes.count {
-            let kept = path + ".torn-\(scan.goodEnd)"
-            // The copy is durable (file and directory entry) before the bytes are cut.
-            try keep(bytes[scan.goodEnd...], at: kept, of: path, directory: directory, io: io)
+            if dataEnd > scan.goodEnd {
+                let kept = path + ".torn-\(scan.goodEnd)"
+                // The copy is durable (file and directory entry) before the bytes are cut.
+                try keep(bytes[scan.goodEnd..<dataEnd], at: kept, of: path, directory: directory, io: io)
+                problems.append(RecoveryProblem(kind: .tornTail, segment: name, offset: scan.goodEnd, keptAt: kept))
+            }
             do {
                 let fd = try io.open(path, O_WRONLY)
                 defer { io.close(fd) }
                 try io.truncate(fd, to: scan.goodEnd)
                 try io.fsync(fd)
             } catch {
-                throw StorageError(code: .ioFailed, message: "Cannot cut the torn tail of \(path); check permissions.", cause: error as? SystemCallError)
+                throw StorageError(code: .ioFailed, message: "Cannot cut the \(dataEnd > scan.goodEnd ? "torn" : "preallocated") tail of \(path) at \(scan.goodEnd); check permissions.", cause: error as? SystemCallError)
             }
-            problems.append(RecoveryProblem(kind: .tornTail, segment: name, offset: scan.goodEnd, keptAt: kept))
         }
-        // A torn tail was cut back to goodEnd; otherwise the last good frame ends the file.
+        // A torn or zero tail was cut back to goodEnd; otherwise the last good frame ends the file.
         return scan.goodEnd
     }
 

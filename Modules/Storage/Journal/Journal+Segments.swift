@@ -1,10 +1,11 @@
 // The journal's segment files: their names, creating one (and fsyncing the directory), rotating
-// to a new one, opening the last one for appending, listing them, and removing settled ones
-// through the removal checkpoint.
+// to a new one, opening the last one for appending, preallocating the active one, listing them,
+// and removing settled ones through the removal checkpoint.
 
 #if canImport(Glibc)
 import Glibc
 #endif
+import Logging
 
 extension Journal {
     // MARK: Names and listing
@@ -25,12 +26,14 @@ extension Journal {
         }
     }
 
-    /// The segment files, oldest first; the last one is the active segment.
+    /// The segment files, oldest first; the last one is the active segment. Each one's `bytes`
+    /// are its records' (a sealed segment's size; the active one's preallocated tail is
+    /// `preallocatedBytes`).
     public func segments() throws -> [JournalSegment] {
-        let active = state.withLock { $0.activeSegment }
+        let (active, activeBytes) = state.withLock { ($0.activeSegment, $0.activeBytes) }
         return try Journal.segmentNames(directory, io: io).map { name in
             // A segment removed since the listing holds nothing.
-            JournalSegment(name: name, bytes: io.size(at: directory + "/" + name) ?? 0, isActive: name == active, protection: segmentInfo.withLock { $0[name]?.protection })
+            JournalSegment(name: name, bytes: name == active ? activeBytes : io.size(at: directory + "/" + name) ?? 0, isActive: name == active, protection: segmentInfo.withLock { $0[name]?.protection })
         }
     }
 
@@ -42,7 +45,7 @@ extension Journal {
         let path = directory + "/" + segmentName(firstSequence)
         let fd: Int32
         do {
-            fd = try io.open(path, O_WRONLY | O_CREAT | O_APPEND, mode: 0o600)
+            fd = try io.open(path, O_WRONLY | O_CREAT, mode: 0o600)
         } catch {
             throw StorageError(code: .ioFailed, message: "Cannot create \(path); check permissions and free space.", cause: error as? SystemCallError)
         }
@@ -63,7 +66,7 @@ extension Journal {
     static func openActiveSegment(_ name: String, directory: String, io: FileIO) throws -> (fd: Int32, bytes: Int) {
         let fd: Int32
         do {
-            fd = try io.open(directory + "/" + name, O_WRONLY | O_APPEND, mode: 0o600)
+            fd = try io.open(directory + "/" + name, O_WRONLY, mode: 0o600)
         } catch {
             throw StorageError(code: .ioFailed, message: "Cannot open segment \(name) in \(directory).", cause: error as? SystemCallError)
         }
@@ -76,8 +79,10 @@ extension Journal {
         }
     }
 
-    /// Closes the active segment (everything in it is durable) and starts a new one.
+    /// Closes the active segment (everything in it is durable; its preallocated tail is cut off)
+    /// and starts a new one, preallocated.
     func startSegment() throws {
+        try cutReservation()
         io.close(segmentFD)
         segmentFD = -1
         // If this throws, the restore that follows reopens the old segment (`segmentName`).
@@ -95,10 +100,65 @@ extension Journal {
         let replaced = name == segmentName ? segmentBytes : 0
         segmentName = name
         segmentBytes = recordStart
+        segmentAllocated = recordStart
         syncedBytes = recordStart
-        state.withLock { [recordStart] in $0.diskBytes += recordStart - replaced }
         lastAcknowledged = nil
-        state.withLock { [segmentName] in $0.activeSegment = segmentName }
+        state.withLock { [recordStart, segmentName] in
+            $0.diskBytes += recordStart - replaced
+            $0.activeSegment = segmentName
+            $0.activeBytes = recordStart
+        }
+        try prepareActive()
+    }
+
+    // MARK: Preallocation
+
+    /// Preallocates the active segment (best effort) and positions its descriptor at the end of
+    /// its records, where the next write goes.
+    func prepareActive() throws {
+        let records = state.withLock { $0.diskBytes }
+        let target = Journal.preallocationTarget(segmentLimit: segmentLimit, diskCap: options.diskCap, recordBytes: records, segmentBytes: segmentBytes)
+        segmentAllocated = try Journal.prepare(fd: segmentFD, segment: segmentName, end: segmentBytes, target: target, io: io, logger: logger)
+        state.withLock { [reserved = reservedBytes] in $0.reserved = reserved }
+    }
+
+    /// The preallocated bytes of the active segment past its records.
+    var reservedBytes: Int { max(0, segmentAllocated - segmentBytes) }
+
+    /// Cuts the active segment's preallocated tail off (at rotation and close): a sealed segment
+    /// ends with its last record.
+    func cutReservation() throws {
+        guard segmentFD >= 0, segmentAllocated > segmentBytes else { return }
+        try io.truncate(segmentFD, to: segmentBytes)
+        segmentAllocated = segmentBytes
+        state.withLock { $0.reserved = 0 }
+    }
+
+    /// How long the active segment is made: the segment limit, or with a disk cap no more than
+    /// the cap leaves beside the other segments' records, so that what the files take on disk
+    /// stays within the cap.
+    static func preallocationTarget(segmentLimit: Int, diskCap: Int?, recordBytes: Int, segmentBytes: Int) -> Int {
+        guard let cap = diskCap else { return segmentLimit }
+        return min(segmentLimit, cap - (recordBytes - segmentBytes))
+    }
+
+    /// Extends the segment open as `fd` to `target` bytes (`fallocate`, or zeros where it is
+    /// refused) and positions `fd` at `end`. A preallocation that fails is not an error: the
+    /// segment then grows with each write, as a file does. Returns the file's size.
+    static func prepare(fd: Int32, segment name: String, end: Int, target: Int, io: FileIO, logger: Logger) throws -> Int {
+        var size = end
+        if target > end {
+            do {
+                _ = try io.preallocate(fd, from: end, to: target)
+                size = target
+            } catch {
+                logger.warning("cannot preallocate the journal segment; it grows with each write instead", metadata: ["segment": "\(name)", "bytes": "\(target)", "cause": "\(error)"])
+                // A failed preallocation may have extended the file part of the way.
+                size = max(end, (try? io.size(of: fd)) ?? end)
+            }
+        }
+        try io.seek(fd, to: end)
+        return size
     }
 
     // MARK: Removing settled segments

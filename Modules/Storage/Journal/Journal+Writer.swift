@@ -143,9 +143,16 @@ extension Journal {
             }
             nextSequence += 1
         }
+        // At the tracked offset: the descriptor is positioned there (never O_APPEND, since the
+        // preallocated segment's end is not where records end).
         try io.writeAll(segmentFD, buffer)
         segmentBytes += buffer.count
-        state.withLock { [count = buffer.count] in $0.diskBytes += count }
+        segmentAllocated = max(segmentAllocated, segmentBytes)
+        state.withLock { [count = buffer.count, reserved = reservedBytes, segmentBytes] in
+            $0.diskBytes += count
+            $0.reserved = reserved
+            $0.activeBytes = segmentBytes
+        }
         options.observer?.appended(records: run.count, bytes: buffer.count)
         let now = ContinuousClock.now
         var wantsSync: Bool

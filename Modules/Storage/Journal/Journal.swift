@@ -10,11 +10,12 @@
 //   Journal+Writer.swift     the writer thread: group commit, sync policy, disk cap
 //   Journal+Recovery.swift   recovery on open: torn tails cut and kept, corrupt segments kept
 //   Journal+Reader.swift     scanning a segment, reading a record back by location
-//   Journal+Segments.swift   segment files: creation, rotation, listing, removal
+//   Journal+Segments.swift   segment files: creation, rotation, preallocation, listing, removal
 //   Journal+Failure.swift    refusing appends after a failed write or sync, and recovering
 //   Journal+Encryption.swift the key check on open, segments under a fresh salt (SegmentHeader.swift,
 //                            RecordCipher.swift, JournalKey.swift: the header, the AEAD, the keys)
-//   FileIO.swift             every system call, its result checked (JournalFileOperations.swift: the seam)
+//   FileIO.swift             every system call, its result checked (JournalFileOperations.swift: the seam;
+//                            FileIO+Preallocation.swift: fallocate or zeros, and lseek)
 // The on-disk format is documented in doc/journal-format.md.
 
 #if canImport(Glibc)
@@ -48,8 +49,13 @@ public final class Journal: Sendable {
         var closing = false
         /// The segment appends go to; written by the writer thread under the lock.
         var activeSegment = ""
-        /// Bytes in the segment files: the writer adds what it writes, removal subtracts.
+        /// Bytes of the segments' records (headers included): the writer adds what it writes,
+        /// removal subtracts. What `JournalOptions.diskCap` limits.
         var diskBytes = 0
+        /// The active segment's preallocated bytes past its records.
+        var reserved = 0
+        /// The end of the active segment's records.
+        var activeBytes = 0
     }
 
     let state: Mutex<State>
@@ -68,6 +74,9 @@ public final class Journal: Sendable {
     nonisolated(unsafe) var segmentName: String
     /// The end of the last record written to the active segment.
     nonisolated(unsafe) var segmentBytes: Int
+    /// The active segment's size on disk: its preallocated end, or `segmentBytes` when the writes
+    /// went past it (or it could not be preallocated).
+    nonisolated(unsafe) var segmentAllocated = 0
     nonisolated(unsafe) var nextSequence: UInt64
     /// The end of what the last successful fdatasync (or fsync) of the active segment covered.
     nonisolated(unsafe) var syncedBytes: Int
@@ -115,7 +124,8 @@ public final class Journal: Sendable {
     public init(directory: String, options: JournalOptions = JournalOptions(), logger: Logger, visit: ((JournalRecord, JournalLocation) throws -> Void)? = nil) throws {
         self.directory = directory
         self.options = options
-        self.segmentLimit = options.diskCap.map { min(options.segmentSize, max(4096, $0 / 4)) } ?? options.segmentSize
+        let segmentLimit = options.diskCap.map { min(options.segmentSize, max(4096, $0 / 4)) } ?? options.segmentSize
+        self.segmentLimit = segmentLimit
         self.logger = logger
         let io = FileIO(options.fileOperations)
         self.io = io
@@ -152,6 +162,14 @@ public final class Journal: Sendable {
                 segmentBytes = 0
             }
             syncedBytes = segmentBytes
+            // Preallocated, so that appends do not change the file's size.
+            let target = Journal.preallocationTarget(segmentLimit: segmentLimit, diskCap: options.diskCap, recordBytes: recovered.bytes, segmentBytes: segmentBytes)
+            do {
+                segmentAllocated = try Journal.prepare(fd: segmentFD, segment: segmentName, end: segmentBytes, target: target, io: io, logger: logger)
+            } catch {
+                io.close(segmentFD)
+                throw StorageError(code: .ioFailed, message: "Cannot position the active segment \(segmentName) in \(directory) for writing; check the disk.", cause: error as? SystemCallError)
+            }
         } catch {
             io.close(lockFD)
             throw error
@@ -159,7 +177,7 @@ public final class Journal: Sendable {
         self.recovered = recovered.records
         segmentInfo = Mutex(recovered.infos)
         recoveryReport = recovered.problems
-        state = Mutex(State(activeSegment: segmentName, diskBytes: recovered.bytes))
+        state = Mutex(State(activeSegment: segmentName, diskBytes: recovered.bytes, reserved: max(0, segmentAllocated - segmentBytes), activeBytes: segmentBytes))
         let thread = Thread { [self] in self.writerLoop() }
         thread.name = "journal-writer"
         thread.start()
@@ -218,7 +236,18 @@ public final class Journal: Sendable {
         guard first else { return }
         wakeup.signal()
         writerDone.wait()
-        if segmentFD >= 0 { io.close(segmentFD) }
+        if segmentFD >= 0 {
+            // The writer has stopped: its state is this thread's now. A closed journal's
+            // segments end with their last record.
+            if !needsRestore {
+                do {
+                    try cutReservation()
+                } catch {
+                    logger.warning("cannot cut the preallocated tail of the active segment; the next opening cuts it", metadata: ["directory": "\(directory)", "segment": "\(segmentName)", "cause": "\(error)"])
+                }
+            }
+            io.close(segmentFD)
+        }
         readers.withLock { readers in
             for fd in readers.values { io.close(fd) }
             readers.removeAll()
@@ -239,6 +268,12 @@ public final class Journal: Sendable {
     /// Why and since when the journal refuses appends; nil while it accepts them.
     public var currentFailure: JournalFailure? { state.withLock { $0.failure?.info } }
 
-    /// Bytes the segment files hold together (what `JournalOptions.diskCap` limits).
+    /// Bytes of the records the segment files hold together (what `JournalOptions.diskCap`
+    /// limits). The active segment takes `preallocatedBytes` more on disk.
     public var diskBytes: Int { state.withLock { $0.diskBytes } }
+
+    /// The active segment's preallocated bytes past its records: zeros that appends overwrite.
+    /// With a disk cap, `diskBytes + preallocatedBytes` stays within it (only reclaiming appends
+    /// go over).
+    public var preallocatedBytes: Int { state.withLock { $0.reserved } }
 }

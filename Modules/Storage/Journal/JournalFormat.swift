@@ -28,6 +28,17 @@ enum Frame {
         out.append(contentsOf: payload)
     }
 
+    /// The size of the frame at `offset` as its header claims, when the header is sound: the
+    /// magic, a length within the bound (`sealed`: with the tag), the frame inside `bytes`. Its
+    /// CRC is not checked: a frame that fails it is damaged as far as this says.
+    static func claimedSize(_ bytes: UnsafeRawBufferPointer, at offset: Int, maxPayload: Int, sealed: Bool) -> Int? {
+        guard offset + headerSize <= bytes.count else { return nil }
+        guard UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)) == magic else { return nil }
+        let length = Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)))
+        guard length <= maxPayload + (sealed ? RecordCipher.tagSize : 0), offset + headerSize + length <= bytes.count else { return nil }
+        return headerSize + length
+    }
+
     /// Parses one frame at `offset`; nil when it is incomplete or invalid. Never allocates more than the file holds.
     /// With `cipher`, the payload is opened with it (the frame lies at `position` of its segment,
     /// `offset` unless `bytes` starts elsewhere); a frame that does not authenticate is invalid.
