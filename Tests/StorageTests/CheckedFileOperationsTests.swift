@@ -11,6 +11,7 @@ import Testing
     /// Operations that do nothing and succeed, so that each can be called with harmless values.
     static let inert = JournalFileOperations(
         write: { _, buf in buf.count }, fdatasync: { _ in 0 }, fsync: { _ in 0 }, ftruncate: { _, _ in 0 },
+        fallocate: { _, _, _ in 0 }, lseek: { _, offset in offset },
         open: { _, _, _ in 3 }, close: { _ in 0 }, pread: { _, _, _ in 0 }, rename: { _, _ in 0 },
         unlink: { _ in 0 }, mkdir: { _, _ in 0 }, fchmod: { _, _ in 0 }, chmod: { _, _ in 0 },
         fstat: { _, _ in 0 }, lstat: { _, _ in 0 }, stat: { _, _ in 0 }, flock: { _, _ in 0 },
@@ -30,6 +31,8 @@ import Testing
         _ = ops.fdatasync(3)
         _ = ops.fsync(3)
         _ = ops.ftruncate(3, 0)
+        _ = ops.fallocate(3, 0, 4096)
+        _ = ops.lseek(3, 0)
         _ = ops.open("/nonexistent", O_RDONLY, 0)
         _ = ops.close(3)
         _ = withUnsafeMutableBytes(of: &byte) { ops.pread(3, $0, 0) }

@@ -12,7 +12,7 @@ extension JournalFileOperations {
     /// (every stored closure). A test compares this list with the stored closures, so a call
     /// added to the seam cannot be left unchecked.
     public static let checkedCallNames = [
-        "write", "fdatasync", "fsync", "ftruncate", "open", "close", "pread", "rename", "unlink",
+        "write", "fdatasync", "fsync", "ftruncate", "fallocate", "lseek", "open", "close", "pread", "rename", "unlink",
         "mkdir", "fchmod", "chmod", "fstat", "lstat", "stat", "flock", "listDirectory",
     ]
 
@@ -26,6 +26,8 @@ extension JournalFileOperations {
             fdatasync: { check("fdatasync"); return base.fdatasync($0) },
             fsync: { check("fsync"); return base.fsync($0) },
             ftruncate: { check("ftruncate"); return base.ftruncate($0, $1) },
+            fallocate: { check("fallocate"); return base.fallocate($0, $1, $2) },
+            lseek: { check("lseek"); return base.lseek($0, $1) },
             open: { check("open"); return base.open($0, $1, $2) },
             close: { check("close"); return base.close($0) },
             pread: { check("pread"); return base.pread($0, $1, $2) },

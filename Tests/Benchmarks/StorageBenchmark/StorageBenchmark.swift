@@ -59,8 +59,8 @@ struct StorageBenchmark {
         logger.logLevel = .error
         let duration = Duration.seconds(seconds)
         print("# StorageBenchmark, \(Date().formatted(.iso8601)), \(ProcessInfo.processInfo.activeProcessorCount) cores, in \(directory)")
-        let device = DeviceWrites(directory: directory)
-        print("# records of \(payloadSize) B payload (\(payloadSize + 21) B framed); \(seconds) s per rate; device \(device.map { "\($0.name) (\($0.major):\($0.minor))" } ?? "n/a (no block device under the directory)")")
+        let device = DeviceWrites(under: directory)
+        print("# records of \(payloadSize) B payload (\(payloadSize + 21) B framed); \(seconds) s per rate; device \(device.map(\.name) ?? "n/a (no block device under the directory)")")
         // What the neighbours write meanwhile counts too: an idle window shows how much.
         let (_, idleBytes) = await device.measure { try? await Task.sleep(for: duration) }
         print("# written to the device in an idle \(seconds) s window before the runs: \(idleBytes.map { "\(BenchmarkSupport.whole($0 / 1024 / Double(seconds))) KiB/s" } ?? "n/a")\n")
