@@ -28,92 +28,92 @@ extension Journal {
         threads: Int = ProcessInfo.processInfo.activeProcessorCount, chunk: Int = openChunk,
         found: (JournalRecord, Int) throws -> Void
     ) rethrows -> Int {
-        let offsets = frameOffsets(bytes, limit: maxPayload + (cipher == nil ? 0 : RecordCipher.tagSize), start: start)
-        let frames = offsets.count - 1
-        let work = FrameWork(bytes: bytes, offsets: offsets, maxPayload: maxPayload, cipher: cipher, chunk: max(1, chunk))
-        let helpers = min(max(0, threads - 1), work.chunks - 1, 3)
-        guard helpers > 0 else {
-            for index in 0..<frames {
-                guard let (record, _) = Frame.decode(bytes, at: offsets[index], maxPayload: maxPayload, cipher: cipher) else { return offsets[index] }
-                try found(record, offsets[index])
-            }
-            return offsets[frames]
-        }
+        let work = FrameWork(bytes: bytes, start: start, maxPayload: maxPayload, cipher: cipher, chunk: max(1, chunk))
+        // A segment of less than two chunks is not worth a thread (a rough guess from its size).
+        let helpers = bytes.count - start > 2 * chunk * 64 ? min(max(0, threads - 1), 3) : 0
         work.startHelpers(helpers)
         defer { work.finish() }
-        for index in 0..<work.chunks {
+        var index = 0
+        while true {
             let checked = work.take(index)
-            let first = index * work.chunk
-            for (i, record) in checked.records.enumerated() { try found(record, offsets[first + i]) }
-            if checked.records.count < work.frames(in: index).count { return offsets[first + checked.records.count] }
+            for (record, offset) in zip(checked.records, checked.offsets) { try found(record, offset) }
+            if !checked.continues { return checked.end }
+            index += 1
         }
-        return offsets[frames]
+    }
+}
+
+/// The chunks of one segment's opening, shared by the opening thread and its helpers. Whoever
+/// takes the next chunk first walks its frames' headers (the next chunk starts where they end),
+/// then checks them outside the lock. Helpers take chunks while fewer than `Journal.openWindow`
+/// wait; the opening thread hands them over in order, and takes one itself while the one it needs
+/// is not ready.
+private final class FrameWork: @unchecked Sendable {
+    // The segment's bytes outlive the helpers: `finish()` waits for them before
+    // `openLeadingFrames` returns. Everything else mutable is guarded by `condition`.
+    let bytes: UnsafeRawBufferPointer
+    let maxPayload: Int
+    let cipher: RecordCipher?
+    let chunk: Int
+    private let condition = NSCondition()
+    private var checked: [Int: Checked] = [:]
+    /// The next chunk to take, where it starts (nil while its predecessor's headers are walked),
+    /// and the number of chunks once the walk has found the last.
+    private var next = 0
+    private var nextStart: Int?
+    private var chunks: Int?
+    private var taken = 0
+    private var stopping = false
+    private let done = DispatchGroup()
+
+    /// A chunk's valid frames in order, and where they end; `continues` when every frame of a
+    /// full chunk checked (so the next chunk follows).
+    struct Checked {
+        var records: [JournalRecord] = []
+        var offsets: [Int] = []
+        var end: Int
+        var continues: Bool
     }
 
-    /// The offsets of the frames that follow one another from `start`, judged by their headers
-    /// alone (magic, a length within `limit`, inside `bytes`), and the end of the last one.
-    static func frameOffsets(_ bytes: UnsafeRawBufferPointer, limit: Int, start: Int) -> [Int] {
+    init(bytes: UnsafeRawBufferPointer, start: Int, maxPayload: Int, cipher: RecordCipher?, chunk: Int) {
+        self.bytes = bytes
+        self.maxPayload = maxPayload
+        self.cipher = cipher
+        self.chunk = chunk
+        nextStart = start
+    }
+
+    /// The offsets of up to `chunk` frames that follow one another from `start`, judged by their
+    /// headers alone (magic, a length within bounds, inside the bytes), and the end of the last.
+    private func walk(from start: Int) -> (offsets: [Int], end: Int) {
+        let limit = maxPayload + (cipher == nil ? 0 : RecordCipher.tagSize)
         var offsets: [Int] = []
+        offsets.reserveCapacity(chunk)
         var offset = start
-        while offset + Frame.headerSize <= bytes.count,
+        while offsets.count < chunk, offset + Frame.headerSize <= bytes.count,
               UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)) == Frame.magic {
             let length = Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)))
             guard length <= limit, length <= bytes.count - offset - Frame.headerSize else { break }
             offsets.append(offset)
             offset += Frame.headerSize + length
         }
-        offsets.append(offset)
-        return offsets
-    }
-}
-
-/// The chunks of one segment's opening, shared by the opening thread and its helpers. Helpers
-/// take the next chunk while fewer than `Journal.openWindow` wait; the opening thread takes the
-/// chunks in order, and checks one itself when the one it needs is not ready yet.
-private final class FrameWork: @unchecked Sendable {
-    // The segment's bytes outlive the helpers: `finish()` waits for them before
-    // `openLeadingFrames` returns. Everything else mutable is guarded by `condition`.
-    let bytes: UnsafeRawBufferPointer
-    let offsets: [Int]
-    let maxPayload: Int
-    let cipher: RecordCipher?
-    let chunk: Int
-    let chunks: Int
-    private let condition = NSCondition()
-    private var checked: [Int: Checked] = [:]
-    private var next = 0
-    private var taken = 0
-    private var stopping = false
-    private let done = DispatchGroup()
-
-    /// A chunk's valid frames, in order; fewer than the chunk's frames when one did not check.
-    struct Checked {
-        var records: [JournalRecord]
+        return (offsets, offset)
     }
 
-    init(bytes: UnsafeRawBufferPointer, offsets: [Int], maxPayload: Int, cipher: RecordCipher?, chunk: Int) {
-        self.bytes = bytes
-        self.offsets = offsets
-        self.maxPayload = maxPayload
-        self.cipher = cipher
-        self.chunk = chunk
-        chunks = (offsets.count - 1 + chunk - 1) / chunk
-    }
-
-    func frames(in index: Int) -> Range<Int> {
-        (index * chunk)..<min((index + 1) * chunk, offsets.count - 1)
-    }
-
-    /// Checks and decodes the frames of chunk `index`, up to the first that does not check.
-    func check(_ index: Int) -> Checked {
-        var records: [JournalRecord] = []
-        let range = frames(in: index)
-        records.reserveCapacity(range.count)
-        for frame in range {
-            guard let (record, _) = Frame.decode(bytes, at: offsets[frame], maxPayload: maxPayload, cipher: cipher) else { break }
-            records.append(record)
+    /// Checks and decodes the frames at `offsets`, up to the first that does not check.
+    private func check(_ offsets: [Int], end: Int, full: Bool) -> Checked {
+        var result = Checked(end: end, continues: full)
+        result.records.reserveCapacity(offsets.count)
+        for offset in offsets {
+            guard let (record, _) = Frame.decode(bytes, at: offset, maxPayload: maxPayload, cipher: cipher) else {
+                result.end = offset
+                result.continues = false
+                break
+            }
+            result.records.append(record)
         }
-        return Checked(records: records)
+        result.offsets = Array(offsets.prefix(result.records.count))
+        return result
     }
 
     func startHelpers(_ count: Int) {
@@ -131,19 +131,29 @@ private final class FrameWork: @unchecked Sendable {
     private func helperLoop() {
         condition.lock()
         defer { condition.unlock() }
-        while true {
-            while !stopping && next < chunks && next >= taken + Journal.openWindow { condition.wait() }
-            guard !stopping, next < chunks else { return }
-            checkNext()
+        while !stopping && (chunks.map { next < $0 } ?? true) {
+            if nextStart != nil && next < taken + Journal.openWindow {
+                takeNext()
+            } else {
+                condition.wait()
+            }
         }
     }
 
-    /// Claims the next chunk and checks it outside the lock; called and returns with it held.
-    private func checkNext() {
+    /// Takes the next chunk, walks its headers and checks it; called, and returns, with the lock held.
+    private func takeNext() {
         let index = next
+        let start = nextStart!
         next += 1
+        nextStart = nil
         condition.unlock()
-        let result = check(index)
+        let (offsets, end) = walk(from: start)
+        let full = offsets.count == chunk
+        condition.lock()
+        if full { nextStart = end } else { chunks = index + 1 }
+        condition.broadcast()
+        condition.unlock()
+        let result = check(offsets, end: end, full: full)
         condition.lock()
         checked[index] = result
         condition.broadcast()
@@ -156,12 +166,12 @@ private final class FrameWork: @unchecked Sendable {
         while true {
             if let result = checked.removeValue(forKey: index) {
                 taken = index + 1
-                if result.records.count < frames(in: index).count { stopping = true }
+                if !result.continues { stopping = true }
                 condition.broadcast()
                 return result
             }
-            if next < chunks && next < taken + Journal.openWindow {
-                checkNext()
+            if nextStart != nil && next < taken + Journal.openWindow {
+                takeNext()
             } else {
                 condition.wait()
             }
