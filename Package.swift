@@ -47,11 +47,14 @@ let package = Package(
         .target(name: "Validation", dependencies: ["Entities"], path: "Modules/Validation", swiftSettings: swiftSettings),
         /// Allocator calls Glibc's Swift module does not export (malloc_trim), for Storage.
         .target(name: "SystemMemory", path: "Modules/SystemMemory"),
+        /// BoringSSL's AEAD on caller-owned buffers, from the copy swift-crypto links in (Linux), for Storage.
+        .target(name: "BoringAEAD", path: "Modules/BoringAEAD"),
         /// The append-only journal, the submission queue on it, the definition cache.
         .target(
             name: "Storage",
             dependencies: [
                 "SystemMemory",
+                "BoringAEAD",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -203,7 +206,7 @@ let package = Package(
         .target(name: "BenchmarkSupport", path: "Tests/Benchmarks/BenchmarkSupport", swiftSettings: swiftSettings),
         .executableTarget(
             name: "StorageBenchmark",
-            dependencies: ["BenchmarkSupport", "Storage", "SurveyTesting", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["BenchmarkSupport", "Storage", .product(name: "Logging", package: "swift-log")],
             path: "Tests/Benchmarks/StorageBenchmark",
             swiftSettings: swiftSettings
         ),
@@ -242,7 +245,7 @@ let package = Package(
         ),
 
         // MARK: Tests, one target per module plus end-to-end
-        .testTarget(name: "StorageTests", dependencies: ["Storage", "SurveyTesting", "JournalCrashHelper", .product(name: "Logging", package: "swift-log")], path: "Tests/StorageTests", swiftSettings: swiftSettings),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "SurveyTesting", "JournalCrashHelper", .product(name: "Crypto", package: "swift-crypto"), .product(name: "Logging", package: "swift-log")], path: "Tests/StorageTests", swiftSettings: swiftSettings),
         .testTarget(name: "EntitiesTests", dependencies: ["Entities", "SurveyTesting"], path: "Tests/EntitiesTests", swiftSettings: swiftSettings),
         .testTarget(name: "ValidationTests", dependencies: ["Validation", "SurveyTesting"], path: "Tests/ValidationTests", swiftSettings: swiftSettings),
         .testTarget(

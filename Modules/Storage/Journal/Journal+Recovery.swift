@@ -72,7 +72,11 @@ extension Journal {
         } catch {
             throw StorageError(code: .ioFailed, message: "Cannot read segment \(path); check permissions.", cause: error as? SystemCallError)
         }
-        let scan = try bytes.withUnsafeBytes { try Journal.scan($0, maxPayload: maxPayload, start: start, cipher: cipher, found: found) }
+        let scan = try bytes.withUnsafeBytes { raw in
+            // The run of valid frames from the start is checked on every core (Journal+ParallelOpen.swift).
+            let resume = try Journal.openLeadingFrames(raw, maxPayload: maxPayload, start: start, cipher: cipher, found: found)
+            return try Journal.scan(raw, maxPayload: maxPayload, start: resume, cipher: cipher, found: found)
+        }
         // Zeros at the end are a preallocated segment's unused tail: they hold nothing to keep.
         let dataEnd = bytes.withUnsafeBytes { Journal.dataEnd($0, from: scan.goodEnd) }
         if scan.resynced {

@@ -66,16 +66,17 @@ extension SubmissionQueue {
             var key: UUID
             var queuedAt: Double
             var session: UUID?
-            /// Nil when the meta bytes equal the ones the caller passed (it knows them already).
+            /// Nil when the caller asked for none (it knows the meta bytes already).
             var meta: Meta?
             var metaBytes: Range<Int>
             var state: State
             var bodyStart: Int
         }
 
-        /// Decodes an `enqueued` (type 1) or `enqueuedWithState` (type 5) record. With `known`, the
-        /// (stage, language, hash) Strings are only built when their bytes differ from `known`.
-        static func decodeEnqueued(_ bytes: [UInt8], type: UInt8, decodingMetaUnless known: [UInt8]? = nil) -> Enqueued? {
+        /// Decodes an `enqueued` (type 1) or `enqueuedWithState` (type 5) record. Without
+        /// `decodingMeta`, the (stage, language, hash) Strings are not built (`meta(_:_:)` builds
+        /// them from `metaBytes`).
+        static func decodeEnqueued(_ bytes: [UInt8], type: UInt8, decodingMeta: Bool = true) -> Enqueued? {
             var reader = Reader(bytes: bytes)
             guard let ordinal = reader.u64(), let key = reader.uuid(), let time = reader.u64(), let hasSession = reader.byte() else { return nil }
             var session: UUID?
@@ -83,12 +84,7 @@ extension SubmissionQueue {
             let metaStart = reader.offset
             guard let stage = reader.stringRange(), let language = reader.stringRange(), let hash = reader.stringRange() else { return nil }
             let metaBytes = metaStart..<reader.offset
-            var meta: Meta?
-            if let known, known.count == metaBytes.count, Reader.same(bytes, metaBytes, known) {
-                meta = nil
-            } else {
-                meta = Meta(stage: Reader.text(bytes, stage), language: Reader.text(bytes, language), definitionHash: Reader.text(bytes, hash))
-            }
+            let meta = decodingMeta ? Meta(stage: Reader.text(bytes, stage), language: Reader.text(bytes, language), definitionHash: Reader.text(bytes, hash)) : nil
             guard let raw = reader.byte() else { return nil }
             let flags: UInt8
             if type == RecordType.enqueuedWithState.rawValue {
@@ -102,6 +98,13 @@ extension SubmissionQueue {
             if flags & 2 != 0 { state.outcome = .rejected }
             if flags & 4 != 0 { guard let k = reader.uuid() else { return nil }; state.requeueKey = k }
             return Enqueued(ordinal: ordinal, key: key, queuedAt: Double(bitPattern: time), session: session, meta: meta, metaBytes: metaBytes, state: state, bodyStart: reader.offset)
+        }
+
+        /// The (stage, language, hash) whose encoding is `bytes[range]` (an `Enqueued`'s `metaBytes`).
+        static func meta(_ bytes: [UInt8], _ range: Range<Int>) -> Meta? {
+            var reader = Reader(bytes: Array(bytes[range]))
+            guard let stage = reader.string(), let language = reader.string(), let hash = reader.string() else { return nil }
+            return Meta(stage: stage, language: language, definitionHash: hash)
         }
 
         /// A marker's ordinal, key and text, and the bytes after them (`dead` and `requeued`

@@ -46,7 +46,7 @@ extension SubmissionQueue {
         var requeueKeys: [UInt64: UUID] = [:]
         /// The first four bytes of every slot's key (a few stale ones too): most keys that are
         /// not queued are told apart without a scan.
-        var keyPrefixes = Set<UInt32>()
+        var keyPrefixes = KeyPrefixes()
         /// Recently delivered keys with their responses, and their order.
         var delivered: [UUID: String?] = [:]
         var deliveredOrder: [UUID] = []
@@ -193,7 +193,7 @@ extension SubmissionQueue {
         /// Counts the pending slots and collects the key prefixes, once the slots are complete.
         mutating func countSlots() {
             pendingCount = slots.lazy.filter { $0.state == .pending }.count
-            keyPrefixes = Set(minimumCapacity: slots.count)
+            keyPrefixes = KeyPrefixes(minimumCapacity: slots.count)
             for slot in slots { keyPrefixes.insert(Index.prefix(slot.key)) }
         }
 
@@ -209,7 +209,8 @@ extension SubmissionQueue {
                 slots = slots[head...].filter { $0.state != .removed }
                 head = 0
                 removedCount = 0
-                keyPrefixes = Set(slots.map { Index.prefix($0.key) })
+                keyPrefixes = KeyPrefixes(minimumCapacity: slots.count)
+                for slot in slots { keyPrefixes.insert(Index.prefix(slot.key)) }
             }
         }
     }

@@ -13,9 +13,9 @@ extension SubmissionQueue {
         /// finished out of order. Few; each wins over an entry of `index.slots` with its ordinal.
         var late: [UInt64: Slot] = [:]
         var maxOrdinal: UInt64 = 0
-        /// The (stage, language, hash) bytes of the last decoded record and their table index.
-        var lastMetaBytes: [UInt8] = []
-        var lastMeta: UInt32 = 0
+        /// The (stage, language, hash) encodings met most recently, with their table index: a
+        /// record whose encoding is among them builds no Strings.
+        var recentMetas = RecentMetas()
         /// Delivered or dropped submissions whose body is still in the segment files.
         var erasableBodies = 0
 
@@ -31,15 +31,15 @@ extension SubmissionQueue {
             }
             switch RecordType(rawValue: record.type) {
             case .enqueued, .enqueuedWithState:
-                guard let e = Codec.decodeEnqueued(record.payload, type: record.type, decodingMetaUnless: lastMetaBytes) else { throw damaged() }
+                guard let e = Codec.decodeEnqueued(record.payload, type: record.type, decodingMeta: false) else { throw damaged() }
                 maxOrdinal = max(maxOrdinal, e.ordinal)
                 let meta: UInt32
-                if let decodedMeta = e.meta {
-                    meta = index.intern(decodedMeta)
-                    lastMetaBytes = Array(record.payload[e.metaBytes])
-                    lastMeta = meta
+                if let known = recentMetas.find(record.payload, e.metaBytes) {
+                    meta = known
                 } else {
-                    meta = lastMeta  // the same bytes as the previous record's: no Strings built
+                    guard let decoded = Codec.meta(record.payload, e.metaBytes) else { throw damaged() }
+                    meta = index.intern(decoded)
+                    recentMetas.add(Array(record.payload[e.metaBytes]), meta)
                 }
                 let slot = Slot(ordinal: e.ordinal, key: e.key, queuedAt: e.queuedAt, sequence: location.sequence, offset: UInt32(location.offset), segment: segment, meta: meta, state: e.state.deadReason == nil ? .pending : .dead)
                 if let last = index.slots.last, e.ordinal <= last.ordinal {
@@ -111,6 +111,33 @@ extension SubmissionQueue {
             index.countSlots()
             index.nextOrdinal = maxOrdinal + 1
             return index
+        }
+    }
+}
+
+extension SubmissionQueue.Replay {
+    /// The last few distinct (stage, language, hash) encodings and their table index. Records
+    /// come from a few stages and languages at a time, interleaved; finding the bytes here costs a
+    /// few comparisons instead of three Strings and a hash.
+    struct RecentMetas {
+        static let capacity = 16
+        private var entries: [(bytes: [UInt8], meta: UInt32)] = []
+        private var oldest = 0
+
+        func find(_ bytes: [UInt8], _ range: Range<Int>) -> UInt32? {
+            for entry in entries where entry.bytes.count == range.count && SubmissionQueue.Codec.Reader.same(bytes, range, entry.bytes) {
+                return entry.meta
+            }
+            return nil
+        }
+
+        mutating func add(_ bytes: [UInt8], _ meta: UInt32) {
+            if entries.count < Self.capacity {
+                entries.append((bytes, meta))
+            } else {
+                entries[oldest] = (bytes, meta)
+                oldest = (oldest + 1) % Self.capacity
+            }
         }
     }
 }

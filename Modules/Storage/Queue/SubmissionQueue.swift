@@ -11,6 +11,7 @@
 //   SubmissionQueue+Admin.swift       the operator's changes: dropping, importing, purging
 //   Submission.swift, SubmissionID.swift  the values callers see
 //   SubmissionQueue+Index.swift       the queue in memory, shared by replay and the actor
+//   SubmissionQueue+KeyPrefixes.swift the table of key prefixes that answers "is it queued?"
 //   SubmissionQueue+Replay.swift      rebuilding the index from the journal on open
 //   SubmissionQueue+Codec.swift       the binary encoding of the records
 //   QueueExecutor.swift               the thread the actor runs on
