@@ -4,7 +4,11 @@
 // frame keeps its CRC32C, computed over what is stored, for torn writes.
 
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The data key of one segment (or one run of it, after a fresh salt), and what it was made from.
 struct RecordCipher: Sendable {

@@ -14,7 +14,11 @@
 //   SubmissionQueue+Replay.swift      rebuilding the index from the journal on open
 //   SubmissionQueue+Codec.swift       the binary encoding of the records
 
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Logging
 import NIOCore
 import SystemMemory

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// An answer (or a skip) a respondent sends for the current question of a session.
 public struct SessionAnswer: Sendable, Hashable {
