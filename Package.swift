@@ -211,6 +211,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "StartupBenchmark",
+            dependencies: ["BenchmarkSupport", "SurveyTesting"],
+            path: "Tests/Benchmarks/StartupBenchmark",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "DaemonBenchmark",
             dependencies: [
                 "BenchmarkSupport", "ControlAPI", "Entities", "Storage", "SurveyTesting",

@@ -1,7 +1,11 @@
 import ArgumentParser
 import ControlAPI
 import Entities
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 struct Start: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Start a survey session and show its first question.")

@@ -1,6 +1,10 @@
 import ArgumentParser
 import ControlAPI
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// `surveyctl version`: this client's version and the daemon's, as `docker version` shows both.
 struct Version: AsyncParsableCommand {

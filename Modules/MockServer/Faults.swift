@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Faults the mock server injects, set by flags at start or by `POST /admin/faults` at run time.
 ///

@@ -1,5 +1,9 @@
 import Entities
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// `mock/routing.json`: how the mock server picks `nextTypeId` after an accepted upload
 /// (documented in `mock/README.md`). Rules are tried in order; the first match wins; else `otherwise`.

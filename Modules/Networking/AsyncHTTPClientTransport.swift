@@ -1,5 +1,9 @@
 import AsyncHTTPClient
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import NIOCore
 
 /// The real transport, on AsyncHTTPClient (never URLSession: FoundationNetworking on Linux has open

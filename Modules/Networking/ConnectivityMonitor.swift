@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Answers "can the survey server be reached right now?" without sending an HTTP request.
 public protocol ConnectivityProbe: Sendable {

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// How many uploads a kiosk may have in flight, how soon the next may start, and when it must hold
 /// off: a pure value that decides, and never sleeps or sends.

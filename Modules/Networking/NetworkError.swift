@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A failed call to the survey server, classified so that the caller knows whether to retry.
 ///

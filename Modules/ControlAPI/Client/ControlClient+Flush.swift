@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension ControlClient {
     /// How often `flushAndWait` reads the queue again when no event came meanwhile.

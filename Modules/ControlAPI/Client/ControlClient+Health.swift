@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension ControlClient {
     /// `GET /v1/health`: the daemon's readiness. A `503` carries the health too (not ready, with

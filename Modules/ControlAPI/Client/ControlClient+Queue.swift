@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The queue's operator endpoints (`doc/control-api.md`, "The queue").
 extension ControlClient {

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Human-readable text for control API replies, as `surveyctl` prints them.
 public enum Rendering {

@@ -3,7 +3,11 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension Date {
     /// The time as the control API writes it: ISO 8601 in UTC to the whole second

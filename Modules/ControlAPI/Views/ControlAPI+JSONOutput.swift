@@ -1,5 +1,9 @@
 import Entities
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 // The bodies the daemon sends on every answer write themselves (see `JSONOutput`): the same
 // bytes as `JSONEncoder` with `.sortedKeys` and `.withoutEscapingSlashes` gives (the daemon's

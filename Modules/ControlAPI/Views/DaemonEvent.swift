@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One event of `GET /v1/events`, a line of newline-delimited JSON. Events say what happened to
 /// sessions, submissions and connectivity; they never carry answer contents.

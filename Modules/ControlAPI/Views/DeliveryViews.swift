@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// `POST /v1/resume`'s reply: whether delivery was paused, and the pause it ended.
 public struct ResumeReply: Sendable, Hashable, Codable {

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The body of every error reply: `{"error": {"code": ..., "message": ...}}`, and for errors
 /// about a session's progress (`question_changed`) the session as it stands, `"session": {...}`.

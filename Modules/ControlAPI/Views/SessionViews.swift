@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// `POST /v1/sessions`: start a session.
 public struct StartSessionRequest: Sendable, Hashable, Codable {

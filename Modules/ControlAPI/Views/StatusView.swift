@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// `GET /v1/status`.
 public struct StatusView: Sendable, Hashable, Codable {

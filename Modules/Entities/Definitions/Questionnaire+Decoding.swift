@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The questionnaire payload as it arrives, before it is checked: lenient where the contract
 /// allows several shapes, so that every problem can be found and located in one pass.

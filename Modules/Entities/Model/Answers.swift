@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One answer as it is uploaded, with the JSON type the server expects for its form type.
 public enum AnswerValue: Sendable, Hashable, Codable, CustomStringConvertible {

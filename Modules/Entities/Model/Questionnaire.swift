@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One stage's questionnaire, as served by `GET /api/question/{typeID}`, checked.
 ///

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A validation rule of a form: a check and the text shown when it fails.
 public struct Rule: Sendable, Hashable {

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension UUID {
     /// The 36-character text of the UUID (`8-4-4-4-12` hex digits), as `uuidString` gives it

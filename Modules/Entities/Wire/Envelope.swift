@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The `{ "status": Int, "data": Payload }` wrapper around every survey server response.
 public struct Envelope<Payload: Decodable & Sendable>: Decodable, Sendable {

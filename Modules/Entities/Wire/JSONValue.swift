@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Any JSON value. Used where the contract allows several shapes (rule targets,
 /// placeholders) before they are checked into the typed model.

@@ -1,4 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The colour of the kiosk's buttons and progress bar, behind white text: `#rrggbb`, accepted only
 /// when white on it (and it on white) reaches the contrast WCAG AA asks of text, 4.5:1.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Entities
 
 /// What a question's control shows as entered or chosen: the respondent's rejected input, else

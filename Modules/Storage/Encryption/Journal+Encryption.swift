@@ -10,7 +10,11 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension Journal {
     /// Checks, without changing anything, that the journal in `directory` can be opened with

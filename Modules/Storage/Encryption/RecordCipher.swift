@@ -14,7 +14,11 @@
 import BoringAEAD
 #endif
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The data key of one segment (or one run of it, after a fresh salt), and what it was made from.
 struct RecordCipher: Sendable {

@@ -3,7 +3,11 @@
 // written under. A plain segment has no header: its first bytes are a record frame.
 
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What the start of a segment file says about how its records are stored.
 enum SegmentKind: Equatable {

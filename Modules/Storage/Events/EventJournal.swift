@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A typed layer over `Journal`: the daemon journals its own `Codable` events (session started,
 /// answer accepted, …) and rebuilds its state on start by replaying them. Events are stored as

@@ -4,7 +4,11 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Creates the directories of the state directory.
 public enum PrivateDirectory {

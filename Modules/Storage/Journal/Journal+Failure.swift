@@ -10,7 +10,11 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Why a journal refuses appends, and since when.
 public struct JournalFailure: Sendable, Hashable {

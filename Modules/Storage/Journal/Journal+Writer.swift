@@ -6,7 +6,12 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension Journal {
     func writerLoop() {

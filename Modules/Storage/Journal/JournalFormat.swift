@@ -1,7 +1,11 @@
 // The record frame: how one record is laid out in a segment file (doc/journal-format.md). The
 // writer encodes with it, recovery and the reader decode with it; nothing else knows the layout.
 
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One record read back from the journal.
 public struct JournalRecord: Sendable, Equatable {

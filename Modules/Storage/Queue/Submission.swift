@@ -1,7 +1,11 @@
 // What the submission queue hands out: submissions, dead letters, states and counts. The daemon's
 // delivery worker, sessions and control API speak these types too.
 
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What a queued submission is, without its body.
 public struct SubmissionMetadata: Sendable, Hashable {

@@ -1,7 +1,11 @@
 // The operator's changes to the submission queue: dropping a dead letter, importing a submission
 // exported from a queue, purging delivered bodies from disk now, and looking one submission up.
 
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension SubmissionQueue {
     /// What an import did: queued the submission, or found its key known already (pending, dead

@@ -1,6 +1,13 @@
 // The binary encoding of the submission queue's journal records (doc/journal-format.md).
 
+#if canImport(Glibc)
+import Glibc
+#endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension SubmissionQueue {
     /// A compact binary encoding: fixed fields little-endian, strings as a 32-bit length and UTF-8.

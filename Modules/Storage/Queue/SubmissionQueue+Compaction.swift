@@ -1,7 +1,11 @@
 // Compaction of the submission queue: carrying the few live records of old segments forward and
 // removing those segments, while changes wait.
 
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension SubmissionQueue {
     /// What one compaction did.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension SubmissionQueue {
     /// One pending or dead submission as the operator looks at it: what the index knows, its dead

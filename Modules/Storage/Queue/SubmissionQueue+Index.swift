@@ -3,7 +3,11 @@
 // from the journal records and the live queue (SubmissionQueue.swift) keeps changing it, through
 // the same methods.
 
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension SubmissionQueue {
     enum SlotState: UInt8 { case pending = 0, dead = 1, removed = 2 }

@@ -1,7 +1,11 @@
 // Rebuilding the submission queue in memory (`SubmissionQueue.Index`) from its journal records,
 // in file order.
 
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension SubmissionQueue {
     /// Rebuilds the in-memory queue from the records, in file order.

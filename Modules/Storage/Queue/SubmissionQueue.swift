@@ -16,7 +16,11 @@
 //   SubmissionQueue+Codec.swift       the binary encoding of the records
 //   QueueExecutor.swift               the thread the actor runs on
 
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Logging
 import SystemMemory
 

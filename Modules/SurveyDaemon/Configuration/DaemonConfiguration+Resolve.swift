@@ -1,5 +1,9 @@
 import Configuration
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Synchronization
 
 extension DaemonConfiguration {

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension DeliveryWorker {
     /// The refusal (429 or 503) that started the ramp's hold-off.

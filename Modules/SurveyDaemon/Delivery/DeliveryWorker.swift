@@ -1,5 +1,9 @@
 import ControlAPI
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Logging
 import Networking
 import ServiceLifecycle

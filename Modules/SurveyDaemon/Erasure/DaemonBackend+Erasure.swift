@@ -1,5 +1,9 @@
 import ControlAPI
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Storage
 
 /// The control API's view of erasure: `status`'s `erasure`, and `purge` erasing everything that

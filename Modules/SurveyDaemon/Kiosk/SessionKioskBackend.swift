@@ -1,6 +1,10 @@
 import ControlAPI
 import Entities
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Kiosk
 
 /// The kiosk pages' backend in the daemon: the same session manager calls as the control API

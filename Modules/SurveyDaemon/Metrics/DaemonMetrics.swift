@@ -1,7 +1,11 @@
 import ControlAPI
 import CoreMetrics
 import Entities
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Storage
 
 /// The daemon's metrics vocabulary: every counter and histogram it records, by its Prometheus

@@ -1,6 +1,10 @@
 import ControlAPI
 import CoreMetrics
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Networking
 import Prometheus
 import Storage

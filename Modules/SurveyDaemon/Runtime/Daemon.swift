@@ -3,7 +3,11 @@ import Glibc
 #endif
 import AsyncHTTPClient
 import ControlAPI
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Kiosk
 import Logging
 import Networking

@@ -26,7 +26,7 @@ private let logger = Logger(label: "queue-replay")
                 let metadata = SubmissionMetadata(
                     key: UUID(), stage: "stage-\(kind % 7)", language: kind % 2 == 0 ? "ko" : "en", definitionHash: "hash-\(kind)",
                     queuedAt: Date(timeIntervalSince1970: 1_700_000_000 + Double(i)), session: nil)
-                queued.append(try await queue.enqueue(metadata, body: Array("body \(i)".utf8)))
+                queued.append(try await queue.enqueueNew(metadata, body: Array("body \(i)".utf8)))
             }
         }
         let reopened = try SubmissionQueue(directory: dir.path, options: options, logger: logger)

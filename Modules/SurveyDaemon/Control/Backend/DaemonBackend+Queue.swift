@@ -3,7 +3,11 @@
 
 import ControlAPI
 import Entities
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Storage
 
 /// The queue operations the operator's endpoints need beyond ``QueueInspector``.

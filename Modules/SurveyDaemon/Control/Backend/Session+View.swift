@@ -1,6 +1,10 @@
 import ControlAPI
 import Entities
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Validation
 
 extension Session {

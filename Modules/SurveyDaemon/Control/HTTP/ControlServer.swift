@@ -5,7 +5,11 @@ import Musl
 #endif
 import ControlAPI
 import Entities
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Hummingbird
 import Logging
 import NIOCore

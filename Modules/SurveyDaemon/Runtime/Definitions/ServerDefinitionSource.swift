@@ -1,5 +1,9 @@
 import Entities
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Logging
 import Networking
 import NIOPosix

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One lock per session, so that the requests for a session are handled one at a time while
 /// other sessions go on. A request that finds its session's lock held waits in line (first come,

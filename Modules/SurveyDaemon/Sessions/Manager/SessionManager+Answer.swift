@@ -1,5 +1,9 @@
 import ControlAPI
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What an answer came to, with the session as it stands after it.
 public struct AnswerResult: Sendable, Hashable {

@@ -1,5 +1,9 @@
 import Entities
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The calls a front end makes to start and look at sessions (answers: `SessionManager+Answer.swift`).
 extension SessionManager {

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Erasure: once a session is closed and its answers are no longer needed (every stage delivered,
 /// screened out, abandoned, or ended `queued` and its upload since delivered or its dead letter

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What the daemon's housekeeping service asks of sessions: closing idle ones, settling completed
 /// stages, compacting the journal.

@@ -1,5 +1,9 @@
 import Entities
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension SessionManager {
     /// Rebuilds sessions from the journal, then makes sure every completed stage is queued.

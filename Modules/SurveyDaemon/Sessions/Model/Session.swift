@@ -1,5 +1,9 @@
 import Entities
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Validation
 
 /// One respondent's walk through a survey: the current stage's questionnaire, the answers so

@@ -1,5 +1,9 @@
 import Entities
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Why the session manager refused a request or could not carry it out, in the sessions' own
 /// terms: a stable ``code`` for a front end to act on, a ``message`` saying what went wrong and

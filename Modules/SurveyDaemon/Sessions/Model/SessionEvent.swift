@@ -1,5 +1,9 @@
 import Entities
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A change to a session, in the order it happened. The daemon journals each event before it
 /// acknowledges the change, and rebuilds sessions on start by replaying them.
