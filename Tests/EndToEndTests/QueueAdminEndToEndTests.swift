@@ -27,7 +27,7 @@ import Testing
         let export = try await stack.ctl(["queue", "export", "--pending"])
         #expect(export.status == 0, "\(export.stderr)")
         let lines = export.stdout.split(separator: "\n")
-        #expect(lines.count == 1)
+        try #require(lines.count == 1, "one pending submission exported: \(export.stdout)")
         let exported = try #require(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
         let key = try #require(exported["idempotencyKey"] as? String)
         let file = stack.dir.path + "/pending.ndjson"

@@ -17,7 +17,11 @@ enum InProcessDaemon {
         flags[\.stateDirectory] = dir.appending("state").path
         flags[\.socketPath] = dir.appending("d.sock").path
         adjust(&flags)
-        return try await DaemonConfiguration.resolve(file: nil, environment: ["HOME": dir.path], flags: flags, userID: getuid())
+        var configuration = try await DaemonConfiguration.resolve(file: nil, environment: ["HOME": dir.path], flags: flags, userID: getuid())
+        // The test process runs hundreds of tests at once on two cores: a service can wait many
+        // seconds for a thread, and a stop that outlasts the defaults would end the whole run.
+        configuration.shutdownLimits = .init(graceful: .seconds(60), cancellation: .seconds(60))
+        return configuration
     }
 
     /// Runs `daemon` (no signals handled) and returns once it is ready, with the task running it

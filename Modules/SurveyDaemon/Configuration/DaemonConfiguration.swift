@@ -119,6 +119,21 @@ public struct DaemonConfiguration: Sendable, Hashable {
     /// nil: only on the control socket.
     public var metricsListen: String?
 
+    /// How long a stop may take (not a setting: the defaults suit systemd's stop timeout). The
+    /// services get `graceful` to finish, then `cancellation` once cancelled, after which the
+    /// process ends itself (ServiceLifecycle's `fatalError`) and systemd restarts it. A process
+    /// that hosts a daemon beside other work (the tests) gives it longer.
+    public var shutdownLimits = ShutdownLimits()
+
+    public struct ShutdownLimits: Sendable, Hashable {
+        public var graceful: Duration = .seconds(10)
+        public var cancellation: Duration = .seconds(5)
+        public init(graceful: Duration = .seconds(10), cancellation: Duration = .seconds(5)) {
+            self.graceful = graceful
+            self.cancellation = cancellation
+        }
+    }
+
     /// `metricsListen`, read (the setting's check refused anything else).
     public var metricsAddress: ListenAddress? { metricsListen.flatMap { try? ListenAddress(parsing: $0) } }
 

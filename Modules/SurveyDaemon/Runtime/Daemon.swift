@@ -247,8 +247,8 @@ public final class Daemon: Sendable {
             ] + extras.services,
             gracefulShutdownSignals: signals,
             logger: logger)
-        groupConfiguration.maximumGracefulShutdownDuration = Duration.seconds(10)
-        groupConfiguration.maximumCancellationDuration = Duration.seconds(5)
+        groupConfiguration.maximumGracefulShutdownDuration = configuration.shutdownLimits.graceful
+        groupConfiguration.maximumCancellationDuration = configuration.shutdownLimits.cancellation
         let group = ServiceGroup(configuration: groupConfiguration)
         do {
             try await group.run()
