@@ -61,6 +61,14 @@ extension Journal {
     /// zero, or `start` when they all are (a preallocated segment's unused tail).
     static func dataEnd(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
         var end = bytes.count
+        // Whole pages first (memcmp against a zero page): a preallocated tail is up to 64 MiB.
+        if let base = bytes.baseAddress {
+            let page = 4096
+            withUnsafeTemporaryAllocation(byteCount: page, alignment: 8) { zeros in
+                zeros.initializeMemory(as: UInt8.self, repeating: 0)
+                while end - page >= start, memcmp(base + end - page, zeros.baseAddress!, page) == 0 { end -= page }
+            }
+        }
         while end - 8 >= start, bytes.loadUnaligned(fromByteOffset: end - 8, as: UInt64.self) == 0 { end -= 8 }
         while end > start, bytes[end - 1] == 0 { end -= 1 }
         return end

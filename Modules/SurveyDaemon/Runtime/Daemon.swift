@@ -8,6 +8,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import class Foundation.Thread
 import Kiosk
 import Logging
 import Networking
@@ -264,17 +265,15 @@ public final class Daemon: Sendable {
     /// still the one this daemon bound) and releases its lock.
     func close() async {
         socketClaim.release()
-        // Closing waits for each journal's writer thread to commit and stop: on NIO's
-        // blocking-I/O pool, not on a thread of the concurrency pool.
+        // Closing waits for each journal's writer thread to commit and stop: on a thread of its
+        // own, not on one of the concurrency pool's few threads.
         let journals = (sessions: sessionJournal, queue: queue.queue)
-        do {
-            try await NIOThreadPool.singleton.runIfActive {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread {
                 journals.sessions.close()
                 journals.queue.close()
+                done.resume()
             }
-        } catch {
-            journals.sessions.close()
-            journals.queue.close()
         }
         do {
             try await httpClient.shutdown()

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 
 /// Looks for words in every file under a directory, as someone who copied the disk would: the
@@ -19,11 +22,25 @@ public enum DiskSearch {
         var findings: [Finding] = []
         for file in files(under: directory) {
             guard let data = FileManager.default.contents(atPath: file) else { continue }
-            for (word, name, bytes) in patterns where data.range(of: Data(bytes)) != nil {
+            let searched = data.prefix(data.withUnsafeBytes(dataEnd))
+            for (word, name, bytes) in patterns where searched.range(of: Data(bytes)) != nil {
                 findings.append(Finding(file: file, word: word, encoding: name))
             }
         }
         return findings
+    }
+
+    /// Where a file's bytes stop mattering: a few bytes past its last non-zero byte (a pattern
+    /// such as UTF-16LE text can end in a zero). A journal segment is preallocated, so most of an
+    /// active one is a zero tail that holds nothing and would cost the search most of its time.
+    static func dataEnd(_ raw: UnsafeRawBufferPointer) -> Int {
+        guard let base = raw.baseAddress else { return 0 }
+        let block = 4096
+        let zeros = [UInt8](repeating: 0, count: block)
+        var end = raw.count
+        while end >= block, memcmp(base + end - block, zeros, block) == 0 { end -= block }
+        while end > 0, raw[end - 1] == 0 { end -= 1 }
+        return min(raw.count, end + 8)
     }
 
     /// The first file under `directory` that holds `word` in any of those encodings, or nil.

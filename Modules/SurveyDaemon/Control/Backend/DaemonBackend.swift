@@ -6,7 +6,6 @@ import FoundationEssentials
 import Foundation
 #endif
 import Networking
-import NIOPosix
 import Storage
 
 /// A dead letter put back in the queue: the letter as it was, and the submission as it is now
@@ -94,11 +93,11 @@ public struct DaemonBackend: ControlBackend {
         return view
     }
 
-    /// ``encryption``'s view, made on NIO's blocking-I/O thread pool: these requests are handled
-    /// on an event loop, which a directory listing must not block.
+    /// ``encryption``'s view, made on the concurrency pool: these requests are handled on an
+    /// event loop, which a directory listing must not block.
     func encryptionView() async -> EncryptionView? {
         guard let encryption else { return nil }
-        return try? await NIOThreadPool.singleton.runIfActive { encryption() }
+        return await onPool { encryption() }
     }
 
     public func resume() async throws -> ResumeReply {
