@@ -51,10 +51,6 @@ private func journalWithTornTail(_ dir: TemporaryDirectory, _ tail: [UInt8]) asy
     return segment
 }
 
-/// Waits (up to 10 s) until the journal accepts appends again on its own.
-private func waitUntilItWritesAgain(_ journal: Journal) async throws {
-    #expect(await eventually(every: .milliseconds(10)) { journal.currentFailure == nil }, "the journal did not recover by itself")
-}
 
 /// Faults injected through the file-system seam into every kind of system call the storage makes:
 /// each shows that nothing is acknowledged without durability, that the error says what failed,
@@ -75,15 +71,7 @@ private func waitUntilItWritesAgain(_ journal: Journal) async throws {
         }
         faults.fail("fsync", .exactly(dir.path), with: EIO)
         // The active segment fills up; the append that needs a new one cannot make it durable.
-        var refusal: StorageError?
-        for i in 3...10 where refusal == nil {
-            do {
-                _ = try await journal.append(type: 1, payload: payload(i))
-                acknowledged.append(payload(i))
-            } catch let error as StorageError {
-                refusal = error
-            }
-        }
+        let refusal = await appendUntilRefused(journal, 3...10, payload: payload, acknowledged: &acknowledged)
         #expect(refusal?.code == .failedClosed)
         #expect(refusal?.message.contains("fsync failed with EIO") == true, "\(refusal?.message ?? "")")
         #expect(journal.currentFailure?.call == "fsync")

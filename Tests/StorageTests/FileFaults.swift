@@ -2,7 +2,9 @@
 import Glibc
 #endif
 import Storage
+import SurveyTesting
 import Synchronization
+import Testing
 
 /// A file system that fails on demand, through the Storage seam (`JournalFileOperations`): each
 /// fault names a system call, the paths it concerns (for calls on a descriptor, the path the
@@ -84,4 +86,27 @@ final class FileFaults: Sendable {
             flock: { [self] fd, operation in faulted("flock", path(fd)) ? -1 : JournalFileOperations().flock(fd, operation) },
             listDirectory: { [self] path in faulted("listDirectory", path) ? nil : JournalFileOperations.systemListDirectory(path) })
     }
+}
+
+/// Waits (up to the `eventually` bound) until the journal accepts appends again on its own,
+/// without an append.
+func waitUntilItWritesAgain(_ journal: Journal) async throws {
+    #expect(await eventually(every: .milliseconds(10)) { journal.currentFailure == nil }, "the journal did not recover by itself")
+}
+
+/// Appends `payload(i)` for each `i` in `range` until one is refused, adding every acknowledged
+/// payload to `acknowledged`; returns the refusal (nil when none was refused).
+func appendUntilRefused(_ journal: Journal, _ range: some Sequence<Int>, payload: (Int) -> [UInt8], acknowledged: inout [[UInt8]]) async -> StorageError? {
+    for i in range {
+        do {
+            _ = try await journal.append(type: 1, payload: payload(i))
+            acknowledged.append(payload(i))
+        } catch let error as StorageError {
+            return error
+        } catch {
+            Issue.record("an append failed with \(error), not a StorageError")
+            return nil
+        }
+    }
+    return nil
 }

@@ -68,10 +68,6 @@ private func options(_ faults: Faults, retry: Duration = .milliseconds(20), encr
 
 private func payload(_ i: Int) -> [UInt8] { Array("record-\(i)-".utf8) + [UInt8](repeating: UInt8(i), count: 40) }
 
-/// Waits (up to 10 s) until the journal accepts appends again on its own, without an append.
-private func waitUntilItWritesAgain(_ journal: Journal) async throws {
-    #expect(await eventually(every: .milliseconds(10)) { journal.currentFailure == nil }, "the journal did not recover by itself")
-}
 
 /// Reopens the journal and returns the payloads recovered; expects no recovery problem (a torn
 /// tail would mean bytes of a failed append were left behind).
@@ -258,15 +254,7 @@ private func payloadsOnDisk(_ dir: TemporaryDirectory, encrypted: Bool = false) 
         }
         let filler = dir.path + "/filler"
         try fill(filler)
-        var refusal: StorageError?
-        for i in 6..<1000 where refusal == nil {
-            do {
-                _ = try await journal.append(type: 1, payload: [UInt8](repeating: UInt8(i & 0xFF), count: 3000))
-                acknowledged.append([UInt8](repeating: UInt8(i & 0xFF), count: 3000))
-            } catch let error as StorageError {
-                refusal = error
-            }
-        }
+        let refusal = await appendUntilRefused(journal, 6..<1000, payload: { [UInt8](repeating: UInt8($0 & 0xFF), count: 3000) }, acknowledged: &acknowledged)
         #expect(refusal?.code == .failedClosed)
         #expect(journal.currentFailure?.errnoName == "ENOSPC", "\(String(describing: journal.currentFailure))")
         unlink(filler)

@@ -34,10 +34,6 @@ private func end(of location: JournalLocation, _ payload: [UInt8], encrypted: Bo
     location.offset + 21 + payload.count + (encrypted ? 16 : 0)
 }
 
-/// Waits (up to 10 s) until the journal accepts appends again on its own.
-private func waitUntilItWritesAgain(_ journal: Journal) async throws {
-    #expect(await eventually(every: .milliseconds(10)) { journal.currentFailure == nil }, "the journal did not recover by itself")
-}
 
 /// The active segment is preallocated, so that an append does not change its size; a segment
 /// that is sealed (rotated or closed) keeps no unused tail; recovery tells the zero tail from a
@@ -225,15 +221,7 @@ private func waitUntilItWritesAgain(_ journal: Journal) async throws {
             acknowledged.append(payload(i))
         }
         faults.fail("lseek", with: EIO)
-        var refusal: StorageError?
-        for i in 4...30 where refusal == nil {
-            do {
-                _ = try await journal.append(type: 1, payload: payload(i))
-                acknowledged.append(payload(i))
-            } catch let error as StorageError {
-                refusal = error
-            }
-        }
+        let refusal = await appendUntilRefused(journal, 4...30, payload: payload, acknowledged: &acknowledged)
         #expect(refusal?.code == .failedClosed)
         #expect(journal.currentFailure?.call == "lseek")
         faults.clear()
