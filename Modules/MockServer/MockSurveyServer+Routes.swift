@@ -94,6 +94,7 @@ extension MockSurveyServer {
     }
 
     func handleAnswers(typeID: String, lang: String, key: String?, body: Data, sender: Sender = Sender()) async -> Response {
+        let arrived = Date()
         if let key, let stored = state.withLock({ $0.replies[key] }) {
             guard stored.body == body else {
                 return Self.json(422, ["message": "Idempotency-Key '\(key)' was already used with a different body."])
@@ -102,10 +103,10 @@ extension MockSurveyServer {
         }
         let fault = await injectFault(isUpload: true)
         if let response = fault.response { return response }
-        return await accept(typeID: typeID, lang: lang, key: key, body: body, sender: sender, reject: fault.reject)
+        return await accept(typeID: typeID, lang: lang, key: key, body: body, sender: sender, arrived: arrived, reject: fault.reject)
     }
 
-    private func accept(typeID: String, lang: String, key: String?, body: Data, sender: Sender, reject rejected: Bool) async -> Response {
+    private func accept(typeID: String, lang: String, key: String?, body: Data, sender: Sender, arrived: Date, reject rejected: Bool) async -> Response {
         guard let file = questionFile(typeID: typeID, lang: lang), let definition = try? Data(contentsOf: file) else {
             return Self.json(404, ["message": "No questionnaire for typeID '\(typeID)' in language '\(lang)'."])
         }
@@ -134,7 +135,7 @@ extension MockSurveyServer {
             return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: stored.payload)))
         }
         if result.isSuccess, let recorder {
-            let line = RecordedSubmission(typeID: typeID, lang: lang, idempotencyKey: key, answers: upload.answers, nextTypeId: result.nextTypeId, deviceId: sender.deviceId, sequence: sender.sequence)
+            let line = RecordedSubmission(typeID: typeID, lang: lang, idempotencyKey: key, answers: upload.answers, nextTypeId: result.nextTypeId, deviceId: sender.deviceId, sequence: sender.sequence, receivedAt: Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(arrived))
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
             do { try await recorder.append(try encoder.encode(line)) } catch {

@@ -72,15 +72,11 @@ final class KioskVisitor {
         }
         let request = Data(raw.utf8)
         let port = port
-        let bytes = try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result {
-                    let fd = try RawSocket.connect(to: .loopback(port: port), timeout: 10)
-                    defer { close(fd) }
-                    try RawSocket.sendAll(fd, request)
-                    return RawSocket.receiveAll(fd, deadline: 10)
-                })
-            }
+        let bytes = try await OwnThread.run {
+            let fd = try RawSocket.connect(to: .loopback(port: port), timeout: 10)
+            defer { close(fd) }
+            try RawSocket.sendAll(fd, request)
+            return RawSocket.receiveAll(fd, deadline: 10)
         }
         let reply = try UnixHTTP.parse(bytes)
         if let set = reply.headers["set-cookie"], let pair = set.split(separator: ";").first, pair.hasPrefix("kiosk=") {
@@ -112,12 +108,12 @@ final class KioskVisitor {
         try await stack.startMock()
         var logs = ""
 
-        // 1. A respondent walks away from the control API; the idle timeout (20 s: long enough
+        // 1. A respondent walks away from the control API; the idle timeout (30 s: long enough
         // between two answers, each a surveyctl process, on a loaded machine) abandons the session.
-        var daemon = try await stack.startDaemon(Self.kioskFlags + ["--idle-timeout", "20"])
+        var daemon = try await stack.startDaemon(Self.kioskFlags + ["--idle-timeout", "30"])
         _ = try await stack.ctl(["start", "--lang", "en"])
         try await stack.answer(Self.words("Pelicanidle").map { [$0] } + [[Self.words("Pelicanidle")[1]]])
-        #expect(try await eventually(timeout: .seconds(60), every: .milliseconds(200)) {
+        #expect(try await eventually(timeout: .seconds(90), every: .milliseconds(200)) {
             (try await stack.status()["sessions"] as? [[String: Any]])?.isEmpty == true
         }, "the idle timeout closed the session")
         #expect(await daemon.stop() == 0)

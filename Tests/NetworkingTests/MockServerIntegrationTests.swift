@@ -51,6 +51,7 @@ import Testing
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         let record = dir.appending("record.jsonl")
+        let before = Date()
         try await withServer(record: record, deviceID: "kiosk-7") { client, _, _ in
             _ = try await client.uploadAnswers(typeID: "common", lang: "ko", body: .init(bytes: Self.commonAnswers.encoded()), idempotencyKey: "key-1", sequence: 42)
             _ = try await client.uploadAnswers(typeID: "common", lang: "ko", answers: Self.commonAnswers, idempotencyKey: "key-2")
@@ -59,6 +60,10 @@ import Testing
         let recorded = try lines.map { try JSONDecoder().decode(RecordedSubmission.self, from: Data($0.utf8)) }
         #expect(recorded.map(\.deviceId) == ["kiosk-7", "kiosk-7"])
         #expect(recorded.map(\.sequence) == ["42", nil])
+        // When each arrived, to the millisecond, in order.
+        let arrivals = recorded.compactMap { $0.receivedAt.flatMap { try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse($0) } }
+        #expect(arrivals.count == 2 && arrivals[0] <= arrivals[1], "\(recorded.map(\.receivedAt))")
+        #expect(arrivals.allSatisfy { $0 >= before.addingTimeInterval(-0.001) && $0 <= Date() }, "\(arrivals), test began \(before)")
     }
 
     @Test func uploadRoutesToTheNextStageAndReplayIsRecordedOnce() async throws {

@@ -248,17 +248,23 @@ func sigkillAtRandomMomentsLosesNothingAcknowledged(encrypted: Bool) async throw
         let watchdog = Task { try? await Task.sleep(for: .seconds(20)); if !Task.isCancelled { kill(pid, SIGKILL) } }
         defer { watchdog.cancel() }
         // Wait until at least one record is acknowledged, then kill after a random extra moment.
-        var text = Data()
+        // The reads and the wait block, so they run on a thread of their own.
         let handle = pipe.fileHandleForReading
-        while !text.contains(UInt8(ascii: "\n")) && ContinuousClock.now < deadline {
-            let chunk = handle.availableData
-            if chunk.isEmpty { break }
-            text.append(chunk)
+        var text = await OwnThread.run { () -> Data in
+            var text = Data()
+            while !text.contains(UInt8(ascii: "\n")) && ContinuousClock.now < deadline {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
+                text.append(chunk)
+            }
+            return text
         }
         try await Task.sleep(for: .milliseconds(Int.random(in: 0...30)))
         kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        text.append(handle.readDataToEndOfFile())
+        text.append(await OwnThread.run { () -> Data in
+            process.waitUntilExit()
+            return handle.readDataToEndOfFile()
+        })
         for line in String(decoding: text, as: UTF8.self).split(separator: "\n") {
             let parts = line.split(separator: " ", omittingEmptySubsequences: false)
             guard parts.count == 2, let seq = UInt64(parts[0]) else { continue }  // a partial last line was never printed whole

@@ -44,7 +44,7 @@ import Testing
         #expect(action5.closeWhenWritten)
     }
 
-    @Test func aStalledBodyFailsItsReaderAndClosesOneReadTimeoutLater() {
+    @Test func aStalledBodyFailsItsReaderAndClosesOnceTheReplyIsWritten() {
         var machine = Machine(limits: Self.limits, now: Self.start)
         machine.bytesArrived(100, now: Self.at(1))
         let action6 = machine.requestPartRead(.head, now: Self.at(2))
@@ -55,13 +55,17 @@ import Testing
         #expect(machine.deadline == Self.at(12))
         let action8 = machine.timerFired(now: Self.at(12))
         #expect(action8 == .failBody)
-        #expect(machine.deadline == Self.at(22))
-        // The reply to the 408 does not cancel the close.
-        _ = machine.responseEnded(now: Self.at(13))
-        let action9 = machine.timerFired(now: Self.at(15))
-        #expect(action9 == .wait)
-        let action10 = machine.timerFired(now: Self.at(22))
-        #expect(action10 == .close)
+        #expect(machine.deadline == Self.at(72), "one idle timeout for the route to reply")
+        // The route's 408 ends the connection once it is written.
+        #expect(machine.responseEnded(now: Self.at(13)).closeWhenWritten)
+    }
+
+    @Test func aFailedBodyWhoseRouteDoesNotReplyIsClosedOneIdleTimeoutLater() {
+        var machine = Machine(limits: Self.limits, now: Self.start)
+        _ = machine.requestPartRead(.head, now: Self.at(2))
+        #expect(machine.timerFired(now: Self.at(12)) == .failBody)
+        #expect(machine.timerFired(now: Self.at(40)) == .wait)
+        #expect(machine.timerFired(now: Self.at(72)) == .close)
     }
 
     @Test func aBodyWhoseRequestWasAnsweredOrCannotBeReachedIsClosed() {

@@ -55,7 +55,10 @@ final class GatedBackend: ForwardingToFake {
     }
 
     @Test func aStalledBodyGets408() async throws {
-        try await withControlServer(limits: Self.short) { path, backend in
+        // The idle timeout is how long the route has to reply before the connection is closed
+        // without it: long, so that a loaded machine still sees the 408.
+        let limits = ControlConnectionLimits(readTimeout: .milliseconds(300), idleTimeout: .seconds(20), maxConnections: 64)
+        try await withControlServer(limits: limits) { path, backend in
             let raw = "POST /v1/answers HTTP/1.1\r\nHost: surveyd\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"values\":"
             let held = try await HeldConnections.open(socket: path, count: 1, sending: Data(raw.utf8))
             #expect(try await held.waitUntilClosed(atLeast: 1, timeout: .seconds(20)) == 1)

@@ -86,7 +86,7 @@ import Testing
 
     /// Runs `body` with a definition source on a real client and cache against a mock server
     /// serving `fixtures` (stopped afterwards, also when `body` already stopped it).
-    func withSource(fixtures: URL, deadline: Duration = .seconds(3), _ body: (ServerDefinitionSource, DefinitionCache, InProcessMockServer) async throws -> Void) async throws {
+    func withSource(fixtures: URL, deadline: Duration = .seconds(60), _ body: (ServerDefinitionSource, DefinitionCache, InProcessMockServer) async throws -> Void) async throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         let logger = Logger(label: "definitions")

@@ -26,18 +26,16 @@ public final class HeldConnections: @unchecked Sendable {
     /// - Throws: when a connection cannot be made within `timeout`.
     public static func open(socket path: String, count: Int, sending bytes: Data, timeout: TimeInterval = 10) async throws -> HeldConnections {
         OpenFiles.raiseSoftLimit()
-        return try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                var opened: [Int32] = []
-                do {
-                    for _ in 0..<count {
-                        opened.append(try connectAndSend(path: path, bytes: bytes, timeout: timeout))
-                    }
-                    continuation.resume(returning: HeldConnections(descriptors: opened))
-                } catch {
-                    for fd in opened { Glibc.close(fd) }
-                    continuation.resume(throwing: error)
+        return try await OwnThread.run {
+            var opened: [Int32] = []
+            do {
+                for _ in 0..<count {
+                    opened.append(try connectAndSend(path: path, bytes: bytes, timeout: timeout))
                 }
+                return HeldConnections(descriptors: opened)
+            } catch {
+                for fd in opened { Glibc.close(fd) }
+                throw error
             }
         }
     }

@@ -7,7 +7,7 @@ import Foundation
 
 /// A minimal HTTP/1.1 client over TCP to 127.0.0.1 for tests (e.g. the mock server's
 /// `/admin/faults` while a test runs): one request with `Connection: close`, the reply read until
-/// the server closes or the deadline passes. Blocking I/O runs on a Dispatch thread.
+/// the server closes or the deadline passes. Blocking I/O runs on a thread of its own.
 public enum LoopbackHTTP {
     /// - Parameters:
     ///   - headers: more header fields, e.g. `Cookie`.
@@ -24,11 +24,7 @@ public enum LoopbackHTTP {
             raw += "Content-Length: 0\r\n\r\n"
         }
         let request = Data(raw.utf8)
-        let bytes = try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try blockingExchange(port: port, send: request, deadline: deadline) })
-            }
-        }
+        let bytes = try await OwnThread.run { try blockingExchange(port: port, send: request, deadline: deadline) }
         return try UnixHTTP.parse(bytes)
     }
 

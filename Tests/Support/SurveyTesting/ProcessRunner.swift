@@ -92,12 +92,7 @@ final class OutputCollector: @unchecked Sendable {
     }
 
     func finish() async -> Data {
-        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async { [done] in
-                done.wait()
-                c.resume()
-            }
-        }
+        await OwnThread.run { [done] in done.wait() }
         return lock.withLock { data }
     }
 }

@@ -13,7 +13,7 @@ private func closeSocket(_ fd: Int32) { _ = close(fd) }
 /// Blocking stream sockets for the tests' hand-made clients, which must be able to send exactly
 /// the bytes a test gives (garbage, half a request) and to hold connections open: connecting to
 /// a Unix socket path or to a loopback port, sending everything, reading until the peer closes.
-/// Call these off the test's executor (`UnixHTTP` and `LoopbackHTTP` use a Dispatch thread).
+/// Call these off the test's executor (`UnixHTTP` and `LoopbackHTTP` use `OwnThread`).
 public enum RawSocket {
     /// Where to connect.
     public enum Address: Sendable, CustomStringConvertible {

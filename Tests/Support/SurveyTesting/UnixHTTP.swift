@@ -7,7 +7,7 @@ import Foundation
 
 /// A minimal HTTP/1.1 client over a Unix socket for tests: it sends exactly the bytes it is
 /// given (so tests can send garbage) and reads the reply until the server closes or the
-/// deadline passes. Blocking I/O runs on a Dispatch thread, never on the test's executor.
+/// deadline passes. Blocking I/O runs on a thread of its own, never on the test's executor.
 ///
 /// For what a client cannot send or see through `ControlClient`: malformed bytes, exact status
 /// codes and headers of the HTTP edge, one connection closed after each request (the
@@ -40,11 +40,7 @@ public enum UnixHTTP {
     /// - Parameter halfClose: shut the sending side down after the bytes (`shutdown(SHUT_WR)`),
     ///   as a client does that has nothing more to send.
     public static func exchange(socket path: String, send: Data, halfClose: Bool = false, deadline: TimeInterval = 10) async throws -> Data {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try blockingExchange(path: path, send: send, halfClose: halfClose, deadline: deadline) })
-            }
-        }
+        try await OwnThread.run { try blockingExchange(path: path, send: send, halfClose: halfClose, deadline: deadline) }
     }
 
     /// Sends raw bytes and parses the HTTP reply.

@@ -9,7 +9,8 @@ extension ControlConnection {
     /// - a request being read (head or body): its start plus the read timeout;
     /// - a request read whole whose response is not written yet: none (the daemon owes the reply);
     /// - nothing to read or write: the last response plus the idle timeout;
-    /// - after a body's reader was failed: one read timeout later, when the connection is closed.
+    /// - after a body's reader was failed: the route's reply to it closes the connection once it is
+    ///   written; if none is written within the idle timeout, the connection is closed then.
     ///
     /// Hummingbird's idle timeout (and NIO's `IdleStateHandler` under it) counts from the last
     /// HTTP part or write, so it would cut a head whose first bytes came late in an idle period
@@ -58,6 +59,8 @@ extension ControlConnection {
         private var ends = 0
         private var responses = 0
         private var parseFailed = false
+        /// The body's reader was failed: the reply the route makes of it ends the connection.
+        private var bodyFailed = false
         /// Set when the deadline passed while a body was read: the connection closes then.
         private var closeAt: NIODeadline?
 
@@ -114,7 +117,7 @@ extension ControlConnection {
             responses += 1
             let idle = !owesResponse
             if idle, case .nothing = reading { reading = .nothing(since: now) }
-            return ResponseEnd(nowIdle: idle, closeWhenWritten: parseFailed)
+            return ResponseEnd(nowIdle: idle, closeWhenWritten: parseFailed || bodyFailed)
         }
 
         /// The timer fired. `canFailBody` says whether the body's reader can be reached.
@@ -130,7 +133,8 @@ extension ControlConnection {
             case .body:
                 // Replied already: what is left of the body will not arrive in time.
                 guard heads > responses, canFailBody else { return .close }
-                closeAt = now + readTimeout
+                bodyFailed = true
+                closeAt = now + idleTimeout
                 return .failBody
             }
         }

@@ -23,7 +23,8 @@ struct ControlReadTimeout: Error, CustomStringConvertible {
 /// request heads and ends, parse errors, and response ends. ``StateMachine`` decides; this class
 /// keeps the one timer and does what it says: a head that was started gets `408 request_timeout`
 /// and the connection is closed; a body being read makes the body's reader fail (the route
-/// replies 408), and the connection is closed one read timeout later if it is still open; an
+/// replies 408 and the connection is closed once that is written, or one idle timeout later if
+/// the route has not replied by then); an
 /// idle connection, or one that never sent a byte, is closed. After an HTTP parse error the
 /// connection is closed as soon as the reply to it is written.
 final class ControlConnection {
