@@ -41,6 +41,9 @@ private func smallSegments(_ size: Int = 4096, encrypted: Bool = false) -> Submi
         for (i, q) in queued.enumerated() {
             #expect(Array(try await reopened.body(of: q.id)) == body(i))
         }
+        // Several in one call, in the order asked; an unknown id fails alone.
+        let read = await reopened.bodies(of: [queued[7].id, SubmissionID(9_999), queued[2].id])
+        #expect(read.map { try? Array($0.get()) } == [body(7), nil, body(2)])
         let counts = await reopened.counts()
         #expect(counts.pending == 50 && counts.dead == 0)
         #expect(counts.oldestPendingAt == queued[0].metadata.queuedAt)

@@ -26,8 +26,23 @@ final class MemoryDeliveryQueue: DeliveryQueue {
     func pending(limit: Int, excluding: Set<SubmissionID>) async throws -> [QueuedSubmission] {
         entries.withLock { $0.filter { $0.state == .pending && !excluding.contains($0.submission.id) }.prefix(limit).map(\.submission) }
     }
+    /// The ids each ``bodies(of:)`` call asked for, in order.
+    let bodyReads = Mutex<[[SubmissionID]]>([])
+    /// Submissions whose body cannot be read.
+    let unreadable = Mutex<Set<SubmissionID>>([])
+    struct Unreadable: Error {}
+
     func body(of id: SubmissionID) async throws -> ByteBuffer {
-        entries.withLock { $0.first { $0.submission.id == id }!.body }
+        if unreadable.withLock({ $0.contains(id) }) { throw Unreadable() }
+        return entries.withLock { $0.first { $0.submission.id == id }!.body }
+    }
+    func bodies(of ids: [SubmissionID]) async -> [Result<ByteBuffer, any Error>] {
+        bodyReads.withLock { $0.append(ids) }
+        var bodies: [Result<ByteBuffer, any Error>] = []
+        for id in ids {
+            do { bodies.append(.success(try await body(of: id))) } catch { bodies.append(.failure(error)) }
+        }
+        return bodies
     }
     func markDelivered(_ id: SubmissionID, nextTypeId: String?) async throws {
         set(id, .delivered(response: nextTypeId))
@@ -141,6 +156,25 @@ final class FinishedLog: Sendable {
         #expect(Set(log.items.withLock { $0.map(\.0) }) == Set(submissions.map(\.idempotencyKey)))
         // Batches of three start in queue order.
         #expect(Array(uploader.attempts.withLock { $0.map(\.stage) }.prefix(3)).sorted() == ["s1", "s2", "s3"])
+    }
+
+    /// Bodies are read from the queue a chunk at a time as uploads start, not one call each; a
+    /// body that cannot be read makes its own submission a dead letter and no other.
+    @Test func bodiesAreReadAChunkAtATime() async throws {
+        let queue = MemoryDeliveryQueue()
+        let submissions = (1...70).map { queue.add("s\($0)", at: TimeInterval($0)) }
+        queue.unreadable.withLock { $0 = [submissions[40].id] }
+        let uploader = ScriptedUploader()
+        let log = FinishedLog()
+        try await run(worker(queue, uploader, maxInFlight: 4, log: log), until: log, finished: 70)
+        let ids: [SubmissionID] = submissions.map(\.id)
+        let chunks: [[SubmissionID]] = [Array(ids[0..<32]), Array(ids[32..<64]), Array(ids[64...])]
+        let reads: [[SubmissionID]] = queue.bodyReads.withLock { $0 }
+        #expect(reads == chunks)
+        var expected = Array(repeating: SubmissionState.delivered(response: nil), count: 70)
+        expected[40] = .dead(reason: "the queued body cannot be read: Unreadable()")
+        #expect(queue.states() == expected)
+        #expect(uploader.attempts.withLock { $0.count } == 69)
     }
 
     /// More pending than one round reads: the worker must not go to sleep after the first batch.

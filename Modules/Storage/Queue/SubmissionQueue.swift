@@ -201,6 +201,12 @@ public actor SubmissionQueue {
         return record.payload[decoded.bodyStart...]
     }
 
+    /// The bodies of several submissions, in the order of `ids`, each read as ``body(of:)`` reads
+    /// one (a failure is that submission's alone): one call to the queue for a sender's next few.
+    public func bodies(of ids: [SubmissionID]) -> [Result<ArraySlice<UInt8>, any Error>] {
+        ids.map { id in Result { try body(of: id) } }
+    }
+
     /// Everything stored about a pending or dead submission, `session` included, read back from disk.
     public func details(of id: SubmissionID) throws -> SubmissionMetadata {
         let ordinal = id.ordinal

@@ -8,18 +8,32 @@ import Storage
 
 /// The durable submission queue, as the delivery worker uses it. It speaks the Storage queue's
 /// types: a submission is a `QueuedSubmission` named by its `SubmissionID`, without its body,
-/// which is read back from disk only when it is sent.
+/// which is read back from disk as it is sent (a few at a time: ``bodies(of:)``).
 public protocol DeliveryQueue: Sendable {
     /// Pending submissions, oldest first, leaving out the ids in `excluding` (those waiting out a
     /// backoff, so that they do not hide the ones behind them).
     func pending(limit: Int, excluding: Set<SubmissionID>) async throws -> [QueuedSubmission]
     /// The upload body of a submission, in the buffer the HTTP client sends.
     func body(of id: SubmissionID) async throws -> ByteBuffer
+    /// The upload bodies of several submissions, in the order of `ids` (a failure is that
+    /// submission's alone); a queue that can read them in one call says so here.
+    func bodies(of ids: [SubmissionID]) async -> [Result<ByteBuffer, any Error>]
     /// Records the delivery, with the stage the server named next (if any).
     func markDelivered(_ id: SubmissionID, nextTypeId: String?) async throws
     /// Moves it to the dead letters, with what is known of the outcome (it decides which key a
     /// requeue sends it with).
     func markDead(_ id: SubmissionID, reason: String, outcome: DeadOutcome) async throws
+}
+
+extension DeliveryQueue {
+    /// One ``body(of:)`` after another.
+    public func bodies(of ids: [SubmissionID]) async -> [Result<ByteBuffer, any Error>] {
+        var bodies: [Result<ByteBuffer, any Error>] = []
+        for id in ids {
+            do { bodies.append(.success(try await body(of: id))) } catch { bodies.append(.failure(error)) }
+        }
+        return bodies
+    }
 }
 
 /// What one upload attempt came to.

@@ -190,19 +190,21 @@ public actor DeliveryWorker: Service {
         var offline = false
         var leftBehind = false
         await withTaskGroup(of: Step.self) { group in
+            var bodies = RoundBodies(batch)
             var next = 0
             var uploading = 0
             var paceTimer = false
-            func launch() {
+            func launch() async {
                 let submission = batch[next]
+                let body = await bodies.take(next, from: queue)
                 next += 1
                 uploading += 1
                 ramp.launched(at: timeline.elapsed())
-                group.addTask { [queue, uploader] in
-                    do {
-                        let body = try await queue.body(of: submission.id)
+                group.addTask { [uploader] in
+                    switch body {
+                    case .success(let body):
                         return .uploaded(submission, await uploader.upload(stage: submission.metadata.stage, language: submission.metadata.language, body: body, idempotencyKey: submission.idempotencyKey, sequence: submission.id.ordinal))
-                    } catch {
+                    case .failure(let error):
                         return .uploaded(submission, .permanent(reason: "the queued body cannot be read: \(error)"))
                     }
                 }
@@ -230,13 +232,13 @@ public actor DeliveryWorker: Service {
                     }
                 }
             }
-            while mayLaunch() { launch() }
+            while mayLaunch() { await launch() }
             awaitPace(offline: offline)
             snapshotValue.inFlight = uploading
             while let step = await group.next() {
                 if case .paced = step {
                     paceTimer = false
-                    while !offline && !Task.isCancelled && !Task.isShuttingDownGracefully && mayLaunch() { launch() }
+                    while !offline && !Task.isCancelled && !Task.isShuttingDownGracefully && mayLaunch() { await launch() }
                     awaitPace(offline: offline)
                     snapshotValue.inFlight = uploading
                     continue
@@ -248,7 +250,7 @@ public actor DeliveryWorker: Service {
                 let time = timeline.elapsed()
                 adjustRamp(after: outcome, at: time)
                 group.addTask { await self.record(outcome, for: submission, at: time); return .recorded }
-                while !offline && !Task.isShuttingDownGracefully && mayLaunch() { launch() }
+                while !offline && !Task.isShuttingDownGracefully && mayLaunch() { await launch() }
                 awaitPace(offline: offline)
                 snapshotValue.inFlight = uploading
             }

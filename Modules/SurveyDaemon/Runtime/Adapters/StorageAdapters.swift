@@ -97,6 +97,11 @@ public struct StoredSubmissionQueue: SubmissionSink, DeliveryQueue, QueueInspect
         ByteBuffer(bytes: try await queue.body(of: id))
     }
 
+    /// One trip to the queue's thread for all of them.
+    public func bodies(of ids: [SubmissionID]) async -> [Result<ByteBuffer, any Error>] {
+        await queue.bodies(of: ids).map { $0.map { ByteBuffer(bytes: $0) } }
+    }
+
     public func markDelivered(_ id: SubmissionID, nextTypeId: String?) async throws {
         try await queue.markDelivered(id, response: nextTypeId)
     }
