@@ -19,6 +19,11 @@ import Testing
         #expect(AsyncHTTPClientTransport.clientConfiguration(for: defaults).timeout.connect == .seconds(5))
     }
 
+    @Test func requestsAreNotTraced() {
+        let configuration = AsyncHTTPClientTransport.clientConfiguration(for: SurveyClientConfiguration(baseURL: Self.baseURL))
+        #expect(configuration.tracing.tracer == nil)
+    }
+
     @Test func hugeTimeoutsSaturateInsteadOfTrapping() async throws {
         #expect(TimeAmount(saturating: .seconds(Int64.max)) == .nanoseconds(Int64.max))
         #expect(TimeAmount(saturating: .seconds(Int64.min)) == .nanoseconds(Int64.min))
