@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import SurveyTesting
 import Testing
@@ -63,22 +60,9 @@ final class KioskVisitor {
     }
 
     func send(_ method: String, _ target: String, body: String? = nil) async throws -> UnixHTTP.Reply {
-        var raw = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
-        if let cookie { raw += "Cookie: kiosk=\(cookie)\r\n" }
-        if let body {
-            raw += "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
-        } else {
-            raw += "\r\n"
-        }
-        let request = Data(raw.utf8)
-        let port = port
-        let bytes = try await OwnThread.run {
-            let fd = try RawSocket.connect(to: .loopback(port: port), timeout: 10)
-            defer { close(fd) }
-            try RawSocket.sendAll(fd, request)
-            return RawSocket.receiveAll(fd, deadline: 10)
-        }
-        let reply = try UnixHTTP.parse(bytes)
+        let reply = try await LoopbackHTTP.request(
+            port: port, method: method, target: target, body: body, contentType: "application/x-www-form-urlencoded",
+            headers: cookie.map { ["Cookie": "kiosk=\($0)"] } ?? [:])
         if let set = reply.headers["set-cookie"], let pair = set.split(separator: ";").first, pair.hasPrefix("kiosk=") {
             cookie = String(pair.dropFirst("kiosk=".count))
         }
