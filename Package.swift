@@ -49,12 +49,15 @@ let package = Package(
         .target(name: "SystemMemory", path: "Modules/SystemMemory"),
         /// BoringSSL's AEAD on caller-owned buffers, from the copy swift-crypto links in (Linux), for Storage.
         .target(name: "BoringAEAD", path: "Modules/BoringAEAD"),
+        /// The processor's CRC32C instruction, for the journal's frame checks in Storage.
+        .target(name: "CRC32CInstruction", path: "Modules/CRC32CInstruction"),
         /// The append-only journal, the submission queue on it, the definition cache.
         .target(
             name: "Storage",
             dependencies: [
                 "SystemMemory",
                 "BoringAEAD",
+                "CRC32CInstruction",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -22,28 +22,6 @@ private func segments(_ dir: TemporaryDirectory) throws -> [String] {
     try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix("segment-") && $0.hasSuffix(".log") }.sorted()
 }
 
-@Test func crc32cKnownAnswer() {
-    #expect(CRC32C.checksum(Array("123456789".utf8)) == 0xE306_9283)
-    #expect(CRC32C.checksum([UInt8]()) == 0)
-}
-
-@Test func crc32cSlicingMatchesTheBytewiseFormAtEveryLengthAndAlignment() {
-    var generator = SystemRandomNumberGenerator()
-    let data = (0..<300).map { _ in UInt8.random(in: 0...255, using: &generator) }
-    data.withUnsafeBytes { raw in
-        for start in 0..<9 {
-            for end in start...raw.count {
-                let slice = UnsafeRawBufferPointer(rebasing: raw[start..<end])
-                #expect(CRC32C.update(0, slice) == CRC32C.bytewiseUpdate(0, slice), "bytes \(start)..<\(end)")
-            }
-        }
-        // Continuing a CRC across a split gives the CRC of the whole.
-        let whole = CRC32C.update(0, raw)
-        let split = CRC32C.update(CRC32C.update(0, UnsafeRawBufferPointer(rebasing: raw[..<123])), UnsafeRawBufferPointer(rebasing: raw[123...]))
-        #expect(split == whole)
-    }
-}
-
 @Test func concurrentAppendsSurviveReopenInOrder() async throws {
     let dir = try TemporaryDirectory()
     defer { dir.remove() }

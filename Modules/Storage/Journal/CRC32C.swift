@@ -1,9 +1,15 @@
+import CRC32CInstruction
+
 /// CRC32C (Castagnoli, reflected polynomial 0x82F63B78), written for the journal frame.
 ///
-/// `update` uses slicing-by-8 (eight 256-entry tables, eight bytes a step), which is several times
-/// faster than one table lookup a byte; `bytewiseUpdate` is the plain one-table form, kept as the
-/// reference the tests compare it with.
+/// `update` uses the processor's CRC32C instruction where it has one (SSE 4.2, the ARMv8 CRC
+/// extension; `CRC32CInstruction`), several times faster again than `softwareUpdate`'s
+/// slicing-by-8 (eight 256-entry tables, eight bytes a step), which it uses elsewhere.
+/// `bytewiseUpdate` is the plain one-table form, kept as the reference the tests compare both with.
 public enum CRC32C {
+    /// Whether `update` uses the processor's instruction.
+    public static let usesInstruction = crc32c_instruction_available() != 0
+
     /// `tables[k][i]`: the CRC of byte `i` followed by `k` zero bytes.
     static let tables: [[UInt32]] = {
         var first = [UInt32](repeating: 0, count: 256)
@@ -24,6 +30,13 @@ public enum CRC32C {
 
     /// Continues a CRC32C over `bytes`; start with `crc: 0`.
     public static func update(_ crc: UInt32, _ bytes: UnsafeRawBufferPointer) -> UInt32 {
+        guard usesInstruction else { return softwareUpdate(crc, bytes) }
+        guard let base = bytes.baseAddress else { return crc }
+        return crc32c_instruction_update(crc, base, bytes.count)
+    }
+
+    /// The same CRC, slicing-by-8 in Swift.
+    public static func softwareUpdate(_ crc: UInt32, _ bytes: UnsafeRawBufferPointer) -> UInt32 {
         var c = ~crc
         let count = bytes.count
         guard let base = bytes.baseAddress else { return crc }

@@ -35,6 +35,7 @@ extension Journal {
         var bytes = 0
         var infos: [String: SegmentInfo] = [:]
         let names = try segmentNames(directory, io: io)
+        let buffer = SegmentBuffer()
         for name in names {
             last = nil
             let kind = kinds[name]
@@ -46,7 +47,7 @@ extension Journal {
             let cipher = Journal.cipher(for: kind, segment: name, keys: keys)
             infos[name] = SegmentInfo(cipher: cipher, protection: cipher?.protection ?? .plain)
             let start = cipher == nil ? 0 : SegmentHeader.size
-            bytes += try recover(segment: name, directory: directory, io: io, maxPayload: maxPayload, start: start, cipher: cipher, problems: &problems) { record, offset in
+            bytes += try recover(segment: name, directory: directory, io: io, maxPayload: maxPayload, start: start, cipher: cipher, buffer: buffer, problems: &problems) { record, offset in
                 highest = max(highest, record.sequence)
                 last = (offset, record.sequence)
                 if let visit {
@@ -63,26 +64,28 @@ extension Journal {
     /// Reads one segment, cutting a torn or zero tail or keeping a corrupt segment aside, and hands each
     /// valid record to `found` with its offset. Returns the segment's size once recovered.
     /// Records begin at `start` (after the header of an encrypted segment) and are opened with
-    /// `cipher`; a frame that does not authenticate counts as damaged.
-    static func recover(segment name: String, directory: String, io: FileIO, maxPayload: Int, start: Int = 0, cipher: RecordCipher? = nil, problems: inout [RecoveryProblem], found: (JournalRecord, Int) throws -> Void) throws -> Int {
+    /// `cipher`; a frame that does not authenticate counts as damaged. The segment is read into
+    /// `buffer`, which the segments of one opening share.
+    static func recover(segment name: String, directory: String, io: FileIO, maxPayload: Int, start: Int = 0, cipher: RecordCipher? = nil, buffer: SegmentBuffer, problems: inout [RecoveryProblem], found: (JournalRecord, Int) throws -> Void) throws -> Int {
         let path = directory + "/" + name
-        let bytes: [UInt8]
+        let bytes: UnsafeRawBufferPointer
+        // The frames' headers are walked as each piece is read, while they are in the cache.
+        var walk = FrameWalk(start: start, maxPayload: maxPayload, sealed: cipher != nil)
         do {
-            bytes = try io.readAll(path)
+            bytes = try buffer.read(path, io: io) { walk.advance($0, available: $0.count) }
         } catch {
             throw StorageError(code: .ioFailed, message: "Cannot read segment \(path); check permissions.", cause: error as? SystemCallError)
         }
-        let scan = try bytes.withUnsafeBytes { raw in
-            // The run of valid frames from the start is checked on every core (Journal+ParallelOpen.swift).
-            let resume = try Journal.openLeadingFrames(raw, maxPayload: maxPayload, start: start, cipher: cipher, found: found)
-            return try Journal.scan(raw, maxPayload: maxPayload, start: resume, cipher: cipher, found: found)
-        }
+        walk.advance(bytes, available: bytes.count, final: true)
+        // The run of valid frames from the start is checked on every core (Journal+ParallelOpen.swift).
+        let resume = try Journal.openLeadingFrames(bytes, maxPayload: maxPayload, start: start, cipher: cipher, walk: walk, found: found)
+        let scan = try Journal.scan(bytes, maxPayload: maxPayload, start: resume, cipher: cipher, found: found)
         // Zeros at the end are a preallocated segment's unused tail: they hold nothing to keep.
-        let dataEnd = bytes.withUnsafeBytes { Journal.dataEnd($0, from: scan.goodEnd) }
+        let dataEnd = Journal.dataEnd(bytes, from: scan.goodEnd)
         if scan.resynced {
             let kept = path + ".corrupt"
             if io.lstat(kept) == nil {
-                try keep(bytes[..<dataEnd], at: kept, of: path, directory: directory, io: io)
+                try keep(UnsafeRawBufferPointer(rebasing: bytes[..<dataEnd]), at: kept, of: path, directory: directory, io: io)
             }
             problems.append(RecoveryProblem(kind: .corruptSegment, segment: name, offset: 0, keptAt: kept))
         }
@@ -90,7 +93,7 @@ extension Journal {
             if dataEnd > scan.goodEnd {
                 let kept = path + ".torn-\(scan.goodEnd)"
                 // The copy is durable (file and directory entry) before the bytes are cut.
-                try keep(bytes[scan.goodEnd..<dataEnd], at: kept, of: path, directory: directory, io: io)
+                try keep(UnsafeRawBufferPointer(rebasing: bytes[scan.goodEnd..<dataEnd]), at: kept, of: path, directory: directory, io: io)
                 problems.append(RecoveryProblem(kind: .tornTail, segment: name, offset: scan.goodEnd, keptAt: kept))
             }
             do {
@@ -107,9 +110,9 @@ extension Journal {
     }
 
     /// Writes `bytes` of the segment at `path` to `kept` durably (file and directory entry).
-    private static func keep(_ bytes: ArraySlice<UInt8>, at kept: String, of path: String, directory: String, io: FileIO) throws {
+    private static func keep(_ bytes: UnsafeRawBufferPointer, at kept: String, of path: String, directory: String, io: FileIO) throws {
         do {
-            try bytes.withUnsafeBytes { try io.writeFile($0, to: kept) }
+            try io.writeFile(bytes, to: kept)
         } catch {
             throw StorageError(code: .ioFailed, message: "Cannot keep the damaged bytes of \(path) at \(kept); nothing was cut. Free space in \(directory) and open the journal again.", cause: error as? SystemCallError)
         }

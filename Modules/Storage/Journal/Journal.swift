@@ -9,6 +9,8 @@
 //   Journal.swift            opening, appending, closing (this file)
 //   Journal+Writer.swift     the writer thread: group commit, sync policy, disk cap
 //   Journal+Recovery.swift   recovery on open: torn tails cut and kept, corrupt segments kept
+//                            (Opening/: segments read a piece at a time into one buffer, their
+//                            frame headers walked meanwhile, their frames checked on every core)
 //   Journal+Reader.swift     scanning a segment, reading a record back by location
 //   Journal+Segments.swift   segment files: creation, rotation, preallocation, listing, removal
 //   Journal+Failure.swift    refusing appends after a failed write or sync, and recovering
