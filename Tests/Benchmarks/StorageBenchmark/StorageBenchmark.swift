@@ -9,7 +9,8 @@ import Storage
 /// The Storage module measured against the disk, in one run on one directory:
 /// - serial durable appends per second, without and with encryption, beside a plain
 ///   `write`+`fdatasync` loop of the same record size on a growing file (goal: at least 1.2 times
-///   it) and on a preallocated one (goal: at least 0.95 times it), run in turns, twice;
+///   it) and on a preallocated one (goal: at least 0.95 times it), run in turns, twice, with the
+///   hand-off alone (`Handoff.swift`: what crossing to the writer thread and back costs);
 /// - beside each rate, the bytes written to the device per durable append (/proc/diskstats, the
 ///   device under the directory, over the timed part; goal: serial appends at most 1.1 times the
 ///   preallocated loop's);
@@ -83,12 +84,14 @@ struct StorageBenchmark {
         // the same disk and load.
         let record = payloadSize + 21
         var growing = Measured(count: 0, seconds: 0), fallocated = growing, zeroFilled = growing, serial = growing, sealedSerial = growing
+        var handoff = Measured(count: 0, seconds: 0, deviceBytes: nil)
         for round in 0..<2 {
             growing = growing + (try await PlainLoop.run(path: directory + "/growing.dat", record: record, duration: duration, file: .growing, device: device))
             fallocated = fallocated + (try await PlainLoop.run(path: directory + "/fallocated.dat", record: record, duration: duration, file: .fallocated, device: device))
             zeroFilled = zeroFilled + (try await PlainLoop.run(path: directory + "/zero-filled.dat", record: record, duration: duration, file: .zeroFilled, device: device))
             serial = serial + (try await appendRate(directory: directory + "/serial-\(round)", writers: 1, serialOnly: true, duration: duration, logger: logger, device: device))
             sealedSerial = sealedSerial + (try await appendRate(directory: directory + "/serial-sealed-\(round)", writers: 1, serialOnly: true, duration: duration, logger: logger, keys: benchmarkKeys, device: device))
+            handoff = handoff + (await Handoff.run(duration: duration))
         }
         var concurrent: [(Int, Measured)] = []
         for writers in [1, 8, 64] {
@@ -126,6 +129,11 @@ struct StorageBenchmark {
             print("| | | | \(preallocated.1.rawValue) \(BenchmarkSupport.whole(preallocated.0.rate)) /s | \(BenchmarkSupport.ratio(journal.rate / preallocated.0.rate)) | ≥ 0.95 |")
             print("| | | | device bytes: preallocated loop \(fewestBytes.map { "\(BenchmarkSupport.whole($0)) B" } ?? "n/a") | \(ratio(journal.bytesPerWrite, fewestBytes)) | ≤ 1.1 |")
         }
+        // The best a serial append can do while it crosses to the writer thread and back: the
+        // preallocated loop's time plus one hand-off.
+        let bound = 1 / (1 / preallocated.0.rate + 1 / handoff.rate)
+        print("| hand-off alone: a task resumed by a thread it woke, nothing written (2 runs) | \(BenchmarkSupport.whole(handoff.rate)) /s (\(BenchmarkSupport.whole(1e6 / handoff.rate)) µs each) | | | | |")
+        print("| preallocated loop + one hand-off per write | \(BenchmarkSupport.whole(bound)) /s | | \(preallocated.1.rawValue) \(BenchmarkSupport.whole(preallocated.0.rate)) /s | \(BenchmarkSupport.ratio(bound / preallocated.0.rate)) | |")
         for (writers, measured) in concurrent {
             let goal = writers == 64 ? "≥ 20 × serial" : ""
             print("| journal, \(writers) concurrent writer\(writers == 1 ? "" : "s") | \(BenchmarkSupport.whole(measured.rate)) /s | \(measured.bytesCell) | serial \(BenchmarkSupport.whole(serial.rate)) /s | \(BenchmarkSupport.ratio(measured.rate / serial.rate)) | \(goal) |")
