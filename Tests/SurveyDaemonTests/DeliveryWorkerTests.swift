@@ -38,11 +38,7 @@ final class MemoryDeliveryQueue: DeliveryQueue {
     }
     func bodies(of ids: [SubmissionID]) async -> [Result<ByteBuffer, any Error>] {
         bodyReads.withLock { $0.append(ids) }
-        var bodies: [Result<ByteBuffer, any Error>] = []
-        for id in ids {
-            do { bodies.append(.success(try await body(of: id))) } catch { bodies.append(.failure(error)) }
-        }
-        return bodies
+        return await bodiesOneByOne(ids)
     }
     func markDelivered(_ id: SubmissionID, nextTypeId: String?) async throws {
         set(id, .delivered(response: nextTypeId))

@@ -28,6 +28,12 @@ public protocol DeliveryQueue: Sendable {
 extension DeliveryQueue {
     /// One ``body(of:)`` after another.
     public func bodies(of ids: [SubmissionID]) async -> [Result<ByteBuffer, any Error>] {
+        await bodiesOneByOne(ids)
+    }
+
+    /// The bodies of `ids` read with one ``body(of:)`` each, in order (a failure is that
+    /// submission's alone): the default of ``bodies(of:)``, for queues that add to it.
+    public func bodiesOneByOne(_ ids: [SubmissionID]) async -> [Result<ByteBuffer, any Error>] {
         var bodies: [Result<ByteBuffer, any Error>] = []
         for id in ids {
             do { bodies.append(.success(try await body(of: id))) } catch { bodies.append(.failure(error)) }
