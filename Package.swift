@@ -40,6 +40,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         // The journal's encryption at rest: HKDF and ChaCha20-Poly1305.
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        // The tests' and benchmarks' child processes (not linked into an app).
+        .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
     ],
     targets: [
         // MARK: Core modules
@@ -151,8 +153,15 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        /// Fixture loading and process helpers shared by the test targets.
-        .target(name: "SurveyTesting", dependencies: ["ControlAPI"], path: "Tests/Support/SurveyTesting", swiftSettings: swiftSettings),
+        /// Child processes with a deadline and their output read to the end, for the tests and the benchmarks.
+        .target(
+            name: "ProcessTesting",
+            dependencies: [.product(name: "Subprocess", package: "swift-subprocess")],
+            path: "Tests/Support/ProcessTesting",
+            swiftSettings: swiftSettings
+        ),
+        /// Fixture loading and socket helpers shared by the test targets (it re-exports ProcessTesting).
+        .target(name: "SurveyTesting", dependencies: ["ControlAPI", "ProcessTesting"], path: "Tests/Support/SurveyTesting", swiftSettings: swiftSettings),
 
         // MARK: Apps (thin)
         .executableTarget(
@@ -209,7 +218,7 @@ let package = Package(
         .target(name: "BenchmarkSupport", path: "Tests/Benchmarks/BenchmarkSupport", swiftSettings: swiftSettings),
         .executableTarget(
             name: "StorageBenchmark",
-            dependencies: ["BenchmarkSupport", "Storage", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["BenchmarkSupport", "ProcessTesting", "Storage", .product(name: "Logging", package: "swift-log")],
             path: "Tests/Benchmarks/StorageBenchmark",
             swiftSettings: swiftSettings
         ),
@@ -276,7 +285,7 @@ let package = Package(
         .testTarget(
             name: "KioskTests",
             dependencies: [
-                "Kiosk", "KioskTesting", "Entities",
+                "Kiosk", "KioskTesting", "Entities", "SurveyTesting",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

@@ -4,7 +4,7 @@ import Testing
 
 /// `doc/architecture.md` draws which project module imports which: the drawing must be the
 /// imports the sources make, arrow for arrow, so that it cannot drift from the code.
-@Suite struct ArchitectureDocTests {
+@Suite(.timeLimit(.minutes(10))) struct ArchitectureDocTests {
     /// The modules and apps of the drawing, by the name it gives them, and where their sources are.
     static let targets: [String: String] = {
         var targets: [String: String] = ["surveyd": "Apps/surveyd", "surveyctl": "Apps/surveyctl", "mock": "Apps/mock-survey-server"]

@@ -4,7 +4,7 @@ import Testing
 
 /// The survey server refuses the daemon's token: delivery pauses (no dead letters), status and
 /// metrics say why, and a corrected token file resumes it; the submission is delivered once.
-@Suite(.serialized) struct AuthPauseEndToEndTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct AuthPauseEndToEndTests {
     @Test func aRefusedTokenPausesUntilTheTokenFileChanges() async throws {
         let stack = try Stack()
         let token = stack.dir.path + "/token"

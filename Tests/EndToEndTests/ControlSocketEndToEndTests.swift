@@ -7,7 +7,7 @@ import Testing
 
 /// The control socket's edge with the built surveyd: one daemon per socket however they are
 /// started, and connections that never finish a request neither pile up nor lock clients out.
-@Suite(.serialized) struct ControlSocketEndToEndTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct ControlSocketEndToEndTests {
     /// Ten surveyd started at once on one socket, each with its own state directory: exactly one
     /// keeps running and answers; the others exit 1 saying why; stopping them leaves it answering.
     @Test func simultaneousStartsLeaveExactlyOneDaemon() async throws {

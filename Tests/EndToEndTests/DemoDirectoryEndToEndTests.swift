@@ -7,12 +7,12 @@ import Testing
 
 /// `surveyd --demo` without `--state-dir` uses `$TMPDIR/surveyd-demo-<uid>`: it makes it 0700,
 /// and refuses (exit 78, saying what to do) one that others may write into or that is a link.
-@Suite struct DemoDirectoryEndToEndTests {
+@Suite(.timeLimit(.minutes(10))) struct DemoDirectoryEndToEndTests {
     @Test func aMissingDemoDirectoryIsMadePrivate() async throws {
         let tmp = try TemporaryDirectory(prefix: "dt")
         defer { tmp.remove() }
         let path = tmp.path + "/surveyd-demo-\(getuid())"
-        let demo = try BackgroundProcess(PackagePaths.executable("surveyd"), ["--demo"], environment: ["TMPDIR": tmp.path], currentDirectory: PackagePaths.root, deadline: .seconds(60))
+        let demo = try await BackgroundProcess.start(PackagePaths.executable("surveyd"), ["--demo"], environment: ["TMPDIR": tmp.path], currentDirectory: PackagePaths.root, deadline: .seconds(60))
         let line = try await demo.waitForLine(containing: "control socket:")
         #expect(line.contains(path + "/surveyd.sock"), "\(line)")
         var info = stat()

@@ -7,7 +7,7 @@ import Testing
 
 /// surveyd with a key, as built: what it writes is encrypted, `status` says so, and every refusal
 /// exits 78 naming the file and what is wrong, with the state directory byte for byte as it was.
-@Suite(.serialized) struct EncryptionEndToEndTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct EncryptionEndToEndTests {
     static func writeKey(_ path: String, fill: UInt8, mode: mode_t = 0o600) throws {
         try Data((0..<32).map { UInt8(truncatingIfNeeded: Int($0) * 13 + Int(fill)) }).write(to: URL(fileURLWithPath: path))
         chmod(path, mode)

@@ -8,7 +8,7 @@ import Testing
 /// `doc/install.sh` with the built binaries, staged under a temporary directory: the binaries,
 /// the units pointing at the installed surveyd, and completion scripts for three shells. (The man
 /// pages are left out here: generating them builds the tools once more.)
-@Suite struct InstallScriptTests {
+@Suite(.timeLimit(.minutes(10))) struct InstallScriptTests {
     @Test func stagesEverythingUnderThePrefix() async throws {
         let dir = try TemporaryDirectory(prefix: "install")
         defer { dir.remove() }

@@ -7,7 +7,7 @@ import Testing
 
 /// The survey and the brand an operator sets, on the built binaries: `firstStage`, the logo, the
 /// accent colour, the languages of the welcome screen, and the demo's title.
-@Suite(.serialized) struct KioskBrandEndToEndTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct KioskBrandEndToEndTests {
     let surveyd = PackagePaths.executable("surveyd")
     static let svg = Data(##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 4 4"><circle r="2" cx="2" cy="2" fill="#1a5c2e"/></svg>"##.utf8)
 
@@ -161,7 +161,7 @@ import Testing
     @Test func theDemoShowsItsSurveysTitle() async throws {
         let dir = try TemporaryDirectory(prefix: "demotitle")
         defer { dir.remove() }
-        let demo = try BackgroundProcess(surveyd, ["--demo", "--state-dir", dir.path], currentDirectory: PackagePaths.root, deadline: .seconds(60))
+        let demo = try await BackgroundProcess.start(surveyd, ["--demo", "--state-dir", dir.path], currentDirectory: PackagePaths.root, deadline: .seconds(60))
         let line = try await demo.waitForLine(containing: "kiosk pages:")
         let url = try #require(line.split(separator: " ").first { $0.hasPrefix("http://127.0.0.1:") })
         let port = try #require(Int(url.dropFirst("http://127.0.0.1:".count).prefix { $0.isNumber }))

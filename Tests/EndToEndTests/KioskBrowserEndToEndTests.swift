@@ -14,7 +14,7 @@ import Testing
 ///
 /// `Tests/Browser/install.sh` (run by `.ci/run`) installs the browser; without it this test is
 /// skipped (its trait says so in the test report). `SURVEYD_KIOSK_SCREENSHOTS=doc/kiosk` keeps the screenshots there.
-@Suite(.serialized) struct KioskBrowserEndToEndTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct KioskBrowserEndToEndTests {
     static let python = PackagePaths.root.appending(path: ".build-browser/venv/bin/python")
     static let script = PackagePaths.root.appending(path: "Tests/Browser/kiosk_test.py")
 
@@ -37,7 +37,7 @@ import Testing
         let result = try await runProcess(
             Self.python, [Self.script.path] + arguments + ["--out", out ?? (FileManager.default.temporaryDirectory.path + "/kiosk-browser-\(getpid())")],
             deadline: deadline)
-        print(result.stdout)
+        report(result.stdout)
         if !result.stderr.isEmpty { print(result.stderr) }
         return result
     }

@@ -12,7 +12,7 @@ import Testing
 /// e-mail layout and the number pad; a second daemon with `--kiosk-keyboard system` shows none.
 ///
 /// `SURVEYD_KIOSK_SCREENSHOTS=doc/kiosk` keeps the screenshots of the layouts there.
-@Suite(.serialized) struct KioskKeyboardEndToEndTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct KioskKeyboardEndToEndTests {
     static let script = PackagePaths.root.appending(path: "Tests/Browser/keyboard_test.py")
 
     @Test(.enabled(if: KioskBrowserEndToEndTests.missing() == nil, "needs Chromium, chromedriver and .build-browser/venv: run Tests/Browser/install.sh"))
@@ -41,7 +41,7 @@ import Testing
         var arguments = [Self.script.path, url, "--system-url", systemURL]
         if let out { arguments += ["--out", out] }
         let result = try await runProcess(KioskBrowserEndToEndTests.python, arguments, deadline: .seconds(480))
-        print(result.stdout)
+        report(result.stdout)
         if !result.stderr.isEmpty { print(result.stderr) }
         #expect(!result.timedOut)
         #expect(result.status == 0 && result.stdout.contains(" passed, 0 failed"), "\(result.stdout)\n\(result.stderr)")

@@ -10,7 +10,7 @@ import Testing
 /// accent colour), as an operator sets them.
 ///
 /// Needs `Tests/Browser/install.sh`. `SURVEYD_KIOSK_SCREENSHOTS=doc/kiosk` keeps the screenshots there.
-@Suite(.serialized) struct KioskScreensEndToEndTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct KioskScreensEndToEndTests {
     static let script = PackagePaths.root.appending(path: "Tests/Browser/screens_test.py")
     static let logo = Data("""
         <svg xmlns="http://www.w3.org/2000/svg" width="270" height="64" viewBox="0 0 270 64">\
@@ -45,7 +45,7 @@ import Testing
         let result = try await runProcess(
             KioskBrowserEndToEndTests.python, [Self.script.path, url, "--out", out ?? stack.dir.appending("screens").path],
             deadline: .seconds(420))
-        print(result.stdout)
+        report(result.stdout)
         if !result.stderr.isEmpty { print(result.stderr) }
         #expect(!result.timedOut)
         #expect(result.status == 0 && result.stdout.contains("4 passed, 0 failed"), "\(result.stdout)\n\(result.stderr)")

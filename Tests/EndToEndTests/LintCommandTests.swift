@@ -3,7 +3,7 @@ import SurveyTesting
 import Testing
 
 /// Runs the built `surveyctl` binary (CI runs `swift build` before `swift test`).
-@Suite struct LintCommandTests {
+@Suite(.timeLimit(.minutes(10))) struct LintCommandTests {
     let surveyctl = PackagePaths.executable("surveyctl")
 
     func lint(_ arguments: [String]) async throws -> ProcessResult {

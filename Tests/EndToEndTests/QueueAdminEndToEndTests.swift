@@ -5,7 +5,7 @@ import Testing
 /// The queue for an operator, with the built binaries: a submission waiting on one kiosk is
 /// listed, shown (its answers only when asked), exported, imported into another daemon's queue
 /// (once: the same key again is refused) and delivered once from there.
-@Suite(.serialized) struct QueueAdminEndToEndTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct QueueAdminEndToEndTests {
     @Test func exportFromOneKioskImportIntoAnotherDeliveredOnce() async throws {
         let stack = try Stack()
         try await stack.startMock()

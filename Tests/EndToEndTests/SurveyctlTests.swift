@@ -3,7 +3,7 @@ import SurveyTesting
 import Testing
 
 /// surveyctl's own behaviour that needs no daemon.
-@Suite struct SurveyctlTests {
+@Suite(.timeLimit(.minutes(10))) struct SurveyctlTests {
     let surveyctl = PackagePaths.executable("surveyctl")
 
     @Test(arguments: [["status"], ["start"], ["flush", "--wait", "--timeout", "1"], ["dead"]])

@@ -4,7 +4,7 @@ import Testing
 
 /// The built `surveyd` reads its settings as `doc/configuration.md` says, and refuses a wrong
 /// value before starting anything.
-@Suite struct SurveydConfigurationTests {
+@Suite(.timeLimit(.minutes(10))) struct SurveydConfigurationTests {
     let surveyd = PackagePaths.executable("surveyd")
 
     /// The flag column of the doc's settings table (which a unit test keeps equal to the

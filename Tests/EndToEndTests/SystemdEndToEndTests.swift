@@ -7,7 +7,7 @@ import Testing
 
 /// The built surveyd under systemd's protocols, with the test in systemd's place: the notify
 /// socket, a passed listening socket, the journal's stream, SIGHUP; and `--check-config`.
-@Suite(.serialized) struct SystemdEndToEndTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct SystemdEndToEndTests {
     /// READY=1 once the socket listens, STATUS= lines that follow the sessions, WATCHDOG=1 while
     /// healthy, STOPPING=1 at the end.
     @Test func notifiesReadinessStatusWatchdogAndStopping() async throws {
@@ -96,7 +96,7 @@ import Testing
         try await stack.startMock()
         let file = stack.dir.path + "/surveyd.json"
         try Data(#"{"logLevel": "info"}"#.utf8).write(to: URL(fileURLWithPath: file))
-        let daemon = try BackgroundProcess(
+        let daemon = try await BackgroundProcess.start(
             URL(fileURLWithPath: "/bin/sh"),
             ["-c", "JOURNAL_STREAM=$(stat -L -c %d:%i /proc/self/fd/2); export JOURNAL_STREAM; exec \"$0\" \"$@\"", stack.daemonBinary.path,
              "--server-url", stack.serverURL, "--socket", stack.socket, "--state-dir", stack.state, "--config", file],

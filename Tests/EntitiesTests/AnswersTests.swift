@@ -3,7 +3,7 @@ import Foundation
 import SurveyTesting
 import Testing
 
-@Suite struct AnswersTests {
+@Suite(.timeLimit(.minutes(5))) struct AnswersTests {
     @Test func uploadBodyUsesTheRightJSONTypes() throws {
         let upload = AnswersUpload(answers: [
             "name": .string("김철수"),

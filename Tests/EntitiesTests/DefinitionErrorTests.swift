@@ -3,7 +3,7 @@ import Foundation
 import SurveyTesting
 import Testing
 
-@Suite struct DefinitionErrorTests {
+@Suite(.timeLimit(.minutes(5))) struct DefinitionErrorTests {
     func errors(_ path: String) throws -> [DefinitionError] {
         let data = try Fixtures.data(path)
         do throws(DefinitionErrors) {
@@ -116,7 +116,7 @@ import Testing
 
 /// Numeric rule targets a server may send that do not fit the model: they become located
 /// definition errors, never a trap.
-@Suite struct NumericTargetTests {
+@Suite(.timeLimit(.minutes(5))) struct NumericTargetTests {
     func errors(rule: String, target: String) -> [DefinitionError] {
         let body = #"{"status":200,"data":{"forms":[{"name":"a","question":"?","type":"text"},{"name":"b","question":"?","type":"text","validate":[{"type":"\#(rule)","target":\#(target),"validateText":"x"}]}]}}"#
         do throws(DefinitionErrors) {

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// `JSONOutput` must write what `JSONEncoder` writes, byte for byte.
-@Suite struct JSONOutputTests {
+@Suite(.timeLimit(.minutes(5))) struct JSONOutputTests {
     /// Every control character, the characters JSON escapes, a slash, DEL, and text beyond ASCII.
     static let awkwardText: String = {
         var text = ""

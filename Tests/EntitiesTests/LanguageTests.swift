@@ -2,7 +2,7 @@ import Entities
 import Foundation
 import Testing
 
-@Suite struct LanguageTests {
+@Suite(.timeLimit(.minutes(5))) struct LanguageTests {
     @Test func parsesTheLanguagesTheContractKnows() throws {
         #expect(try Language(parsing: "ko") == .ko)
         #expect(try Language(parsing: "en") == .en)

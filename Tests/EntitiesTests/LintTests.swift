@@ -3,7 +3,7 @@ import Foundation
 import SurveyTesting
 import Testing
 
-@Suite struct LintTests {
+@Suite(.timeLimit(.minutes(5))) struct LintTests {
     @Test(arguments: [
         ("mock/questions/common.en.json", "common"),
         ("2.ko.json", "2"),

@@ -3,7 +3,7 @@ import Foundation
 import SurveyTesting
 import Testing
 
-@Suite struct QuestionnaireDecodingTests {
+@Suite(.timeLimit(.minutes(5))) struct QuestionnaireDecodingTests {
     @Test(arguments: Fixtures.questionnairePaths)
     func everyFixtureDecodes(path: String) throws {
         let stage = DefinitionLint.stageName(forFile: path)

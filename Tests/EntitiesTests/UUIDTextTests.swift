@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// `UUID(canonicalText:)` reads exactly the 36-character form, in either case, and nothing else.
-@Suite struct UUIDTextTests {
+@Suite(.timeLimit(.minutes(5))) struct UUIDTextTests {
     static let id = "3f0c8a2e-5b1d-4c7e-9a60-0123456789ab"
 
     @Test func readsTheCanonicalTextInEitherCase() throws {

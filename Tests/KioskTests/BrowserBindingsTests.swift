@@ -3,7 +3,7 @@ import Testing
 
 @testable import Kiosk
 
-@Suite struct BrowserBindingsTests {
+@Suite(.timeLimit(.minutes(5))) struct BrowserBindingsTests {
     let clock = ManualClock()
 
     func bindings(_ settings: KioskSettings = KioskSettings(idleSeconds: 60, idleCountdownSeconds: 10)) -> BrowserBindings {

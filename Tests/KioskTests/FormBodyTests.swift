@@ -3,7 +3,7 @@ import Testing
 
 @testable import Kiosk
 
-@Suite struct FormBodyTests {
+@Suite(.timeLimit(.minutes(5))) struct FormBodyTests {
     let allowed: Set<String> = ["csrf", "value", "extra"]
 
     @Test func readsFieldsWithEscapesAndPlus() throws {
@@ -63,7 +63,7 @@ import Testing
     }
 }
 
-@Suite struct FormMediaTypeTests {
+@Suite(.timeLimit(.minutes(5))) struct FormMediaTypeTests {
     @Test(arguments: [
         ("application/x-www-form-urlencoded", true), ("Application/X-WWW-Form-URLEncoded", true),
         ("application/x-www-form-urlencoded; charset=UTF-8", true), (" \tapplication/x-www-form-urlencoded \t;charset=utf-8", true),

@@ -8,7 +8,7 @@ import Testing
 
 /// The brand an operator sets: the accent colour's contrast, the logo's checks, and how the pages
 /// serve and show both.
-@Suite struct KioskBrandTests {
+@Suite(.timeLimit(.minutes(5))) struct KioskBrandTests {
     static let svg = Array(##"<?xml version="1.0"?><!-- logo --><svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10" fill="#123"/></svg>"##.utf8)
     static let png: [UInt8] = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a] + Array(repeating: 0, count: 32)
 

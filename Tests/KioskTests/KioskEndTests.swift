@@ -3,7 +3,7 @@ import KioskTesting
 import Testing
 
 /// The end screens, the "one moment" page, and the idle reset.
-@Suite struct KioskEndTests {
+@Suite(.timeLimit(.minutes(5))) struct KioskEndTests {
     @Test func theThanksScreenReturnsToTheWelcomeScreen() async throws {
         let fixture = try KioskFixture()
         try await fixture.run { client in

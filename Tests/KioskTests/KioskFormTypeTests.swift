@@ -4,7 +4,7 @@ import Testing
 
 /// Each form type of the contract renders as the HTML control a person expects, from the
 /// questionnaire, in the session's language.
-@Suite struct KioskFormTypeTests {
+@Suite(.timeLimit(.minutes(5))) struct KioskFormTypeTests {
     @Test func textAsksWithALabelledInputAndThePlaceholder() async throws {
         try await KioskFixture().run { client in
             let page = try await SurveyWalk.reach("name", in: TestBrowser(client))

@@ -10,7 +10,7 @@ import Testing
 /// The on-screen keyboard as the pages serve it: `<html data-keyboard>`, its script and style
 /// sheet (embedded, under hashed paths) with `kioskKeyboard` onscreen, none with `system`, and
 /// the form itself the same either way (without scripts nothing changes).
-@Suite struct KioskKeyboardTests {
+@Suite(.timeLimit(.minutes(5))) struct KioskKeyboardTests {
     func questionPage(_ keyboard: KioskKeyboard) async throws -> (page: String, assets: [String: String]) {
         var settings = KioskSettings(titles: [.en: "Drinks survey"], defaultLanguage: .en)
         settings.keyboard = keyboard

@@ -4,7 +4,7 @@ import KioskTesting
 import Testing
 
 /// Skip, Back and double taps.
-@Suite struct KioskNavigationTests {
+@Suite(.timeLimit(.minutes(5))) struct KioskNavigationTests {
     @Test func skipLeavesAnOptionalQuestionUnanswered() async throws {
         let fixture = try KioskFixture()
         try await fixture.run { client in

@@ -8,7 +8,7 @@ import Logging
 import Testing
 
 /// The welcome screen, starting, the headers of every response and the static assets.
-@Suite struct KioskPageTests {
+@Suite(.timeLimit(.minutes(5))) struct KioskPageTests {
     @Test func theWelcomeScreenSpeaksTheDefaultLanguageAndSetsTheBrowserCookie() async throws {
         try await KioskFixture().run { client in
             let browser = TestBrowser(client)
@@ -172,7 +172,7 @@ import Testing
 }
 
 /// The application as the daemon will run it: a real HTTP server on a loopback port.
-@Suite struct KioskApplicationTests {
+@Suite(.timeLimit(.minutes(5))) struct KioskApplicationTests {
     @Test func theApplicationServesThePagesOverHTTPWithTheCookieAndHeaders() async throws {
         let fixture = try KioskFixture()
         var logger = Logger(label: "kiosk-tests")

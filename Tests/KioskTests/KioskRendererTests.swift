@@ -1,13 +1,14 @@
 import Entities
 import Foundation
 import KioskTesting
+import SurveyTesting
 import Testing
 
 @testable import Kiosk
 
 /// The templates on their own: escaping of everything a questionnaire says, labelled scales,
 /// and what a page costs to render.
-@Suite struct KioskRendererTests {
+@Suite(.timeLimit(.minutes(5))) struct KioskRendererTests {
     let renderer: KioskRenderer
 
     init() throws {
@@ -159,7 +160,7 @@ import Testing
             }
         }
         let perPage = elapsed / rounds
-        print("kiosk page render: \(perPage) per page (\(bytes / rounds) bytes), \(rounds) rounds, debug build")
+        report("kiosk page render: \(perPage) per page (\(bytes / rounds) bytes), \(rounds) rounds, debug build")
         #expect(bytes > rounds * 1000)
     }
 }

@@ -4,7 +4,7 @@ import Testing
 
 /// A rejected answer shows the same question again with the rule's text next to the field,
 /// the respondent's input kept and the focus on the field; every kind of rule failure.
-@Suite struct KioskRuleTests {
+@Suite(.timeLimit(.minutes(5))) struct KioskRuleTests {
     struct Case: Sendable, CustomTestStringConvertible {
         var rule: String
         var question: String

@@ -7,7 +7,7 @@ import Testing
 
 /// The security model at the HTTP edge: cookie, CSRF token, strict forms, sessions that the
 /// backend lost or cannot serve.
-@Suite struct KioskSecurityTests {
+@Suite(.timeLimit(.minutes(5))) struct KioskSecurityTests {
     @Test func aPostFromABrowserWithoutTheCookieIsForbidden() async throws {
         try await KioskFixture().run { client in
             let stranger = TestBrowser(client)

@@ -5,7 +5,7 @@ import Testing
 
 /// The page values answer every template key themselves (`MustacheParent`) with what reflection
 /// would find, so a property added to a page value without its key cannot go missing silently.
-@Suite struct PageModelKeyTests {
+@Suite(.timeLimit(.minutes(5))) struct PageModelKeyTests {
     /// What `Mirror` finds under each stored property's name that `child(named:)` does not give
     /// back the same (an absent optional is nil on both sides).
     static func differences(_ value: some MustacheParent) -> [String] {

@@ -4,7 +4,7 @@ import Hummingbird
 import NIOCore
 import Testing
 
-@Suite struct RequestCookieTests {
+@Suite(.timeLimit(.minutes(5))) struct RequestCookieTests {
     static func request(_ cookieHeaders: [String]) -> Request {
         var fields = HTTPFields()
         for header in cookieHeaders { fields.append(HTTPField(name: .cookie, value: header)) }

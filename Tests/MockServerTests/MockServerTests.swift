@@ -8,7 +8,7 @@ import Synchronization
 import Testing
 @testable import MockServer
 
-@Suite struct RoutingTests {
+@Suite(.timeLimit(.minutes(5))) struct RoutingTests {
     let routing = try! JSONDecoder().decode(Routing.self, from: Data(contentsOf: PackagePaths.fixture("routing.json")))
 
     @Test(arguments: [(7, "1"), (4, "1"), (3, "2"), (1, "2")])
@@ -32,7 +32,7 @@ import Testing
     }
 }
 
-@Suite struct FaultStateTests {
+@Suite(.timeLimit(.minutes(5))) struct FaultStateTests {
     @Test func sharesAreDeterministic() {
         var faults = Faults()
         faults.unavailableShare = 0.25
@@ -57,7 +57,7 @@ import Testing
     }
 }
 
-@Suite struct MockServerHTTPTests {
+@Suite(.timeLimit(.minutes(5))) struct MockServerHTTPTests {
     func withServer(_ body: (MockSurveyServer, Int) async throws -> Void) async throws {
         let running = try await InProcessMockServer.start(configuration: MockServerConfiguration(fixtures: PackagePaths.mock), logger: Logger(label: "mock"))
         do { try await body(running.server, running.port) } catch {
@@ -116,30 +116,11 @@ import Testing
     @Test func builtBinaryPrintsItsPort() async throws {
         let binary = PackagePaths.executable("mock-survey-server")
         try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build mock-survey-server first")
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = ["--fixtures", PackagePaths.mock.path, "--port", "0"]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        // Read the first line on a plain thread (a blocking read), with a deadline on the process.
-        let reader = Task.detached { () -> String in
-            var bytes = Data()
-            while let chunk = try out.fileHandleForReading.read(upToCount: 1), let byte = chunk.first, byte != UInt8(ascii: "\n") {
-                bytes.append(byte)
-            }
-            return String(decoding: bytes, as: UTF8.self)
-        }
-        let watchdog = Task { _ = await waitForExit(process, deadline: .seconds(30)) }
-        let line: String? = try? await reader.value
-        defer {
-            process.terminate()
-            watchdog.cancel()
-        }
-        let text = try #require(line, "no port line within the deadline")
-        #expect(text.hasPrefix("listening on 127.0.0.1:"))
-        let port = try #require(Int(text.split(separator: ":").last ?? ""))
+        let server = try await BackgroundProcess.start(binary, ["--fixtures", PackagePaths.mock.path, "--port", "0"], deadline: .seconds(60))
+        let line = try await server.waitForLine(containing: "listening on", timeout: .seconds(30))
+        defer { server.send(SIGKILL) }
+        #expect(line.hasPrefix("listening on 127.0.0.1:"))
+        let port = try #require(Int(line.split(separator: ":").last ?? ""))
         let (status, _) = try await request(port, "GET", "/healthz")
         #expect(status == 200)
     }

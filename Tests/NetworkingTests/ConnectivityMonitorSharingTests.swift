@@ -22,7 +22,7 @@ final class GatedProbe: ConnectivityProbe {
     }
 }
 
-@Suite struct ConnectivityMonitorSharingTests {
+@Suite(.timeLimit(.minutes(5))) struct ConnectivityMonitorSharingTests {
     /// Callers that come while a probe runs wait for its verdict: one probe for all.
     @Test func concurrentCallersShareOneProbe() async throws {
         let probe = GatedProbe()

@@ -4,7 +4,7 @@ import Testing
 
 /// The fleet's pure decisions: when to probe an unreachable server, and how many uploads to
 /// send at once after an outage.
-@Suite struct ProbeScheduleTests {
+@Suite(.timeLimit(.minutes(5))) struct ProbeScheduleTests {
     /// While probes fail, the window doubles from 2 s up to the cap; the jitter picks within it.
     @Test func delaysGrowWithFailuresUpToTheCap() {
         let schedule = ProbeSchedule(base: .seconds(2), cap: .seconds(60))
@@ -30,7 +30,7 @@ import Testing
     }
 }
 
-@Suite struct DeliveryRampTests {
+@Suite(.timeLimit(.minutes(5))) struct DeliveryRampTests {
     let settings = DeliveryRamp.Settings(initialWindow: 1, maxWindow: 4)
 
     /// One upload at first, one more per delivery, up to the maximum.

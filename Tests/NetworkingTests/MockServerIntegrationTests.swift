@@ -9,7 +9,7 @@ import Testing
 @testable import Networking
 
 /// The real client against the real mock server on loopback port 0, in process.
-@Suite struct MockServerIntegrationTests {
+@Suite(.timeLimit(.minutes(5))) struct MockServerIntegrationTests {
     /// Runs a mock server and a client for `body`, then stops both.
     func withServer(faults: Faults = Faults(), readTimeout: Duration = .seconds(10), record: URL? = nil, deviceID: String? = nil,
                     _ body: (SurveyClient, MockSurveyServer, Int) async throws -> Void) async throws {

@@ -3,7 +3,7 @@ import SurveyTesting
 import Testing
 @testable import Networking
 
-@Suite struct RetryPolicyTests {
+@Suite(.timeLimit(.minutes(5))) struct RetryPolicyTests {
     @Test func ceilingDoublesUntilTheCap() {
         let policy = RetryPolicy()
         #expect((0 ... 10).map { policy.ceiling(attempt: $0) } == [1, 2, 4, 8, 16, 32, 64, 128, 256, 300, 300].map { Duration.seconds($0) })

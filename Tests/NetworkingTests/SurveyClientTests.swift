@@ -7,7 +7,7 @@ import Synchronization
 import Testing
 @testable import Networking
 
-@Suite struct SurveyClientTests {
+@Suite(.timeLimit(.minutes(5))) struct SurveyClientTests {
     static let questionnaire = try! Data(contentsOf: PackagePaths.fixture("questions/common.ko.json"))
     static let accepted = AnswersResult(isSuccess: true, nextTypeId: "1").encodedResponse()
     static let upload = AnswersUpload(answers: ["name": .string("Kim"), "age": .integer(30)])
@@ -210,7 +210,7 @@ import Testing
     }
 }
 
-@Suite struct ConnectivityMonitorTests {
+@Suite(.timeLimit(.minutes(5))) struct ConnectivityMonitorTests {
     @Test func verdictIsReusedWithinTheWindowAndChangesAreRecorded() async {
         let probe = CountingProbe()
         let now = ManualClock()

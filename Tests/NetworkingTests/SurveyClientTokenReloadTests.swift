@@ -6,7 +6,7 @@ import Testing
 @testable import Networking
 
 /// `reloadToken()` (the daemon's SIGHUP): the next request reads the token file again.
-@Suite struct SurveyClientTokenReloadTests {
+@Suite(.timeLimit(.minutes(5))) struct SurveyClientTokenReloadTests {
     @Test func aReloadReadsTheTokenFileAtTheNextRequest() async throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }

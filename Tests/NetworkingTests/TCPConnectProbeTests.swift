@@ -6,7 +6,7 @@ import Testing
 
 /// The connectivity check's route step: an address without a route is offline at once, and no
 /// TCP connection is attempted. The route lookup and the connect are injected; nothing is sent.
-@Suite struct TCPConnectProbeTests {
+@Suite(.timeLimit(.minutes(5))) struct TCPConnectProbeTests {
     final class Recorder: Sendable {
         let lookups = Mutex<[String]>([])
         let connects = Mutex<[String]>([])

@@ -8,7 +8,7 @@ import Testing
 @testable import Networking
 
 /// The client configuration's timeouts reach the HTTP client and every request; none of this needs a network.
-@Suite struct TransportConfigurationTests {
+@Suite(.timeLimit(.minutes(5))) struct TransportConfigurationTests {
     static let baseURL = URL(string: "http://127.0.0.1:9")!
 
     @Test func theConfiguredConnectTimeoutIsTheHTTPClientsOne() {

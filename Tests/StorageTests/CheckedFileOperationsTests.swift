@@ -7,7 +7,7 @@ import Synchronization
 import Testing
 
 /// The seam's checked copy: every system call of the seam asks the check first.
-@Suite struct CheckedFileOperationsTests {
+@Suite(.timeLimit(.minutes(5))) struct CheckedFileOperationsTests {
     /// Operations that do nothing and succeed, so that each can be called with harmless values.
     static let inert = JournalFileOperations(
         write: { _, buf in buf.count }, fdatasync: { _ in 0 }, fsync: { _ in 0 }, ftruncate: { _, _ in 0 },

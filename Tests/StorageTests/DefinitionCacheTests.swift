@@ -8,7 +8,7 @@ import SurveyTesting
 import Synchronization
 import Testing
 
-@Suite struct DefinitionCacheTests {
+@Suite(.timeLimit(.minutes(5))) struct DefinitionCacheTests {
     @Test func storesByHashAndKeepsPinnedOnes() throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }

@@ -7,7 +7,7 @@ import SurveyTesting
 import Testing
 
 /// The device id: made once, kept owner-only in the state directory, read back the same.
-@Suite struct DeviceIdentityTests {
+@Suite(.timeLimit(.minutes(5))) struct DeviceIdentityTests {
     @Test func madeOnceAndKept() throws {
         let dir = try TemporaryDirectory(prefix: "device")
         defer { dir.remove() }

@@ -9,7 +9,7 @@ private let logger = Logger(label: "erasure-storage-tests")
 
 /// What the queue and the journal tell erasure: since when delivered or dropped bodies wait in
 /// the queue's files, and the kept copies of damaged bytes.
-@Suite struct ErasureStorageTests {
+@Suite(.timeLimit(.minutes(5))) struct ErasureStorageTests {
     final class Dates: Sendable {
         let value = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
         func now() -> Date { value.withLock { $0 } }

@@ -16,7 +16,7 @@ enum TestEvent: Codable, Sendable, Equatable {
     case stageCompleted(session: UUID)
 }
 
-@Test func eventsReplayInOrderAfterReopen() async throws {
+@Test(.timeLimit(.minutes(5))) func eventsReplayInOrderAfterReopen() async throws {
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let id = UUID()
@@ -35,7 +35,7 @@ enum TestEvent: Codable, Sendable, Equatable {
     #expect(replayed.map(\.sequence) == [1, 2, 3, 4])
 }
 
-@Test func undecodableEventIsReportedWithItsSequence() async throws {
+@Test(.timeLimit(.minutes(5))) func undecodableEventIsReportedWithItsSequence() async throws {
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let first = try Journal(directory: dir.path, logger: Logger(label: "t"))
@@ -48,7 +48,7 @@ enum TestEvent: Codable, Sendable, Equatable {
     #expect(error?.message.contains("record 1") == true)
 }
 
-@Test func aSnapshotReplacesWhatCameBeforeAndRemovesOldSegments() async throws {
+@Test(.timeLimit(.minutes(5))) func aSnapshotReplacesWhatCameBeforeAndRemovesOldSegments() async throws {
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let a = UUID(), b = UUID()
@@ -73,7 +73,7 @@ enum TestEvent: Codable, Sendable, Equatable {
 }
 
 /// In relaxed mode a snapshot is still synced before the segments it replaces are removed.
-@Test func aRelaxedJournalSyncsTheSnapshotBeforeRemovingWhatItReplaces() async throws {
+@Test(.timeLimit(.minutes(5))) func aRelaxedJournalSyncsTheSnapshotBeforeRemovingWhatItReplaces() async throws {
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let syncs = Mutex(0)
@@ -89,7 +89,7 @@ enum TestEvent: Codable, Sendable, Equatable {
     #expect(syncs.withLock { $0 } > before, "the snapshot was acknowledged before it was durable")
 }
 
-@Test func replayStartsAtTheSnapshotEvenWhenOldSegmentsSurviveACrash() async throws {
+@Test(.timeLimit(.minutes(5))) func replayStartsAtTheSnapshotEvenWhenOldSegmentsSurviveACrash() async throws {
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let a = UUID()

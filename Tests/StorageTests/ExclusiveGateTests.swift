@@ -27,7 +27,7 @@ private func waitForWaiters(_ user: GateUser, _ count: Int) async throws {
     #expect(await user.waiting == count, "expected \(count) waiters")
 }
 
-@Suite struct ExclusiveGateTests {
+@Suite(.timeLimit(.minutes(5))) struct ExclusiveGateTests {
     @Test func sharedHoldersHoldTogether() async {
         let user = GateUser()
         await user.enter("a", exclusive: false)

@@ -56,7 +56,7 @@ private func journalWithTornTail(_ dir: TemporaryDirectory, _ tail: [UInt8]) asy
 /// each shows that nothing is acknowledged without durability, that the error says what failed,
 /// that nothing acknowledged earlier is lost, and that the storage works again once the fault
 /// clears.
-@Suite struct FileFaultTests {
+@Suite(.timeLimit(.minutes(5))) struct FileFaultTests {
     // MARK: The journal
 
     @Test func anEIOOnTheDirectoryFsyncOfANewSegmentRefusesTheAppendAndTheJournalResumes() async throws {

@@ -11,7 +11,7 @@ import Testing
 /// Every file and directory the storage opens or creates is owner-only (0600/0700), whatever
 /// the umask, and files loosened by hand are tightened again when they are opened. Serialized:
 /// the umask is the process's.
-@Suite(.serialized) struct FileModeTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct FileModeTests {
     let logger = Logger(label: "file-modes")
 
     func mode(_ path: String) throws -> Int {
@@ -105,7 +105,7 @@ import Testing
 
 /// A new directory is made durable by an fsync of its parent, as a new file is by one of its
 /// directory.
-@Suite struct NewDirectoryTests {
+@Suite(.timeLimit(.minutes(5))) struct NewDirectoryTests {
     /// File operations that record the path of every descriptor fsync'd.
     final class SyncedPaths: Sendable {
         let paths = Mutex<[String]>([])

@@ -28,7 +28,7 @@ private func journal(_ dir: TemporaryDirectory, _ keys: JournalKeys?, count: Int
     return locations
 }
 
-@Suite struct JournalEncryptionTests {
+@Suite(.timeLimit(.minutes(5))) struct JournalEncryptionTests {
     @Test func recordsAreReadBackAndNoFileHoldsThemInTheClear() async throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }

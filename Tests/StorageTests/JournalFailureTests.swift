@@ -81,7 +81,7 @@ private func payloadsOnDisk(_ dir: TemporaryDirectory, encrypted: Bool = false) 
     return journal.recovered.map(\.payload)
 }
 
-@Suite struct JournalFailureTests {
+@Suite(.timeLimit(.minutes(5))) struct JournalFailureTests {
     @Test(arguments: [false, true])
     func aWriteFailingWithENOSPCRefusesAppendsUntilWritesSucceedAgain(encrypted: Bool) async throws {
         let dir = try TemporaryDirectory()

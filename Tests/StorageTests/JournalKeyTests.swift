@@ -39,7 +39,7 @@ private func bodies(_ dir: TemporaryDirectory, _ keys: JournalKeys?) async throw
     return result
 }
 
-@Suite struct JournalKeyTests {
+@Suite(.timeLimit(.minutes(5))) struct JournalKeyTests {
     // MARK: Refusals: each names the file and leaves every file as it was
 
     @Test func anotherKeyIsRefusedAndNothingIsChanged() async throws {

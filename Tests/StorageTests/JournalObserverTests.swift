@@ -10,7 +10,7 @@ import Testing
 
 /// The observer sees every record written, with its bytes, and every successful fdatasync; a
 /// write that fails is not reported as appended.
-@Suite struct JournalObserverTests {
+@Suite(.timeLimit(.minutes(5))) struct JournalObserverTests {
     final class Tally: JournalObserver {
         let counts = Mutex((records: 0, bytes: 0, syncs: 0))
         func appended(records: Int, bytes: Int) { counts.withLock { $0.records += records; $0.bytes += bytes } }

@@ -22,7 +22,7 @@ private func segments(_ dir: TemporaryDirectory) throws -> [String] {
     try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix("segment-") && $0.hasSuffix(".log") }.sorted()
 }
 
-@Test func concurrentAppendsSurviveReopenInOrder() async throws {
+@Test(.timeLimit(.minutes(5))) func concurrentAppendsSurviveReopenInOrder() async throws {
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let journal = try Journal(directory: dir.path, options: options(segmentSize: 2048), logger: logger)
@@ -47,7 +47,7 @@ private func segments(_ dir: TemporaryDirectory) throws -> [String] {
     #expect(try await reopened.append(type: 2, payload: [1]) == 301)
 }
 
-@Test func secondOpenerFailsNamingTheDirectory() throws {
+@Test(.timeLimit(.minutes(5))) func secondOpenerFailsNamingTheDirectory() throws {
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let journal = try Journal(directory: dir.path, logger: logger)
@@ -71,7 +71,7 @@ private func writeBatches(_ dir: TemporaryDirectory) async throws -> (String, In
     return (seg, last.offset, after)
 }
 
-@Test func tornTailAtEveryOffsetOfTheLastBatch() async throws {
+@Test(.timeLimit(.minutes(5))) func tornTailAtEveryOffsetOfTheLastBatch() async throws {
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let (seg, start, end) = try await writeBatches(dir)
@@ -90,7 +90,7 @@ private func writeBatches(_ dir: TemporaryDirectory) async throws -> (String, In
     }
 }
 
-@Test(arguments: [UInt8(0xFF), 0x53])
+@Test(.timeLimit(.minutes(5)), arguments: [UInt8(0xFF), 0x53])
 func garbageTailIsCutAndKept(fill: UInt8) async throws {
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
@@ -110,7 +110,7 @@ func garbageTailIsCutAndKept(fill: UInt8) async throws {
 
 /// Zeros after the last record are a preallocated segment's unused tail: the end of the log,
 /// not a problem, and nothing is kept of them.
-@Test func aZeroTailIsTheEndOfTheLog() async throws {
+@Test(.timeLimit(.minutes(5))) func aZeroTailIsTheEndOfTheLog() async throws {
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let (seg, _, _) = try await writeBatches(dir)
@@ -133,7 +133,7 @@ func garbageTailIsCutAndKept(fill: UInt8) async throws {
 
 /// A torn record followed by zeros (a crash in the middle of a write into a preallocated
 /// segment) is a torn tail: cut, and its bytes up to the zeros kept.
-@Test func aTornRecordFollowedByZerosIsATornTail() async throws {
+@Test(.timeLimit(.minutes(5))) func aTornRecordFollowedByZerosIsATornTail() async throws {
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let (seg, start, end) = try await writeBatches(dir)
@@ -155,7 +155,7 @@ func garbageTailIsCutAndKept(fill: UInt8) async throws {
 /// The length of a damaged frame whose header is sound says how far the damage goes: a frame
 /// found inside it (here one a payload carries) is not taken for a record, and the record after
 /// it is.
-@Test func aFrameInsideADamagedRecordIsNotTakenForARecord() async throws {
+@Test(.timeLimit(.minutes(5))) func aFrameInsideADamagedRecordIsNotTakenForARecord() async throws {
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
     // A complete, valid frame (sequence 99) inside the payload of record 2.
@@ -182,7 +182,7 @@ func garbageTailIsCutAndKept(fill: UInt8) async throws {
     #expect(try await j.append(type: 1, payload: [9]) == 4)
 }
 
-@Test(arguments: ["flip", "hugeLength"])
+@Test(.timeLimit(.minutes(5)), arguments: ["flip", "hugeLength"])
 func corruptionInTheMiddleIsReportedAndLaterRecordsKept(kind: String) async throws {
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
@@ -201,7 +201,7 @@ func corruptionInTheMiddleIsReportedAndLaterRecordsKept(kind: String) async thro
 }
 
 /// Without and with encryption (every opening then starts a segment under a fresh salt).
-@Test(arguments: [false, true])
+@Test(.timeLimit(.minutes(5)), arguments: [false, true])
 func sigkillAtRandomMomentsLosesNothingAcknowledged(encrypted: Bool) async throws {
     let kills = Int(ProcessInfo.processInfo.environment["SURVEYD_CRASH_KILLS"] ?? "") ?? 50
     let dir = try TemporaryDirectory()
@@ -215,41 +215,19 @@ func sigkillAtRandomMomentsLosesNothingAcknowledged(encrypted: Bool) async throw
     if encrypted { journalOptions.encryption = JournalKeys(current: try JournalKey.load(from: keyFile)) }
     var acknowledged: [UInt64: String] = [:]
     for round in 0..<kills {
-        let process = Process()
-        process.executableURL = PackagePaths.executable("JournalCrashHelper")
-        process.arguments = [dir.path, "4"] + (encrypted ? [keyFile] : [])
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let deadline = ContinuousClock.now + .seconds(20)
-        let pid = process.processIdentifier
-        let watchdog = Task { try? await Task.sleep(for: .seconds(20)); if !Task.isCancelled { kill(pid, SIGKILL) } }
-        defer { watchdog.cancel() }
+        let helper = try await BackgroundProcess.start(PackagePaths.executable("JournalCrashHelper"), [dir.path, "4"] + (encrypted ? [keyFile] : []), deadline: .seconds(20))
         // Wait until at least one record is acknowledged, then kill after a random extra moment.
-        // The reads and the wait block, so they run on a thread of their own.
-        let handle = pipe.fileHandleForReading
-        var text = await OwnThread.run { () -> Data in
-            var text = Data()
-            while !text.contains(UInt8(ascii: "\n")) && ContinuousClock.now < deadline {
-                let chunk = handle.availableData
-                if chunk.isEmpty { break }
-                text.append(chunk)
-            }
-            return text
-        }
+        _ = try? await helper.waitForLine(containing: " ", timeout: .seconds(20))
         try await Task.sleep(for: .milliseconds(Int.random(in: 0...30)))
-        kill(process.processIdentifier, SIGKILL)
-        text.append(await OwnThread.run { () -> Data in
-            process.waitUntilExit()
-            return handle.readDataToEndOfFile()
-        })
-        for line in String(decoding: text, as: UTF8.self).split(separator: "\n") {
+        let status = await helper.stop(signal: SIGKILL, grace: .seconds(10))
+        let text = helper.output
+        for line in text.split(separator: "\n") {
             let parts = line.split(separator: " ", omittingEmptySubsequences: false)
             guard parts.count == 2, let seq = UInt64(parts[0]) else { continue }  // a partial last line was never printed whole
             #expect(acknowledged[seq] == nil || acknowledged[seq] == String(parts[1]), "sequence \(seq) acknowledged twice with different bytes")
             acknowledged[seq] = String(parts[1])
         }
-        #expect(process.terminationReason == .uncaughtSignal, "round \(round): helper must have been killed, not exited")
+        #expect(status == 128 + SIGKILL, "round \(round): helper must have been killed, not exited (status \(status))")
     }
     let journal = try Journal(directory: dir.path, options: journalOptions, logger: logger)
     defer { journal.close() }
@@ -264,12 +242,12 @@ func sigkillAtRandomMomentsLosesNothingAcknowledged(encrypted: Bool) async throw
     for (seq, payloadHex) in acknowledged where seen[seq] != 1 || hex[seq] != payloadHex { failures += 1 }
     #expect(failures == 0)
     #expect(acknowledged.count > 0)
-    print("crash test\(encrypted ? " (encrypted)" : ""): \(kills) kills, \(acknowledged.count) acknowledged records verified, \(failures) failures, \(journal.recovered.count) records on disk")
+    report("crash test\(encrypted ? " (encrypted)" : ""): \(kills) kills, \(acknowledged.count) acknowledged records verified, \(failures) failures, \(journal.recovered.count) records on disk")
 }
 
 // MARK: Disk cap
 
-@Test func diskCapRefusesAppendsUntilSegmentsAreRemoved() async throws {
+@Test(.timeLimit(.minutes(5))) func diskCapRefusesAppendsUntilSegmentsAreRemoved() async throws {
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
     var o = options(segmentSize: 512)
@@ -321,7 +299,7 @@ private func segmentBytes(_ dir: TemporaryDirectory) -> Int {
     }
 }
 
-@Test func reclaimingAppendsMayGoOverTheCap() async throws {
+@Test(.timeLimit(.minutes(5))) func reclaimingAppendsMayGoOverTheCap() async throws {
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
     var o = options()
@@ -350,7 +328,7 @@ private final class SyncCounter: Sendable {
     }
 }
 
-@Test func strictModeSyncsBeforeEveryAcknowledgement() async throws {
+@Test(.timeLimit(.minutes(5))) func strictModeSyncsBeforeEveryAcknowledgement() async throws {
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let counter = SyncCounter()
@@ -364,7 +342,7 @@ private final class SyncCounter: Sendable {
     journal.close()
 }
 
-@Test func relaxedModeAcknowledgesBeforeSyncAndSyncsOnClose() async throws {
+@Test(.timeLimit(.minutes(5))) func relaxedModeAcknowledgesBeforeSyncAndSyncsOnClose() async throws {
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let counter = SyncCounter()
@@ -381,7 +359,7 @@ private final class SyncCounter: Sendable {
     #expect(reopened.recovered.map(\.payload) == (0..<20).map(payload))
 }
 
-@Test func relaxedModeSyncsWithinTheIntervalAndRefusesAppendsWhileSyncsFail() async throws {
+@Test(.timeLimit(.minutes(5))) func relaxedModeSyncsWithinTheIntervalAndRefusesAppendsWhileSyncsFail() async throws {
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let counter = SyncCounter()
@@ -404,7 +382,7 @@ private final class SyncCounter: Sendable {
     #expect(error?.code == .failedClosed)
 }
 
-@Test func strictModeDefersTheSyncOfDeferredRecordsToTheNextDurableAppendOrTheInterval() async throws {
+@Test(.timeLimit(.minutes(5))) func strictModeDefersTheSyncOfDeferredRecordsToTheNextDurableAppendOrTheInterval() async throws {
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let counter = SyncCounter()
@@ -443,7 +421,7 @@ private final class SyncCounter: Sendable {
     #expect(timed.calls.withLock { $0 } == 1)
 }
 
-@Test func readsRecordsOfEverySizeAndRefusesWrongLocations() async throws {
+@Test(.timeLimit(.minutes(5))) func readsRecordsOfEverySizeAndRefusesWrongLocations() async throws {
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let journal = try Journal(directory: dir.path, options: options(segmentSize: 64 << 10), logger: logger)

@@ -5,7 +5,7 @@ import SurveyTesting
 import Testing
 
 /// The queue's submission ids and their text on the control API.
-@Suite struct SubmissionIDTests {
+@Suite(.timeLimit(.minutes(5))) struct SubmissionIDTests {
     /// The text is the canonical decimal form and nothing else: `+5`, `05` or `5 ` never name
     /// submission 5, and a number past 64 bits names none.
     @Test(arguments: ["+5", "05", " 5", "5 ", "", "5\u{0}x", "5.0", "0x5", "\u{FF15}", "18446744073709551621", "99999999999999999999999", "-5", "5\n", "00"])

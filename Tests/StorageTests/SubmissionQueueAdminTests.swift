@@ -14,7 +14,7 @@ private func body(_ i: Int) -> [UInt8] { Array(#"{"answers":{"n":\#(i)}}"#.utf8)
 
 /// The operator's changes to the queue: dropping dead letters, importing exported submissions,
 /// purging delivered bodies; each kept across a reopen.
-@Suite struct SubmissionQueueAdminTests {
+@Suite(.timeLimit(.minutes(5))) struct SubmissionQueueAdminTests {
     @Test func aDroppedDeadLetterStaysDroppedAcrossReopenAndCompaction() async throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }

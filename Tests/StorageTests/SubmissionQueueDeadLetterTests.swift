@@ -14,7 +14,7 @@ private func body(_ i: Int) -> [UInt8] { Array(#"{"answers":{"n":\#(i)}}"#.utf8)
 
 /// Dead letters' outcomes and the idempotency keys requeues give, kept across restarts and
 /// compactions; journals written before outcomes were recorded still open.
-@Suite struct SubmissionQueueDeadLetterTests {
+@Suite(.timeLimit(.minutes(5))) struct SubmissionQueueDeadLetterTests {
     @Test func requeueChoosesTheKeyByOutcomeOrAsTold() async throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }

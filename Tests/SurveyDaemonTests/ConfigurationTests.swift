@@ -5,7 +5,7 @@ import SurveyDaemon
 import SurveyTesting
 import Testing
 
-@Suite struct ConfigurationTests {
+@Suite(.timeLimit(.minutes(5))) struct ConfigurationTests {
     @Test func defaultsFollowSystemdThenXDGThenHome() {
         let systemd = DaemonConfiguration(environment: ["STATE_DIRECTORY": "/var/lib/surveyd", "RUNTIME_DIRECTORY": "/run/surveyd", "HOME": "/home/k"], userID: 1000)
         #expect(systemd.stateDirectory == "/var/lib/surveyd")

@@ -17,7 +17,7 @@ final class SwitchProbe: ConnectivityProbe {
     }
 }
 
-@Suite struct ConnectivityWatcherTests {
+@Suite(.timeLimit(.minutes(5))) struct ConnectivityWatcherTests {
     /// The worker met the outage first (the watcher never saw it offline): once the server is
     /// reachable, the watcher wakes it, and it delivers without waiting out its offline pause.
     @Test func wakesAWorkerThatFoundTheServerOffline() async throws {

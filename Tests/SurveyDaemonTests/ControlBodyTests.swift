@@ -5,7 +5,7 @@ import SurveyTesting
 import Testing
 
 /// Request bodies that do not arrive whole are told apart from bodies that are too large.
-@Suite(.serialized) struct ControlBodyTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct ControlBodyTests {
     static func head(_ extra: String) -> String {
         "POST /v1/answers HTTP/1.1\r\nHost: surveyd\r\nContent-Type: application/json\r\n\(extra)\r\n"
     }

@@ -7,7 +7,7 @@ import SurveyDaemon
 import SurveyTesting
 import Testing
 
-@Suite(.serialized) struct ControlClientTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct ControlClientTests {
     @Test func clientTalksToTheServerOverTheSocket() async throws {
         try await withControlServer { path, backend in
             let client = ControlClient(socketPath: path)

@@ -2,7 +2,7 @@
 import Testing
 
 /// The cap on control connections, decided without channels.
-@Suite struct ControlConnectionCapTests {
+@Suite(.timeLimit(.minutes(5))) struct ControlConnectionCapTests {
     static let now = ContinuousClock.now
 
     @Test func belowTheCapEveryConnectionIsKept() {

@@ -3,7 +3,7 @@ import NIOCore
 import Testing
 
 /// A control connection's deadlines, decided without a channel or a clock.
-@Suite struct ControlConnectionStateMachineTests {
+@Suite(.timeLimit(.minutes(5))) struct ControlConnectionStateMachineTests {
     typealias Machine = ControlConnection.StateMachine
     static let limits = ControlConnectionLimits(readTimeout: .seconds(10), idleTimeout: .seconds(60), maxConnections: 8)
     static let start = NIODeadline.uptimeNanoseconds(1_000_000_000_000)

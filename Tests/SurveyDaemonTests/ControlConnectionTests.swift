@@ -30,7 +30,7 @@ final class GatedBackend: ForwardingToFake {
 
 /// Control connections are timed out while a request is read and while idle, and held to a cap
 /// that closes the oldest connections without a request in progress.
-@Suite(.serialized) struct ControlConnectionTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct ControlConnectionTests {
     static let short = ControlConnectionLimits(readTimeout: .milliseconds(300), idleTimeout: .milliseconds(500), maxConnections: 64)
     static let partialHead = Data("GET /v1/status HTTP/1.1\r\nHost: surveyd\r\nX-Half".utf8)
 

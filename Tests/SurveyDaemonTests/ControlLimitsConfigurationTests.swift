@@ -5,7 +5,7 @@ import Testing
 
 /// The control connections' timeouts and cap, from each source, with their bounds.
 extension ConfigurationTests {
-    @Test func controlLimitsDefaultAndComeFromEachSource() async throws {
+    @Test(.timeLimit(.minutes(5))) func controlLimitsDefaultAndComeFromEachSource() async throws {
         let defaults = try await DaemonConfiguration.resolve(file: nil, environment: ["HOME": "/h"], flags: .init(), userID: 1)
         #expect(defaults.controlLimits == ControlConnectionLimits(readTimeout: .seconds(10), idleTimeout: .seconds(60), maxConnections: 256))
         let dir = try TemporaryDirectory()
@@ -25,7 +25,7 @@ extension ConfigurationTests {
         #expect(fromFlags.controlLimits == ControlConnectionLimits(readTimeout: .seconds(1), idleTimeout: .seconds(86_400), maxConnections: 65_536))
     }
 
-    @Test func controlLimitsOutOfRangeAreNamed() async {
+    @Test(.timeLimit(.minutes(5))) func controlLimitsOutOfRangeAreNamed() async {
         var flags = DaemonConfiguration.Overrides()
         flags[\.controlReadTimeoutSeconds] = 0
         #expect(await message(flags: flags) == "surveyd configuration: flag --control-read-timeout: must be above 0 and at most 3600 (1 hour), got 0.0")

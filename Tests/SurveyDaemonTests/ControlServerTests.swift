@@ -111,7 +111,7 @@ func serving(_ server: ControlServer, claim: ControlSocketClaim, during: () asyn
     try await task.value
 }
 
-@Suite(.serialized) struct ControlServerTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct ControlServerTests {
     @Test func servesJSONAndSetsSocketMode() async throws {
         try await withControlServer { path, _ in
             let reply = try await UnixHTTP.request(socket: path, method: "GET", target: "/v1/status")

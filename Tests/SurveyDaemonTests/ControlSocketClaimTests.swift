@@ -11,7 +11,7 @@ import Testing
 
 /// One daemon per socket path: the path's lock is taken before the path is checked, and the
 /// socket file is removed at shutdown only while it is the one the daemon bound.
-@Suite(.serialized) struct ControlSocketClaimTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct ControlSocketClaimTests {
     func server(_ path: String) -> ControlServer {
         ControlServer(socketPath: path, socketGroup: nil, maxRequestBytes: 4096, backend: FakeBackend(), eventLoopGroup: controlTestLoop, logger: Logger(label: "t"))
     }

@@ -44,7 +44,7 @@ struct FixedConnectivity: ConnectivityObserver {
     }
 }
 
-@Suite struct DaemonBackendTests {
+@Suite(.timeLimit(.minutes(5))) struct DaemonBackendTests {
     @Test func statusFlushAndDeadLetters() async throws {
         let queue = MemoryDeliveryQueue()
         _ = queue.add("common", at: 1_799_999_940)

@@ -5,7 +5,7 @@ import SurveyTesting
 import Testing
 
 /// The event hub behind `GET /v1/events`.
-@Suite struct DaemonEventsTests {
+@Suite(.timeLimit(.minutes(5))) struct DaemonEventsTests {
     @Test func everySubscriberGetsWhatIsPublishedAfterItSubscribed() async throws {
         let events = DaemonEvents()
         events.publish(DaemonEvent(.delivered, key: "before"))

@@ -80,7 +80,7 @@ struct AlwaysReachable: ConnectivityProbe {
 
 /// Questionnaire fetches through a scripted server: a short deadline when a copy is cached, one
 /// fetch shared by concurrent starts, and a questionnaire with errors never replacing a good one.
-@Suite struct DefinitionFetchTests {
+@Suite(.timeLimit(.minutes(5))) struct DefinitionFetchTests {
     let dir: TemporaryDirectory
     let cache: DefinitionCache
     let clock = TestClock()

@@ -11,7 +11,7 @@ import Testing
 /// A follow-up stage whose rule names an answer of an earlier stage (`sameAS "$email"`): its
 /// questionnaire is decoded once per content hash whatever the sessions answered before, and the
 /// reference is checked when a stage starts, against the session's answers.
-@Suite struct DefinitionReferenceTests {
+@Suite(.timeLimit(.minutes(5))) struct DefinitionReferenceTests {
     /// `signup` asks an e-mail address and an optional phone number; `confirm` asks the address
     /// again; `nickname` asks no address.
     static let signup = Data(#"{"status":200,"data":{"forms":[{"name":"email","question":"E-mail?","required":true,"type":"text","placeholder":"","validate":[]},{"name":"phone","question":"Phone?","required":false,"type":"text","placeholder":"","validate":[]}],"escapeValidate":[]}}"#.utf8)

@@ -10,7 +10,7 @@ import Testing
 /// A refused token pauses delivery instead of making every queued submission a dead letter; a
 /// resume drains the queue in order.
 extension DeliveryWorkerTests {
-    @Test func aRefusedTokenPausesDeliveryAndKeepsEverySubmission() async throws {
+    @Test(.timeLimit(.minutes(5))) func aRefusedTokenPausesDeliveryAndKeepsEverySubmission() async throws {
         let queue = MemoryDeliveryQueue()
         for i in 1...6 { _ = queue.add("s\(i)", at: TimeInterval(i)) }
         // The first two uploads in flight are refused; the others would be delivered.
@@ -45,7 +45,7 @@ extension DeliveryWorkerTests {
     }
 
     /// The token file watcher resumes a paused worker once the file changes, and not before.
-    @Test func aChangedTokenFileResumesDelivery() async throws {
+    @Test(.timeLimit(.minutes(5))) func aChangedTokenFileResumesDelivery() async throws {
         let dir = try TemporaryDirectory(prefix: "tok")
         defer { dir.remove() }
         let token = dir.appending("token").path

@@ -5,7 +5,7 @@ import Testing
 
 /// An answer that completed a stage meets the stage's delivery: kept when it comes first, waited
 /// for at most until the deadline the waiting call sets on the clock it is given.
-@Suite struct DeliveryRendezvousTests {
+@Suite(.timeLimit(.minutes(5))) struct DeliveryRendezvousTests {
     let key = UUID()
 
     @Test func aDeliveryBeforeTheWaitIsKeptForIt() async {

@@ -6,7 +6,7 @@ import Testing
 
 /// What the worker announces of its next upload is when it really starts: the later of the
 /// submission's backoff and the ramp's hold-off after a 429/503, with the refusal as the reason.
-@Suite struct DeliveryScheduleTests {
+@Suite(.timeLimit(.minutes(5))) struct DeliveryScheduleTests {
     let date = Date(timeIntervalSince1970: 1_800_000_000)
 
     /// A worker whose hold-off draw is half its window: 12 s × 0.5 = 6 s after the first refusal,

@@ -4,7 +4,7 @@ import Synchronization
 import Testing
 
 /// The delivery worker's wake signal: no wake is lost, and wakes nobody waited for count as one.
-@Suite struct DeliveryWakeupTests {
+@Suite(.timeLimit(.minutes(5))) struct DeliveryWakeupTests {
     @Test func wakesBeforeAWaitAreOneAndAResetForgetsThem() async {
         let wakeup = DeliveryWakeup()
         wakeup.wake()

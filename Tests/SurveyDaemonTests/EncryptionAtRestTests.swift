@@ -14,7 +14,7 @@ import Testing
 /// The whole daemon in process, with a key: after every answer of several respondents, given
 /// through the control API and through the kiosk pages, no file of the state directory holds any
 /// of their words. Without a key the same search finds them (the search can fail).
-@Suite struct EncryptionAtRestTests {
+@Suite(.timeLimit(.minutes(5))) struct EncryptionAtRestTests {
     /// Words only these respondents type: names, e-mail addresses.
     static let respondents: [(name: String, email: String)] = [
         ("Zebulonquartz", "zebulon.quartz@example.org"),
@@ -97,7 +97,7 @@ import Testing
 
 /// A state directory written without a key, started with one: what it holds stays readable, and
 /// status counts the segments still in the clear.
-@Suite struct EncryptionMigrationTests {
+@Suite(.timeLimit(.minutes(5))) struct EncryptionMigrationTests {
     @Test func aDirectoryWrittenInTheClearIsReadWithAKeyAndItsPlainSegmentsAreCounted() async throws {
         let dir = try TemporaryDirectory(prefix: "em")
         defer { dir.remove() }
@@ -136,7 +136,7 @@ import Testing
 }
 
 /// `surveyctl queue export` writes answers in the clear: the file it writes to is made owner-only.
-@Suite struct OwnerOnlyOutputTests {
+@Suite(.timeLimit(.minutes(5))) struct OwnerOnlyOutputTests {
     @Test func aFileOpenToOthersIsMadeOwnerOnlyAndAPipeIsLeftAlone() throws {
         let dir = try TemporaryDirectory(prefix: "oo")
         defer { dir.remove() }

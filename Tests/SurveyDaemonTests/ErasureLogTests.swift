@@ -8,7 +8,7 @@ import Testing
 /// Nothing a respondent types reaches the log, at any level: the session manager, the queue, the
 /// journals and the erasure log through the daemon's handler at debug level while respondents
 /// answer, are refused, go back, finish, are delivered, abandoned, erased and restored.
-@Suite struct ErasureLogTests {
+@Suite(.timeLimit(.minutes(5))) struct ErasureLogTests {
     final class Lines: Sendable {
         let lines = Mutex<[String]>([])
         var all: [String] { lines.withLock { $0 } }

@@ -97,7 +97,7 @@ final class ErasureFixture: @unchecked Sendable {
     }
 }
 
-@Suite struct ErasureTests {
+@Suite(.timeLimit(.minutes(5))) struct ErasureTests {
     @Test func anAbandonedRespondentsAnswersAreErasedAfterTheDelayNotBefore() async throws {
         let fixture = try ErasureFixture()
         defer { fixture.finish() }
@@ -257,7 +257,7 @@ final class ErasureFixture: @unchecked Sendable {
 }
 
 /// The erasure service sleeps on its clock until the oldest waiting answer is due.
-@Suite struct ErasureServiceTests {
+@Suite(.timeLimit(.minutes(5))) struct ErasureServiceTests {
     @Test func theServiceWakesWhenTheOldestAnswerIsDue() async throws {
         let fixture = try ErasureFixture()
         defer { fixture.finish() }
@@ -284,7 +284,7 @@ final class ErasureFixture: @unchecked Sendable {
 }
 
 /// `surveyctl status`'s erasure line, and its JSON from a daemon with and without it.
-@Suite struct ErasureStatusTests {
+@Suite(.timeLimit(.minutes(5))) struct ErasureStatusTests {
     func status(_ erasure: StatusView.Erasure?) -> StatusView {
         var status = StatusView(
             version: "0.2.0", startedAt: "t", uptimeSeconds: 1, connectivity: .init(state: "online", since: nil),

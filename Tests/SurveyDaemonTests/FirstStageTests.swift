@@ -49,7 +49,7 @@ struct KnownStages: DefinitionSource {
 
 /// `firstStage`: where a session starts when its start names no stage, and what the operator is
 /// told when the survey server does not have it.
-@Suite struct FirstStageTests {
+@Suite(.timeLimit(.minutes(5))) struct FirstStageTests {
     let log = CapturedLog()
 
     func manager(firstStage: String) -> SessionManager {

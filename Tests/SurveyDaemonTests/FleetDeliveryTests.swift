@@ -11,7 +11,7 @@ import Testing
 
 /// How the daemon treats a server that is down or overloaded: the watcher's probes back off, and
 /// the worker's ramp closes on 503/429.
-@Suite struct FleetDeliveryTests {
+@Suite(.timeLimit(.minutes(5))) struct FleetDeliveryTests {
     /// A worker whose ramp has a window and a hold-off, and a pace only with `initialRate`.
     func worker(_ queue: MemoryDeliveryQueue, _ uploader: any AnswerUploader, clock: ManualClock, initialWindow: Int = 1, initialRate: Double? = nil) -> DeliveryWorker {
         DeliveryWorker(
@@ -214,7 +214,7 @@ final class ClockedUploader: AnswerUploader {
 
 /// The device id in status: the backend's id in the JSON (decoded back the same) and a line of
 /// `surveyctl status`; a reply without it (an older daemon) decodes as none.
-@Suite struct DeviceIdStatusTests {
+@Suite(.timeLimit(.minutes(5))) struct DeviceIdStatusTests {
     @Test func statusCarriesTheDeviceId() throws {
         var status = StatusView(
             version: "0.2.0", startedAt: "t", uptimeSeconds: 1, connectivity: .init(state: "online", since: nil),

@@ -7,7 +7,7 @@ import Testing
 
 /// Readiness: the control socket listens, the daemon is not stopping, every journal writes;
 /// `GET /v1/health` answers 200 when ready and 503 with the reasons when not.
-@Suite struct HealthTests {
+@Suite(.timeLimit(.minutes(5))) struct HealthTests {
     static let failedSessions = StatusView.Journal(name: "sessions", state: "failed", call: "write", cause: "ENOSPC", causeText: "No space left on device", since: "2026-11-22T09:59:30Z")
     static let okQueue = StatusView.Journal(name: "queue", state: "ok")
 
@@ -66,7 +66,7 @@ struct NotReadyBackend: ForwardingToFake {
 }
 
 /// `metricsListen`: a loopback `HOST:PORT` only, refused otherwise with what to do.
-@Suite struct MetricsListenSettingTests {
+@Suite(.timeLimit(.minutes(5))) struct MetricsListenSettingTests {
     @Test(arguments: [("127.0.0.1:9464", "127.0.0.1", 9464), ("[::1]:0", "::1", 0), ("localhost:1", "127.0.0.1", 1), ("127.1.2.3:65535", "127.1.2.3", 65535)])
     func loopbackAddressesAreTaken(text: String, host: String, port: Int) async throws {
         var flags = DaemonConfiguration.Overrides()

@@ -10,7 +10,7 @@ import Testing
 
 /// The delivery worker, the connectivity watcher and housekeeping measure and sleep on the clock
 /// they are given, and the worker dates what it shows with the date source it is given.
-@Suite struct InjectedClockTests {
+@Suite(.timeLimit(.minutes(5))) struct InjectedClockTests {
     /// Runs `services` until `body` returns, then shuts them down gracefully.
     func running(_ services: [any Service], _ body: () async throws -> Void) async throws {
         let group = ServiceGroup(services: services, gracefulShutdownSignals: [], logger: Logger(label: "test"))

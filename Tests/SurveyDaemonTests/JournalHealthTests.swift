@@ -13,7 +13,7 @@ import Testing
 /// The daemon's view of its journals: a session journal that cannot write refuses answers with
 /// `journal_unavailable`, status names the journal, the cause and since when, and answering
 /// resumes by itself once writes succeed.
-@Suite struct JournalHealthTests {
+@Suite(.timeLimit(.minutes(5))) struct JournalHealthTests {
     /// Writes fail with `ENOSPC` while set.
     final class Full: Sendable {
         let on = Mutex(false)

@@ -8,7 +8,7 @@ import Testing
 
 /// The settings of the survey and the brand: what `resolve` refuses (exit 78 at start), the logo
 /// file's checks, and a reload (SIGHUP) that keeps the logo shown when the new one is refused.
-@Suite struct KioskBrandSettingsTests {
+@Suite(.timeLimit(.minutes(5))) struct KioskBrandSettingsTests {
     static let svg = Data(#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 4 4"><circle r="2" cx="2" cy="2"/></svg>"#.utf8)
     static let png = Data([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a] + [UInt8](repeating: 7, count: 64))
 

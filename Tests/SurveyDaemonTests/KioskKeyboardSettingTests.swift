@@ -7,7 +7,7 @@ import Testing
 
 /// `kioskKeyboard`: the pages' own keyboard unless the configuration says `system`, from each
 /// source, passed on to the pages; any other value is refused naming the choices.
-@Suite struct KioskKeyboardSettingTests {
+@Suite(.timeLimit(.minutes(5))) struct KioskKeyboardSettingTests {
     @Test func onscreenByDefaultAndSystemFromEachSource() async throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }

@@ -14,7 +14,7 @@ private actor Witness {
     func onLoop() -> Bool { MultiThreadedEventLoopGroup.currentEventLoop != nil }
 }
 
-@Suite struct LoopBoundServingTests {
+@Suite(.timeLimit(.minutes(5))) struct LoopBoundServingTests {
     @Test func aTaskPreferringTheLoopRunsOnItAcrossSuspensionsActorsAndChildren() async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let loop = group.next()

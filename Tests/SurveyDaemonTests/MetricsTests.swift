@@ -10,7 +10,7 @@ import Testing
 /// socket and on the loopback TCP address of `metricsListen`) parses as the Prometheus text
 /// format, and its counters move as answers are given and submissions are retried, delivered
 /// and refused; `GET /v1/health` says ready.
-@Suite struct MetricsTests {
+@Suite(.timeLimit(.minutes(5))) struct MetricsTests {
     @Test func scrapesShowAnswersSessionsDeliveriesAndJournals() async throws {
         let dir = try TemporaryDirectory(prefix: "mx")
         defer { dir.remove() }

@@ -9,7 +9,7 @@ import Testing
 /// The queue's operator endpoints over the control socket, on the Storage queue: listing with
 /// the worker's retry state, showing (answers only when asked), exporting, importing into another
 /// daemon's queue, requeueing several, dropping, purging, and the bytes on disk in the status.
-@Suite(.serialized) struct QueueAdminTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct QueueAdminTests {
     struct Daemon {
         let storage: SubmissionQueue
         let queue: StoredSubmissionQueue

@@ -11,7 +11,7 @@ import Testing
 
 /// Questionnaires through the real client from the mock server on loopback, kept in a real
 /// definition cache; then the server stops and the cache answers.
-@Suite struct ServerDefinitionSourceTests {
+@Suite(.timeLimit(.minutes(5))) struct ServerDefinitionSourceTests {
     @Test func theCacheAnswersWhileTheServerIsDownAndAnUnknownStageIsA404() async throws {
         try await withSource(fixtures: PackagePaths.mock) { source, cache, mock in
             let online = try await source.definition(stage: "common", language: "en")

@@ -6,7 +6,7 @@ import Testing
 
 /// Going back to the previous question of a stage: the change is an event, the later answer
 /// replaces the earlier one, and rules see the latest values.
-@Suite struct SessionBackTests {
+@Suite(.timeLimit(.minutes(5))) struct SessionBackTests {
     let common: Questionnaire
     let stage1: Questionnaire
     let start = Date(timeIntervalSince1970: 1_800_000_000)

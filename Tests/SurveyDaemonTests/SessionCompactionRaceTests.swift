@@ -6,7 +6,7 @@ import Synchronization
 import Testing
 
 /// A journal compaction and a request on one of the sessions it is about to retire.
-@Suite struct SessionCompactionRaceTests {
+@Suite(.timeLimit(.minutes(5))) struct SessionCompactionRaceTests {
     let fixture = SessionManagerTests()
 
     /// While the compaction asks the queue about a closed session's upload, the delivery of that

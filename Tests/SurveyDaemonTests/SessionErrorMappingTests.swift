@@ -7,7 +7,7 @@ import Testing
 
 /// The control API's status and wire code of every session error, as `doc/control-api.md`
 /// lists them; the message passes through and a session goes as its view.
-@Suite struct SessionErrorMappingTests {
+@Suite(.timeLimit(.minutes(5))) struct SessionErrorMappingTests {
     static let table: [SessionError.Code: (status: Int, code: String)] = [
         .badLanguage: (400, "bad_language"),
         .badPosition: (400, "bad_position"),

@@ -17,7 +17,7 @@ extension SessionManagerTests {
         ]
     }
 
-    @Test func aSessionIdWithAnythingAfterItIsNoSession() async throws {
+    @Test(.timeLimit(.minutes(5))) func aSessionIdWithAnythingAfterItIsNoSession() async throws {
         let m = manager()
         let started = try await m.start(StartSessionRequest())
         #expect(try await m.view(id: started.id).id == started.id)
@@ -42,7 +42,7 @@ extension SessionManagerTests {
     }
 
     /// Over HTTP: `%00` in the path decodes to a NUL, which must not cut the id short.
-    @Test func aPathWithAnEncodedNulAfterTheIdIsNoSession() async throws {
+    @Test(.timeLimit(.minutes(5))) func aPathWithAnEncodedNulAfterTheIdIsNoSession() async throws {
         let m = manager()
         let started = try await m.start(StartSessionRequest())
         try await withControlServer(backend: ManagerBackend(manager: m)) { path, _ in

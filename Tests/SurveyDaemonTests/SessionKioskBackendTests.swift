@@ -30,7 +30,7 @@ extension SessionManagerTests {
 
     func journaledEvents() -> [SessionEvent] { journal.events.withLock { $0 } }
 
-    @Test func aRespondentWalksEveryStageInTheBrowser() async throws {
+    @Test(.timeLimit(.minutes(5))) func aRespondentWalksEveryStageInTheBrowser() async throws {
         let m = manager(deliveryWait: .seconds(5))
         deliverRouted(to: m)
         try await kiosk(m) { client in
@@ -50,7 +50,7 @@ extension SessionManagerTests {
         #expect(try await m.session(id: session.uuidString).state == .closed(.thanks))
     }
 
-    @Test func aRejectedAnswerIsShownWithItsRuleAndNotJournaled() async throws {
+    @Test(.timeLimit(.minutes(5))) func aRejectedAnswerIsShownWithItsRuleAndNotJournaled() async throws {
         let m = manager()
         try await kiosk(m) { client in
             let browser = TestBrowser(client)
@@ -63,7 +63,7 @@ extension SessionManagerTests {
         #expect(journaledAnswers().isEmpty)
     }
 
-    @Test func backInTheBrowserIsJournaledAndTheNewAnswerIsUploaded() async throws {
+    @Test(.timeLimit(.minutes(5))) func backInTheBrowserIsJournaledAndTheNewAnswerIsUploaded() async throws {
         let m = manager(deliveryWait: .seconds(5))
         deliverImmediately(to: m) { _ in nil }
         try await kiosk(m) { client in
@@ -87,7 +87,7 @@ extension SessionManagerTests {
         #expect(answers?["answers"]?["emailConfirm"] as? String == "changed@example.com")
     }
 
-    @Test func anUndeliveredStageEndsWithTheSavedScreen() async throws {
+    @Test(.timeLimit(.minutes(5))) func anUndeliveredStageEndsWithTheSavedScreen() async throws {
         let m = manager(deliveryWait: .milliseconds(20))
         try await kiosk(m) { client in
             let browser = TestBrowser(client)
@@ -99,7 +99,7 @@ extension SessionManagerTests {
         #expect(queue.submissions.withLock { $0 }.map(\.stage) == ["common"])
     }
 
-    @Test func theScreenedOutEndIsNeutral() async throws {
+    @Test(.timeLimit(.minutes(5))) func theScreenedOutEndIsNeutral() async throws {
         let m = manager()
         try await kiosk(m) { client in
             let browser = TestBrowser(client)
@@ -110,7 +110,7 @@ extension SessionManagerTests {
         #expect(queue.submissions.withLock { $0 }.isEmpty)
     }
 
-    @Test func aResetAbandonsTheSessionInTheManager() async throws {
+    @Test(.timeLimit(.minutes(5))) func aResetAbandonsTheSessionInTheManager() async throws {
         let m = manager()
         try await kiosk(m) { client in
             let browser = TestBrowser(client)
@@ -124,7 +124,7 @@ extension SessionManagerTests {
         #expect(await m.openSessions().isEmpty)
     }
 
-    @Test func nothingChosenOnARequiredChoiceAsksAgainAndRecordsNothing() async throws {
+    @Test(.timeLimit(.minutes(5))) func nothingChosenOnARequiredChoiceAsksAgainAndRecordsNothing() async throws {
         let m = manager(deliveryWait: .seconds(5))
         deliverRouted(to: m)
         try await kiosk(m) { client in
@@ -137,7 +137,7 @@ extension SessionManagerTests {
         #expect(!journaledAnswers().contains("like"))
     }
 
-    @Test func twoBrowsersHaveTwoSessions() async throws {
+    @Test(.timeLimit(.minutes(5))) func twoBrowsersHaveTwoSessions() async throws {
         let m = manager()
         try await kiosk(m) { client in
             let first = TestBrowser(client)

@@ -19,7 +19,7 @@ extension SessionManagerTests {
         }
     }
 
-    @Test func aDoubleTapIsOneAnswer() async throws {
+    @Test(.timeLimit(.minutes(5))) func aDoubleTapIsOneAnswer() async throws {
         let m = manager()
         _ = try await m.start(StartSessionRequest())
         #expect(try await m.answer(AnswerRequest(values: ["Kim"], question: "name", position: 1)).accepted)
@@ -35,7 +35,7 @@ extension SessionManagerTests {
         #expect(journaledAnswers() == ["name", "email"])
     }
 
-    @Test func aDifferentAnswerToAnOldQuestionIsRefusedWithTheCurrentQuestion() async throws {
+    @Test(.timeLimit(.minutes(5))) func aDifferentAnswerToAnOldQuestionIsRefusedWithTheCurrentQuestion() async throws {
         let m = manager()
         let started = try await m.start(StartSessionRequest())
         _ = try await m.answer(AnswerRequest(values: ["Kim"], question: "name", position: 1))
@@ -65,7 +65,7 @@ extension SessionManagerTests {
         #expect(try await m.answer(AnswerRequest(values: ["kim.cs@gmail.com"], question: "emailConfirm")).session.question?.name == "age")
     }
 
-    @Test func theAnswerThatCompletesAStageIsRecordedAndQueuedOnce() async throws {
+    @Test(.timeLimit(.minutes(5))) func theAnswerThatCompletesAStageIsRecordedAndQueuedOnce() async throws {
         let m = manager(deliveryWait: .seconds(5))
         deliverImmediately(to: m) { _ in "1" }
         _ = try await m.start(StartSessionRequest())
@@ -88,7 +88,7 @@ extension SessionManagerTests {
         #expect(journaledAnswers() == names)
     }
 
-    @Test func aRepeatOfTheAnswerThatClosedTheSessionShowsItClosed() async throws {
+    @Test(.timeLimit(.minutes(5))) func aRepeatOfTheAnswerThatClosedTheSessionShowsItClosed() async throws {
         let m = manager(deliveryWait: .milliseconds(20))
         let id = try await m.start(StartSessionRequest()).id
         for (index, (name, words)) in [("name", "Kim"), ("email", "kim.cs@gmail.com"), ("emailConfirm", "kim.cs@gmail.com")].enumerated() {
@@ -117,7 +117,7 @@ extension SessionManagerTests {
         }
     }
 
-    @Test func withoutAQuestionAnAnswerGoesToWhateverIsAsked() async throws {
+    @Test(.timeLimit(.minutes(5))) func withoutAQuestionAnAnswerGoesToWhateverIsAsked() async throws {
         let m = manager()
         _ = try await m.start(StartSessionRequest())
         _ = try await m.answer(AnswerRequest(values: ["Kim"]))
@@ -130,7 +130,7 @@ extension SessionManagerTests {
 
     /// The last answers are remembered in memory only: after a restart a repeat is refused,
     /// which records nothing either.
-    @Test func afterARestartARepeatIsRefused() async throws {
+    @Test(.timeLimit(.minutes(5))) func afterARestartARepeatIsRefused() async throws {
         let first = manager()
         _ = try await first.start(StartSessionRequest())
         let tap = AnswerRequest(values: ["Kim"], question: "name", position: 1)
@@ -142,7 +142,7 @@ extension SessionManagerTests {
         #expect(journaledAnswers() == ["name"])
     }
 
-    @Test func aPositionBelowOneIsABadRequest() async throws {
+    @Test(.timeLimit(.minutes(5))) func aPositionBelowOneIsABadRequest() async throws {
         let m = manager()
         _ = try await m.start(StartSessionRequest())
         for position in [0, -1, Int.min] {

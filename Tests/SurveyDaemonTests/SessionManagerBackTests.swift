@@ -14,7 +14,7 @@ extension SessionManagerTests {
         }
     }
 
-    @Test func backIsJournaledAndTheChangedAnswerIsTheOneUploaded() async throws {
+    @Test(.timeLimit(.minutes(5))) func backIsJournaledAndTheChangedAnswerIsTheOneUploaded() async throws {
         let m = manager(deliveryWait: .seconds(5))
         deliverImmediately(to: m) { _ in nil }
         let id = try await m.start(StartSessionRequest()).id
@@ -35,7 +35,7 @@ extension SessionManagerTests {
         #expect(try await m.session(id: id).state == .closed(.thanks))
     }
 
-    @Test func backAtTheFirstQuestionChangesNothing() async throws {
+    @Test(.timeLimit(.minutes(5))) func backAtTheFirstQuestionChangesNothing() async throws {
         let m = manager()
         let id = try await m.start(StartSessionRequest()).id
         let before = journal.events.withLock { $0 }
@@ -44,7 +44,7 @@ extension SessionManagerTests {
         #expect(journal.events.withLock { $0 } == before)
     }
 
-    @Test func backOfAnUnknownSessionIsNoSuchSession() async throws {
+    @Test(.timeLimit(.minutes(5))) func backOfAnUnknownSessionIsNoSuchSession() async throws {
         let m = manager()
         await #expect(throws: SessionError.self) { _ = try await m.back(session: UUID().uuidString) }
         do {
@@ -55,7 +55,7 @@ extension SessionManagerTests {
         }
     }
 
-    @Test func backOfAnIdleSessionClosesItAsAbandoned() async throws {
+    @Test(.timeLimit(.minutes(5))) func backOfAnIdleSessionClosesItAsAbandoned() async throws {
         let m = manager(idleTimeout: .seconds(60))
         let id = try await m.start(StartSessionRequest()).id
         _ = try await m.answer(AnswerRequest(values: ["Kim"]))
@@ -69,7 +69,7 @@ extension SessionManagerTests {
         #expect(try await m.session(id: id).state == .closed(.abandoned))
     }
 
-    @Test func abandonClosesAnAskingSessionOnceAndIgnoresTheRest() async throws {
+    @Test(.timeLimit(.minutes(5))) func abandonClosesAnAskingSessionOnceAndIgnoresTheRest() async throws {
         let m = manager()
         let id = try await m.start(StartSessionRequest()).id
         _ = try await m.answer(AnswerRequest(values: ["Kim"]))
@@ -85,7 +85,7 @@ extension SessionManagerTests {
         #expect(queue.submissions.withLock { $0 }.isEmpty, "an abandoned stage is not uploaded")
     }
 
-    @Test func rejectionsSayWhatKindTheyAre() async throws {
+    @Test(.timeLimit(.minutes(5))) func rejectionsSayWhatKindTheyAre() async throws {
         let m = manager()
         let id = try await m.start(StartSessionRequest()).id
         let rule = try await m.take(AnswerRequest(session: id, values: ["K"]))

@@ -83,7 +83,7 @@ final class TestClock: Sendable {
     func advance(_ seconds: TimeInterval) { value.withLock { $0 += seconds } }
 }
 
-@Suite struct SessionManagerTests {
+@Suite(.timeLimit(.minutes(5))) struct SessionManagerTests {
     let journal = MemoryJournal()
     let queue = RecordingQueue()
     let clock = TestClock()

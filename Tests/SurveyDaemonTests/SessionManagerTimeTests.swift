@@ -6,7 +6,7 @@ import Testing
 /// The session manager's time comes from its seams: the delivery wait from the clock it is
 /// given, dates from its date source; durations count with their fractions of a second.
 extension SessionManagerTests {
-    @Test func theDeliveryWaitIsMeasuredByTheGivenClock() async throws {
+    @Test(.timeLimit(.minutes(5))) func theDeliveryWaitIsMeasuredByTheGivenClock() async throws {
         let waitClock = ManualClock()
         let m = manager(deliveryWait: .seconds(30), waitClock: waitClock)
         _ = try await m.start(StartSessionRequest())
@@ -24,7 +24,7 @@ extension SessionManagerTests {
         #expect(waitClock.sleeping == 0)
     }
 
-    @Test func theIdleTimeoutKeepsItsFractionOfASecond() async throws {
+    @Test(.timeLimit(.minutes(5))) func theIdleTimeoutKeepsItsFractionOfASecond() async throws {
         let m = manager(idleTimeout: .milliseconds(1500))
         let started = try await m.start(StartSessionRequest())
         clock.advance(1.2)
@@ -35,7 +35,7 @@ extension SessionManagerTests {
         #expect(try await m.view(id: started.id).outcome == "abandoned")
     }
 
-    @Test func theRetentionKeepsItsFractionOfASecond() async throws {
+    @Test(.timeLimit(.minutes(5))) func theRetentionKeepsItsFractionOfASecond() async throws {
         let m = manager()
         _ = try await m.start(StartSessionRequest())
         for words in [["Kim"], ["kim.cs@gmail.com"], ["kim.cs@gmail.com"]] { _ = try await m.answer(AnswerRequest(values: words)) }

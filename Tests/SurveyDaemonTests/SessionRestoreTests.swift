@@ -8,7 +8,7 @@ import Testing
 @testable import SurveyDaemon
 
 /// Restores over a real session journal on disk, damaged between runs.
-@Suite struct SessionRestoreTests {
+@Suite(.timeLimit(.minutes(5))) struct SessionRestoreTests {
     let dir: TemporaryDirectory
     let queue = RecordingQueue()
     let logger = Logger(label: "restore-tests")

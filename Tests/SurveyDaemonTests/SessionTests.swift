@@ -6,7 +6,7 @@ import Storage
 import SurveyTesting
 import Testing
 
-@Suite struct SessionTests {
+@Suite(.timeLimit(.minutes(5))) struct SessionTests {
     let common: Questionnaire
     let stage1: Questionnaire
     let stage2: Questionnaire

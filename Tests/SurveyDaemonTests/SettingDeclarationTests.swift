@@ -4,7 +4,7 @@ import SurveyTesting
 import Testing
 
 /// The declarations in `DaemonSetting.all` are consistent, and `doc/configuration.md` shows them.
-@Suite struct SettingDeclarationTests {
+@Suite(.timeLimit(.minutes(5))) struct SettingDeclarationTests {
     @Test func keysVariablesAndFlagsAreUnique() {
         let all = DaemonSetting.all
         #expect(Set(all.map(\.key)).count == all.count)

@@ -10,7 +10,7 @@ import Testing
 
 /// Only a refused connection (or a missing file) makes a control socket stale; any other connect
 /// error leaves it alone and stops the start with the path and the errno.
-@Suite struct SocketProbeTests {
+@Suite(.timeLimit(.minutes(5))) struct SocketProbeTests {
     @Test(arguments: [ECONNREFUSED, ENOENT])
     func refusedOrMissingIsStale(code: Int32) {
         #expect(UnixSocketProbe.classify(connectErrno: code) == .stale)

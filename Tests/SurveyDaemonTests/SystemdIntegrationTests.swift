@@ -9,7 +9,7 @@ import Testing
 @testable import SurveyDaemon
 
 /// Log lines for the journal, the configuration reload's plan, and the socket systemd passes.
-@Suite struct DaemonLogHandlerTests {
+@Suite(.timeLimit(.minutes(5))) struct DaemonLogHandlerTests {
     final class Lines: Sendable {
         let lines = Mutex<[String]>([])
         var all: [String] { lines.withLock { $0 } }
@@ -77,7 +77,7 @@ import Testing
     }
 }
 
-@Suite struct ConfigurationReloadTests {
+@Suite(.timeLimit(.minutes(5))) struct ConfigurationReloadTests {
     func configuration(_ adjust: (inout DaemonConfiguration.Overrides) -> Void) async throws -> DaemonConfiguration {
         var flags = DaemonConfiguration.Overrides()
         flags[\.serverURL] = "http://127.0.0.1:9"
@@ -108,7 +108,7 @@ import Testing
     }
 }
 
-@Suite struct SocketActivationTests {
+@Suite(.timeLimit(.minutes(5))) struct SocketActivationTests {
     func unixSocket(type: Int32 = Int32(SOCK_STREAM.rawValue), at path: String, listening: Bool) throws -> Int32 {
         let fd = socket(AF_UNIX, type, 0)
         var address = sockaddr_un()
@@ -176,7 +176,7 @@ import Testing
 
 /// A reload on a whole daemon in process: what it applies reaches the worker, the sessions and
 /// the log level; what needs a restart keeps its value; a configuration that fails changes nothing.
-@Suite struct DaemonReloadTests {
+@Suite(.timeLimit(.minutes(5))) struct DaemonReloadTests {
     @Test func aReloadAppliesLevelBackoffAndIdleTimeoutOnly() async throws {
         let dir = try TemporaryDirectory(prefix: "rl")
         defer { dir.remove() }

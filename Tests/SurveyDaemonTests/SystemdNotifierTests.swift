@@ -16,7 +16,7 @@ final class RecordingNotifier: ServiceManagerNotifying {
     var all: [String] { messages.withLock { $0 } }
 }
 
-@Suite struct SystemdNotifierTests {
+@Suite(.timeLimit(.minutes(5))) struct SystemdNotifierTests {
     @Test func sendsADatagramToAPathSocket() async throws {
         let dir = try TemporaryDirectory(prefix: "sn")
         defer { dir.remove() }
@@ -76,7 +76,7 @@ final class RecordingNotifier: ServiceManagerNotifying {
 
 /// The notify service on a manual clock: readiness, status changes at most once per interval,
 /// watchdog pings only while healthy, and STOPPING at the end.
-@Suite struct SystemdNotifyServiceTests {
+@Suite(.timeLimit(.minutes(5))) struct SystemdNotifyServiceTests {
     final class Box: Sendable {
         let status = Mutex("online, 0 pending, 0 dead, 0 sessions")
         let problem = Mutex<String?>(nil)

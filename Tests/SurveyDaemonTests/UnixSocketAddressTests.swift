@@ -8,7 +8,7 @@ import SurveyTesting
 import Testing
 
 /// Unix socket addresses: paths with their NUL, abstract names exactly, clear errors.
-@Suite struct UnixSocketAddressTests {
+@Suite(.timeLimit(.minutes(5))) struct UnixSocketAddressTests {
     static let pathOffset = MemoryLayout<sockaddr_un>.offset(of: \sockaddr_un.sun_path) ?? 2
 
     /// The family and the `sun_path` bytes the address passes.

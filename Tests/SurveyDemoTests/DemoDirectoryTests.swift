@@ -8,7 +8,7 @@ import Testing
 
 /// The demo's directory under `$TMPDIR`: made 0700 when missing, refused when someone else may
 /// own it or write into it, and never followed through a symbolic link.
-@Suite struct DemoDirectoryTests {
+@Suite(.timeLimit(.minutes(5))) struct DemoDirectoryTests {
     func mode(_ path: String) -> mode_t {
         var info = stat()
         #expect(lstat(path, &info) == 0)

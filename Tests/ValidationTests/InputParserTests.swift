@@ -4,7 +4,7 @@ import SurveyTesting
 import Testing
 import Validation
 
-@Suite struct InputParserTests {
+@Suite(.timeLimit(.minutes(5))) struct InputParserTests {
     let forms: [String: Form]
 
     init() throws {

@@ -18,7 +18,7 @@ func pattern(_ source: String) -> Check {
     (try? Pattern(parsing: source)).map(Check.pattern) ?? .notEqual(.null)
 }
 
-@Suite struct RuleTests {
+@Suite(.timeLimit(.minutes(5))) struct RuleTests {
     @Test(arguments: [
         RuleCase(check: .notEqual(.string("")), answer: .string(""), passes: false),
         RuleCase(check: .notEqual(.string("")), answer: .string(" "), passes: true),
@@ -98,7 +98,7 @@ func pattern(_ source: String) -> Check {
     }
 }
 
-@Suite struct AnswerValidatorTests {
+@Suite(.timeLimit(.minutes(5))) struct AnswerValidatorTests {
     let common: Questionnaire
     let stage1: Questionnaire
 

@@ -155,7 +155,7 @@ extension DaemonBenchmark {
     static func kioskRows(surveyd: URL, directory: String, serverURL: String) async throws -> [(clients: Int, load: Measured)] {
         guard !clientCounts.isEmpty else { return [] }
         let port = try await freePort()
-        let daemon = try Daemon(binary: surveyd, directory: directory, serverURL: serverURL, inFlight: inFlight, kioskPort: port)
+        let daemon = try await Daemon(binary: surveyd, directory: directory, serverURL: serverURL, inFlight: inFlight, kioskPort: port)
         try await daemon.waitReady()
         try await waitForPort(port, what: "surveyd's kiosk pages", child: daemon.child)
         var rows: [(Int, Measured)] = []
@@ -180,7 +180,7 @@ extension DaemonBenchmark {
         await unix.stop()
 
         let me = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-        let tcp = try BackgroundProcess(me, ["--floor-server", "tcp", templates.path], deadline: childDeadline)
+        let tcp = try await BackgroundProcess.start(me, ["--floor-server", "tcp", templates.path], deadline: childDeadline)
         let line = try await tcp.waitForLine(containing: "floor listening")
         guard let port = Int(line.split(separator: " ").last ?? ""), port > 0 else {
             await tcp.stop()

@@ -54,7 +54,7 @@ extension DaemonBenchmark {
             let me = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             socket = directory + "/floor.sock"
             let arguments = durable ? ["--floor-server", "durable", socket, directory + "/journal"] : ["--floor-server", "unix", socket]
-            child = try BackgroundProcess(me, arguments, deadline: childDeadline)
+            child = try await BackgroundProcess.start(me, arguments, deadline: childDeadline)
             _ = try await child.waitForLine(containing: "floor listening")
         }
 
@@ -76,8 +76,8 @@ extension DaemonBenchmark {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try Data((0 ..< 32).map { UInt8(truncatingIfNeeded: $0 &* 7) }).write(to: URL(fileURLWithPath: keyFile))
         chmod(keyFile, 0o600)
-        let plain = try Daemon(binary: surveyd, directory: directory + "/plain", serverURL: serverURL, inFlight: inFlight)
-        let sealed = try Daemon(binary: surveyd, directory: directory + "/sealed", serverURL: serverURL, inFlight: inFlight, keyFile: keyFile)
+        let plain = try await Daemon(binary: surveyd, directory: directory + "/plain", serverURL: serverURL, inFlight: inFlight)
+        let sealed = try await Daemon(binary: surveyd, directory: directory + "/sealed", serverURL: serverURL, inFlight: inFlight, keyFile: keyFile)
         let device = DeviceWrites(under: directory)
         func row(_ daemon: Daemon, _ what: String) async throws -> Measured {
             let (_, ids) = try await startSessions(control: ControlClient(socketPath: daemon.socket, httpClient: http), clients: clients, count: sessionsPerRow[clients]!)

@@ -89,7 +89,7 @@ struct DaemonBenchmark {
 
         // 1. Answers through the socket.
         let mock = try await MockServerProcess(binary: mockServer, fixtures: fixtures, port: 0, record: work + "/record-answers.jsonl")
-        let answersDaemon = try Daemon(binary: surveyd, directory: work + "/answers", serverURL: "http://127.0.0.1:\(mock.port)", inFlight: inFlight)
+        let answersDaemon = try await Daemon(binary: surveyd, directory: work + "/answers", serverURL: "http://127.0.0.1:\(mock.port)", inFlight: inFlight)
         try await answersDaemon.waitReady()
         let idleRSS = answersDaemon.residentMegabytes()
         let http = HTTPClient(eventLoopGroupProvider: .singleton)
@@ -129,7 +129,7 @@ struct DaemonBenchmark {
         try await fillQueue(directory: replayDirectory + "/state/queue", count: queued, logger: logger)
         let port = mock.port
         await mock.stop()
-        let replayDaemon = try Daemon(binary: surveyd, directory: replayDirectory, serverURL: "http://127.0.0.1:\(port)", inFlight: inFlight)
+        let replayDaemon = try await Daemon(binary: surveyd, directory: replayDirectory, serverURL: "http://127.0.0.1:\(port)", inFlight: inFlight)
         try await replayDaemon.waitReady()
         let replayControl = ControlClient(socketPath: replayDaemon.socket, httpClient: http)
         let queuedStatus = try await replayControl.status()
@@ -292,13 +292,13 @@ struct Daemon {
 
     /// - Parameter kioskPort: serve the kiosk pages on this loopback port too.
     /// - Parameter keyFile: encrypt the journals with this key.
-    init(binary: URL, directory: String, serverURL: String, inFlight: Int, kioskPort: Int? = nil, keyFile: String? = nil) throws {
+    init(binary: URL, directory: String, serverURL: String, inFlight: Int, kioskPort: Int? = nil, keyFile: String? = nil) async throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         socket = directory + "/d.sock"
         var arguments = ["--server-url", serverURL, "--state-dir", directory + "/state", "--socket", socket, "--max-in-flight", String(inFlight), "--log-level", "error"]
         if let kioskPort { arguments += ["--kiosk-listen", "127.0.0.1:\(kioskPort)"] }
         if let keyFile { arguments += ["--encryption-key-file", keyFile] }
-        child = try BackgroundProcess(binary, arguments, deadline: childDeadline)
+        child = try await BackgroundProcess.start(binary, arguments, deadline: childDeadline)
     }
 
     var pid: Int32 { child.pid }
@@ -323,7 +323,7 @@ struct MockServerProcess {
 
     /// Starts the server on `port` (0: the system chooses) and waits for its "listening on" line.
     init(binary: URL, fixtures: URL, port: Int, record: String) async throws {
-        child = try BackgroundProcess(binary, ["--fixtures", fixtures.path, "--port", String(port), "--record", record], deadline: childDeadline)
+        child = try await BackgroundProcess.start(binary, ["--fixtures", fixtures.path, "--port", String(port), "--record", record], deadline: childDeadline)
         let line = try await child.waitForLine(containing: "listening on")
         guard let bound = Int(line.split(separator: ":").last ?? "") else {
             await child.stop()

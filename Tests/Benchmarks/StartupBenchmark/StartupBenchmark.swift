@@ -52,7 +52,7 @@ enum StartupBenchmark {
         let serverURL: String
         if let mock {
             let fixtures = FileManager.default.currentDirectoryPath + "/mock"
-            let child = try BackgroundProcess(URL(fileURLWithPath: mock), ["--fixtures", fixtures, "--port", "0", "--record", work + "/record.jsonl"], deadline: .seconds(3600))
+            let child = try await BackgroundProcess.start(URL(fileURLWithPath: mock), ["--fixtures", fixtures, "--port", "0", "--record", work + "/record.jsonl"], deadline: .seconds(3600))
             let line = try await child.waitForLine(containing: "listening on")
             serverURL = "http://127.0.0.1:\(line.split(separator: ":").last ?? "")"
             server = child
@@ -90,7 +90,7 @@ enum StartupBenchmark {
         let arguments = ["--server-url", serverURL, "--state-dir", directory + "/state", "--socket", directory + "/d.sock", "--log-level", "error"]
         let clock = ContinuousClock()
         let start = clock.now
-        let daemon = try BackgroundProcess(URL(fileURLWithPath: binary), arguments, environment: ["NOTIFY_SOCKET": notify.name], deadline: .seconds(120))
+        let daemon = try await BackgroundProcess.start(URL(fileURLWithPath: binary), arguments, environment: ["NOTIFY_SOCKET": notify.name], deadline: .seconds(120))
         while !notify.messages.contains(where: { $0.split(separator: "\n").contains("READY=1") }) {
             guard daemon.isRunning, clock.now - start < .seconds(60) else {
                 _ = await daemon.stop(signal: SIGKILL)

@@ -4,6 +4,7 @@ import Glibc
 import BenchmarkSupport
 import Foundation
 import Logging
+import ProcessTesting
 import Storage
 
 /// The Storage module measured against the disk, in one run on one directory:
@@ -270,11 +271,12 @@ struct StorageBenchmark {
 
     /// Runs `StorageBenchmark open DIR` and reads its one line of `key=value` fields.
     static func openInChild(directory: String, encrypted: Bool = false) async throws -> OpenMeasure {
-        let result = try runChild(["open", directory] + (encrypted ? ["encrypted"] : []), deadline: .seconds(600))
+        let result = try await runProcess(ownExecutable, ["open", directory] + (encrypted ? ["encrypted"] : []), deadline: .seconds(600))
+        FileHandle.standardError.write(Data(result.stderr.utf8))
         guard result.status == 0, !result.timedOut else {
             throw BenchmarkError("the open measurement exited \(result.status)\(result.timedOut ? " (killed after 600 s)" : ""); its errors are above")
         }
-        let output = result.output
+        let output = result.stdout
         var fields: [String: Double] = [:]
         for pair in output.split(whereSeparator: { $0 == " " || $0 == "\n" }) {
             let parts = pair.split(separator: "=")

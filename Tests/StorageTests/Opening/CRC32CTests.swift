@@ -3,7 +3,7 @@ import Testing
 
 @testable import Storage
 
-@Suite struct CRC32CTests {
+@Suite(.timeLimit(.minutes(5))) struct CRC32CTests {
     /// The published check value of CRC32C, and the empty input.
     @Test func knownAnswer() {
         #expect(CRC32C.checksum(Array("123456789".utf8)) == 0xE306_9283)

@@ -6,7 +6,7 @@ import Testing
 
 private let logger = Logger(label: "queue-replay")
 
-@Suite struct QueueReplayTests {
+@Suite(.timeLimit(.minutes(5))) struct QueueReplayTests {
     /// Replay recognises the (stage, language, hash) of a record among the ones it met last; with
     /// more of them interleaved than it keeps, every submission still comes back with its own.
     @Test(arguments: [false, true])

@@ -5,7 +5,7 @@ import Testing
 
 /// The record cipher seals and opens on the journal's buffers; swift-crypto's `ChaChaPoly` is the
 /// reference it must agree with byte for byte (doc/journal-format.md, "Encryption").
-@Suite struct RecordCipherTests {
+@Suite(.timeLimit(.minutes(5))) struct RecordCipherTests {
     private static let key = SymmetricKey(data: (0..<32).map { UInt8($0 * 5 + 1) })
 
     /// The reference: `ChaChaPoly` with the nonce and associated data the format prescribes.

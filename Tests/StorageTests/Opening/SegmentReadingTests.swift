@@ -13,7 +13,7 @@ private func frames(_ count: Int) -> [UInt8] {
     return bytes
 }
 
-@Suite struct SegmentReadingTests {
+@Suite(.timeLimit(.minutes(5))) struct SegmentReadingTests {
     /// Walked a piece at a time, as a segment is read, the frames come out as walked at once: for
     /// whole segments, a torn last frame, a damaged header in the middle and zeros after the frames.
     @Test(arguments: ["whole", "torn", "damaged header", "zero tail"])

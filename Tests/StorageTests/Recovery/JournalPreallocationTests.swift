@@ -38,7 +38,7 @@ private func end(of location: JournalLocation, _ payload: [UInt8], encrypted: Bo
 /// The active segment is preallocated, so that an append does not change its size; a segment
 /// that is sealed (rotated or closed) keeps no unused tail; recovery tells the zero tail from a
 /// torn one.
-@Suite struct JournalPreallocationTests {
+@Suite(.timeLimit(.minutes(5))) struct JournalPreallocationTests {
     @Test(arguments: [false, true])
     func theActiveSegmentIsPreallocatedAndAnAppendDoesNotChangeItsSize(encrypted: Bool) async throws {
         let dir = try TemporaryDirectory()

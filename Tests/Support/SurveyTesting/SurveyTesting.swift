@@ -1,10 +1,11 @@
 /// SurveyTesting: support code shared by the test targets, never linked into an app.
 ///
-/// It locates the package's `mock/` fixtures and built executables, makes short-lived
-/// temporary directories, and runs child processes with a hard deadline so that no test
-/// can hang or leak a process.
+/// It locates the package's `mock/` fixtures and built executables and makes short-lived
+/// temporary directories; child processes, each with a hard deadline so that no test can hang or
+/// leak one, come from ProcessTesting, which it re-exports.
 
 import Foundation
+@_exported import ProcessTesting
 
 /// Paths inside this package, found from this source file's location.
 public enum PackagePaths {

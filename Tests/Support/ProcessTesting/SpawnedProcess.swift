@@ -4,18 +4,18 @@ import Glibc
 import Musl
 #endif
 import Foundation
+import Synchronization
 
-/// A child process started with `posix_spawn`, for what Foundation's `Process` cannot do: hand
+/// A child process started with `posix_spawn`, for what swift-subprocess cannot do: hand
 /// it a descriptor beyond stderr (socket activation passes the listening socket as descriptor 3).
 /// Its stderr goes to a file; it is killed with SIGKILL when its deadline passes or `stop` finds
 /// it still running after the grace period.
-public final class SpawnedProcess: @unchecked Sendable {
+public final class SpawnedProcess: Sendable {
     public let pid: pid_t
     /// The file its stderr goes to.
     public let errorLog: String
-    private let lock = NSLock()
-    private var exitStatus: Int32?
-    private var watchdog: Task<Void, Never>?
+    private let exitStatus = Mutex<Int32?>(nil)
+    private let watchdog: Task<Void, Never>
 
     /// Starts `executable` with `arguments` and exactly `environment`; `descriptor` becomes the
     /// child's descriptor `target` (without close-on-exec); stdin and stdout are /dev/null.
@@ -42,7 +42,7 @@ public final class SpawnedProcess: @unchecked Sendable {
         var pid: pid_t = 0
         let result = posix_spawn(&pid, executable, &actions, nil, argv, envp)
         guard result == 0 else {
-            throw UnixHTTP.Failure(description: "posix_spawn \(executable): \(String(cString: strerror(result)))")
+            throw ChildProcessError("posix_spawn \(executable): \(String(cString: strerror(result)))")
         }
         self.pid = pid
         watchdog = Task {
@@ -52,7 +52,7 @@ public final class SpawnedProcess: @unchecked Sendable {
     }
 
     deinit {
-        watchdog?.cancel()
+        watchdog.cancel()
         if status() == nil {
             kill(pid, SIGKILL)
             var raw: Int32 = 0
@@ -65,7 +65,7 @@ public final class SpawnedProcess: @unchecked Sendable {
 
     /// The exit status once it has exited (128 + the signal when a signal ended it), else nil.
     public func status() -> Int32? {
-        lock.withLock {
+        exitStatus.withLock { exitStatus in
             if let exitStatus { return exitStatus }
             var raw: Int32 = 0
             guard waitpid(pid, &raw, WNOHANG) == pid else { return nil }
@@ -82,11 +82,11 @@ public final class SpawnedProcess: @unchecked Sendable {
         while clock.now < end {
             if let line = errorOutput.split(separator: "\n").first(where: { $0.contains(text) }) { return String(line) }
             if let status = status() {
-                throw UnixHTTP.Failure(description: "the process exited (status \(status)) before printing \"\(text)\"; stderr: \(errorOutput)")
+                throw ChildProcessError("the process exited (status \(status)) before printing \"\(text)\"; stderr: \(errorOutput)")
             }
             try await Task.sleep(for: .milliseconds(20))
         }
-        throw UnixHTTP.Failure(description: "the process did not print \"\(text)\" within \(timeout); stderr: \(errorOutput)")
+        throw ChildProcessError("the process did not print \"\(text)\" within \(timeout); stderr: \(errorOutput)")
     }
 
     /// Sends `signal` and waits for the exit; SIGKILL after `grace`. Returns the exit status.
@@ -99,7 +99,7 @@ public final class SpawnedProcess: @unchecked Sendable {
             if clock.now >= end { kill(pid, SIGKILL) }
             try? await Task.sleep(for: .milliseconds(20))
         }
-        watchdog?.cancel()
+        watchdog.cancel()
         return status() ?? -1
     }
 }
