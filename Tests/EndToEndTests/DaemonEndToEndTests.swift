@@ -29,7 +29,7 @@ final class Stack: @unchecked Sendable {
 
     /// Starts the mock server (on the same port as before when restarted).
     func startMock(_ extra: [String] = []) async throws {
-        let mock = try BackgroundProcess(mockBinary, ["--fixtures", PackagePaths.mock.path, "--port", String(port), "--record", record] + extra, deadline: deadline)
+        let mock = try await BackgroundProcess.start(mockBinary, ["--fixtures", PackagePaths.mock.path, "--port", String(port), "--record", record] + extra, deadline: deadline)
         let line = try await mock.waitForLine(containing: "listening on")
         port = Int(line.split(separator: ":").last ?? "") ?? 0
         #expect(port > 0)
@@ -43,7 +43,7 @@ final class Stack: @unchecked Sendable {
 
     @discardableResult
     func startDaemon(socket: String? = nil, state: String? = nil, _ extra: [String] = [], environment: [String: String] = [:]) async throws -> BackgroundProcess {
-        let daemon = try BackgroundProcess(
+        let daemon = try await BackgroundProcess.start(
             daemonBinary,
             ["--server-url", serverURL, "--socket", socket ?? self.socket, "--state-dir", state ?? self.state, "--delivery-wait", "2"] + extra,
             environment: ["SURVEYD_BACKOFF_BASE": "0.2", "SURVEYD_BACKOFF_CAP": "1"].merging(environment) { $1 },
@@ -94,7 +94,7 @@ final class Stack: @unchecked Sendable {
     /// returns the last status seen (an issue is recorded when it never got there).
     func statusOnceOfflineAndIdle() async throws -> [String: Any] {
         var status: [String: Any] = [:]
-        #expect(try await eventually(every: .milliseconds(100)) {
+        #expect(try await waitFor("offline with no upload in flight") {
             status = try await self.status()
             let inFlight = (status["queue"] as? [String: Any])?["inFlight"] as? Int
             return inFlight == 0 && (status["connectivity"] as? [String: Any])?["state"] as? String == "offline"
@@ -111,6 +111,17 @@ final class Stack: @unchecked Sendable {
             return !followUps.isEmpty
         }, "no follow-up listed in time")
         return followUps
+    }
+
+    /// Polls `condition` as ``eventually(timeout:every:_:)`` does and says whether it held in
+    /// time. When it did not, it records an issue naming `what` was waited for with what the daemon
+    /// said of itself at that moment (`surveyctl status`: connectivity, the queue and why its next
+    /// upload waits), so that a failure under load tells a slow machine from a stuck daemon.
+    func waitFor(_ what: String, timeout: Duration = .seconds(30), every interval: Duration = .milliseconds(100), _ condition: () async throws -> Bool) async throws -> Bool {
+        if try await SurveyTesting.eventually(timeout: timeout, every: interval, condition) { return true }
+        let status = try? await ctl(["status"])
+        Issue.record("waited \(timeout) for \(what); the daemon's status then:\n\(status?.stdout ?? "")\(status?.stderr ?? "")")
+        return false
     }
 
     /// The submissions the mock server accepted, one per line of its record.
@@ -135,7 +146,7 @@ final class Stack: @unchecked Sendable {
     static let stage1: [[String]] = [["beer"], ["home", "bar"], ["7"], ["--skip"], ["abc-12"]]
 }
 
-@Suite(.serialized) struct DaemonEndToEndTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct DaemonEndToEndTests {
     /// 1. common → stage 1 → thanks; the record holds each stage once with the right JSON types.
     @Test func theWholeSurvey() async throws {
         let stack = try Stack()
@@ -308,7 +319,7 @@ final class Stack: @unchecked Sendable {
         #expect(stack.outcome(last) == "queued", "\(last)")
         // Wait for the refusal, then (surveyd being another process, whose clock the test cannot
         // move) a bounded 2 s in which, with a 0.2 s backoff, a retry would be sent several times.
-        #expect(try await eventually(every: .milliseconds(100)) { try await stack.queue()["dead"] as? Int == 1 })
+        #expect(try await stack.waitFor("one dead letter") { try await stack.queue()["dead"] as? Int == 1 })
         try await Task.sleep(for: .seconds(2))
         let queue = try await stack.queue()
         #expect(queue["dead"] as? Int == 1 && queue["pending"] as? Int == 0)
@@ -431,7 +442,7 @@ final class Stack: @unchecked Sendable {
         let stack = try Stack()
         try await stack.startMock()
         try await stack.startDaemon()
-        let watch = try BackgroundProcess(stack.ctlBinary, ["watch", "--timeout", "30", "--socket", stack.socket], deadline: .seconds(60))
+        let watch = try await BackgroundProcess.start(stack.ctlBinary, ["watch", "--timeout", "30", "--socket", stack.socket], deadline: .seconds(60))
         _ = try await watch.waitForLine(containing: "hello")
         try await stack.startAndAnswerAllButLast()
         _ = try await stack.ctl(["answer"] + Stack.common.last!)
@@ -451,7 +462,7 @@ final class Stack: @unchecked Sendable {
         let dir = try TemporaryDirectory(prefix: "demo")
         defer { dir.remove() }
         let surveyctl = PackagePaths.executable("surveyctl")
-        let demo = try BackgroundProcess(PackagePaths.executable("surveyd"), ["--demo", "--state-dir", dir.path], currentDirectory: PackagePaths.root, deadline: .seconds(60))
+        let demo = try await BackgroundProcess.start(PackagePaths.executable("surveyd"), ["--demo", "--state-dir", dir.path], currentDirectory: PackagePaths.root, deadline: .seconds(60))
         let line = try await demo.waitForLine(containing: "control socket:")
         let socket = String(line.split(separator: ":", maxSplits: 1).last ?? "").trimmingCharacters(in: .whitespaces)
         #expect(socket == dir.path + "/surveyd.sock")
@@ -481,7 +492,7 @@ final class Stack: @unchecked Sendable {
         let lost = try await runProcess(surveyd, ["--demo", "--state-dir", dir.path], currentDirectory: dir.url, deadline: .seconds(30))
         #expect(lost.status == 1)
         #expect(lost.stderr.contains("run surveyd --demo from the repository root or give --fixtures PATH"), "\(lost.stderr)")
-        let demo = try BackgroundProcess(surveyd, ["--demo", "--fixtures", PackagePaths.mock.path, "--state-dir", dir.path], currentDirectory: dir.url, deadline: .seconds(60))
+        let demo = try await BackgroundProcess.start(surveyd, ["--demo", "--fixtures", PackagePaths.mock.path, "--state-dir", dir.path], currentDirectory: dir.url, deadline: .seconds(60))
         let line = try await demo.waitForLine(containing: "control socket:")
         let socket = String(line.split(separator: ":", maxSplits: 1).last ?? "").trimmingCharacters(in: .whitespaces)
         let status = try await runProcess(PackagePaths.executable("surveyctl"), ["status", "--json", "--socket", socket], deadline: .seconds(30))

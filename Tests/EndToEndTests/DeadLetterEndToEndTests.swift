@@ -8,7 +8,7 @@ extension DaemonEndToEndTests {
     /// The mock rejects the stage (`isSuccess: false`, stored under the key); once the fault is
     /// cleared, `requeue --keep-key` gets the stored rejection again, and a plain `requeue` sends
     /// it under a new key: accepted once, and its session records the follow-up stage.
-    @Test func aRejectedDeadLetterIsRequeuedWithANewKeyAndDeliveredOnce() async throws {
+    @Test(.timeLimit(.minutes(10))) func aRejectedDeadLetterIsRequeuedWithANewKeyAndDeliveredOnce() async throws {
         let stack = try Stack()
         try await stack.startMock(["--reject-share", "1"])
         try await stack.startDaemon()
@@ -53,7 +53,7 @@ extension DaemonEndToEndTests {
 
     /// An unreadable reply leaves the outcome unknown: `requeue` keeps the key (the server may
     /// hold the submission under it); `--new-key` overrides, after a restart too.
-    @Test func anUnknownOutcomeKeepsItsKeyUnlessToldOtherwise() async throws {
+    @Test(.timeLimit(.minutes(10))) func anUnknownOutcomeKeepsItsKeyUnlessToldOtherwise() async throws {
         let stack = try Stack()
         try await stack.startMock()
         try await stack.startDaemon()
@@ -94,7 +94,7 @@ extension DaemonEndToEndTests {
     }
 
     /// Dead-letter ids are parsed strictly: anything but the id's canonical text is no dead letter.
-    @Test func deadLetterIdsAreStrict() async throws {
+    @Test(.timeLimit(.minutes(10))) func deadLetterIdsAreStrict() async throws {
         let stack = try Stack()
         try await stack.startMock(["--reject-share", "1"])
         try await stack.startDaemon()
@@ -132,7 +132,7 @@ extension Stack {
     /// than `refusals` refusals (nil: whatever it logged); returns the letter, and fails otherwise.
     func waitForOneDeadLetter(after refusals: Int? = 0) async throws -> [String: Any] {
         var letters: [[String: Any]] = []
-        #expect(try await eventually(every: .milliseconds(100)) {
+        #expect(try await waitFor("one dead letter after \(refusals.map(String.init) ?? "any") refusals") {
             let logged = (daemon?.errorOutput ?? "").components(separatedBy: "submission refused for good").count - 1
             guard logged > refusals ?? -1 else { return false }
             letters = try await deadLetters()
@@ -144,7 +144,7 @@ extension Stack {
     /// Polls (for up to 10 s) until the mock has recorded `count` accepted submissions, then waits
     /// a little more, so that a second delivery would show; returns the records.
     func waitForRecords(_ count: Int) async throws -> [[String: Any]] {
-        #expect(try await eventually(every: .milliseconds(100)) { try records().count >= count }, "fewer than \(count) records in time")
+        #expect(try await waitFor("\(count) submissions at the server") { try records().count >= count }, "fewer than \(count) records in time")
         try await Task.sleep(for: .milliseconds(500))
         return try records()
     }

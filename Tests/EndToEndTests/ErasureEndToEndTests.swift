@@ -81,7 +81,7 @@ final class KioskVisitor {
 /// purge`, no file of the state directory holds a word of a delivered or abandoned respondent, in
 /// any encoding; the open respondents' answers survive a restart and are delivered. The daemon
 /// logs at debug level throughout, and no answer reaches its log.
-@Suite(.serialized) struct ErasureEndToEndTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct ErasureEndToEndTests {
     static let kioskFlags = ["--kiosk-listen", "127.0.0.1:0", "--log-level", "debug"]
 
     /// Each respondent's name and e-mail address: words no file should hold once they are erased.
@@ -97,7 +97,7 @@ final class KioskVisitor {
         var daemon = try await stack.startDaemon(Self.kioskFlags + ["--idle-timeout", "30"])
         _ = try await stack.ctl(["start", "--lang", "en"])
         try await stack.answer(Self.words("Pelicanidle").map { [$0] } + [[Self.words("Pelicanidle")[1]]])
-        #expect(try await eventually(timeout: .seconds(90), every: .milliseconds(200)) {
+        #expect(try await stack.waitFor("the idle timeout to close the session", timeout: .seconds(90), every: .milliseconds(200)) {
             (try await stack.status()["sessions"] as? [[String: Any]])?.isEmpty == true
         }, "the idle timeout closed the session")
         #expect(await daemon.stop() == 0)
@@ -141,7 +141,7 @@ final class KioskVisitor {
         // The last one is refused (not a number): the page quotes it back, the log must not.
         for value in [urchin[0], urchin[1], urchin[1], urchin[0]] { try await openOnKiosk.answer(value) }
         #expect(openOnKiosk.hidden("question") == "age" && openOnKiosk.page.contains("id=\"answer-error\""), "\(openOnKiosk.page.prefix(600))")
-        #expect(try await eventually(timeout: .seconds(15), every: .milliseconds(200)) {
+        #expect(try await stack.waitFor("four uploads at the server", timeout: .seconds(60), every: .milliseconds(200)) {
             let pending = try await stack.queue()["pending"] as? Int
             let delivered = try stack.records().count
             return pending == 0 && delivered == 4
@@ -173,7 +173,7 @@ final class KioskVisitor {
         let kioskID = try #require(open.compactMap { $0["id"] as? String }.first { $0 != openID })
         try await stack.answer([["--session", openID, tern[1]], ["--session", openID, "30"], ["--session", openID, "2"]])
         try await stack.answer([["--session", kioskID, "30"], ["--session", kioskID, "2"]])
-        #expect(try await eventually(timeout: .seconds(15), every: .milliseconds(200)) { (try stack.records().count) == 6 }, "the uploads reached the server")
+        #expect(try await stack.waitFor("six uploads at the server after the restart", timeout: .seconds(60), every: .milliseconds(200)) { (try stack.records().count) == 6 }, "the uploads reached the server")
         let names = Set(try stack.records().compactMap { ($0["answers"] as? [String: Any])?["name"] as? String })
         #expect(names.isSuperset(of: [tern[0], urchin[0]]), "\(names)")
         #expect(await daemon.stop() == 0)

@@ -6,7 +6,7 @@ import Testing
 /// hold-off: `status` announces when the next upload really starts and why, the metrics show the
 /// hold-off, and once the server is well again the upload starts at the announced time by itself,
 /// without a flush.
-@Suite(.serialized) struct HoldOffEndToEndTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct HoldOffEndToEndTests {
     @Test func theAnnouncedRetryIsWhenTheUploadStarts() async throws {
         let stack = try Stack()
         stack.deadline = .seconds(180)
@@ -41,7 +41,7 @@ import Testing
         #expect(!metrics.bodyText.contains(#"surveyd_delivery_hold_off_seconds{status="503"} 0"#), "\(metrics.bodyText)")
 
         try await stack.setMockFaults("{}")
-        #expect(try await eventually(timeout: .seconds(60), every: .milliseconds(50)) { try stack.records().count == 1 })
+        #expect(try await stack.waitFor("the upload at the server", timeout: .seconds(60), every: .milliseconds(50)) { try stack.records().count == 1 })
         // When the server received the upload, not when this test saw it: on a loaded machine the
         // test's polling can lag by seconds.
         let record = try #require(try stack.records().first)

@@ -7,7 +7,7 @@ import Testing
 
 /// The state directory under real conditions, with the built binaries: a file system that fills
 /// up, a damaged session journal, file modes loosened by hand.
-@Suite(.serialized) struct StorageEndToEndTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct StorageEndToEndTests {
     /// The state directory on a 2 MiB tmpfs, filled to ENOSPC while a session is open: nothing
     /// is acknowledged that is not durable, status shows the failure (and surveyctl status exits
     /// 74), answering resumes by itself once space is freed, and nothing acknowledged is lost,
@@ -67,7 +67,7 @@ import Testing
 
         // Space comes back: the daemon finds out by itself, no restart, no request needed.
         unlink(filler)
-        let recovered = try await eventually(every: .milliseconds(100)) { try await stack.ctl(["status"]).status == 0 }
+        let recovered = try await stack.waitFor("the journal to recover once space was freed") { try await stack.ctl(["status"]).status == 0 }
         #expect(recovered, "the journal did not recover once space was freed")
         let healthy = try await stack.ctl(["health"])
         #expect(healthy.status == 0 && healthy.stdout == "ready\n", "\(healthy.stdout) \(healthy.stderr)")

@@ -23,7 +23,22 @@ private func smallSegments(_ size: Int = 4096, encrypted: Bool = false) -> Submi
     return o
 }
 
-@Suite struct SubmissionQueueTests {
+@Suite(.timeLimit(.minutes(5))) struct SubmissionQueueTests {
+    /// Closing ends the queue's threads (its journal's writer and the actor's own); a call that
+    /// comes after still gets its answer, on a thread that ends with it.
+    @Test func closingEndsTheQueuesThreads() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let queue = try SubmissionQueue(directory: dir.path, logger: logger)
+        _ = try await queue.enqueueNew(metadata(1), body: body(1))
+        #expect(queue.threadsRunning.count == 2, "\(queue.threadsRunning)")
+        queue.close()
+        #expect(queue.threadsRunning.isEmpty, "\(queue.threadsRunning)")
+        #expect(await queue.counts().pending == 1)
+        #expect(await eventually { queue.threadsRunning.isEmpty }, "\(queue.threadsRunning)")
+        await #expect(throws: StorageError.self) { try await queue.enqueueNew(metadata(2), body: body(2)) }
+    }
+
     @Test func pendingIsFIFOAndSurvivesReopenWithBodiesFromDisk() async throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }

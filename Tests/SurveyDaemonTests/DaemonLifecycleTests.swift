@@ -8,7 +8,7 @@ import Testing
 
 /// The whole daemon in process: it starts, stops when its task is cancelled, and on the way out
 /// closes its journals and shuts its HTTP client down (asynchronously).
-@Suite struct DaemonLifecycleTests {
+@Suite(.timeLimit(.minutes(5))) struct DaemonLifecycleTests {
     @Test func stoppingClosesTheJournalsAndTheHTTPClient() async throws {
         let dir = try TemporaryDirectory(prefix: "dl")
         defer { dir.remove() }
@@ -16,8 +16,12 @@ import Testing
         let daemon = try await Daemon(configuration: configuration, version: "test", logger: Logger(label: "t"))
         let (running, endpoints) = await InProcessDaemon.start(daemon)
         #expect(endpoints != nil, "the daemon stopped before it was ready")
+        #expect(daemon.threadsRunning.count == 3, "the journals' writers and the queue's thread run: \(daemon.threadsRunning)")
         running.cancel()
         _ = await running.result
+        // Every thread it started has ended (its stop checks this too; the control server's event
+        // loop has ended once its shutdown completed).
+        #expect(daemon.threadsRunning.isEmpty, "\(daemon.threadsRunning)")
         // Shut down already: a second shutdown is refused.
         await #expect(throws: HTTPClientError.alreadyShutdown) { try await daemon.httpClient.shutdown() }
         // The state directory's lock was released: another daemon opens it.

@@ -8,7 +8,7 @@ import Testing
 
 /// Log lines go to stderr through a bounded buffer and a thread of their own: in order, dropped
 /// and counted (never waited for) when the sink does not take them, flushed before an exit.
-@Suite struct LogLineWriterTests {
+@Suite(.timeLimit(.minutes(5))) struct LogLineWriterTests {
     /// A sink that records lines, and that can be held shut: until `open()`, the line it is
     /// given blocks the writer's thread inside it, as a `write(2)` to a full pipe would.
     final class Sink: Sendable {
@@ -36,6 +36,7 @@ import Testing
     @Test func linesArriveInOrder() {
         let sink = Sink()
         let writer = LogLineWriter(capacity: 10_000, sink: sink.write)
+        defer { #expect(writer.stop(timeout: .seconds(60))) }
         let expected = (0..<2_000).map { "line \($0)\n" }
         for line in expected { #expect(writer.enqueue(line)) }
         #expect(writer.flush(timeout: .seconds(60)))
@@ -46,6 +47,7 @@ import Testing
     @Test func theHandlerKeepsItsFormatThroughTheWriter() {
         let sink = Sink()
         let writer = LogLineWriter(sink: sink.write)
+        defer { #expect(writer.stop(timeout: .seconds(60))) }
         let log = Logger(label: "surveyd") { label in
             DaemonLogHandler(label: label, journal: true, level: DaemonLogLevel(.debug), metadataProvider: nil, write: { writer.enqueue($0) })
         }
@@ -60,7 +62,10 @@ import Testing
     @Test func aSinkThatTakesNothingMakesTheWriterDropAndCountNotWait() throws {
         let sink = Sink(held: true)
         let writer = LogLineWriter(capacity: 4, sink: sink.write)
-        defer { sink.open() }
+        defer {
+            sink.open()
+            #expect(writer.stop(timeout: .seconds(60)))
+        }
         #expect(writer.enqueue("0\n"))
         // The writer's thread is inside the sink with line 0, and stays there.
         try #require(sink.entered.wait(timeout: .now() + 60) == .success)
@@ -83,6 +88,7 @@ import Testing
     @Test func flushDeliversEverythingPending() throws {
         let sink = Sink(held: true)
         let writer = LogLineWriter(capacity: 1_000, sink: sink.write)
+        defer { #expect(writer.stop(timeout: .seconds(60))) }
         let expected = (0..<500).map { "line \($0)\n" }
         for line in expected { #expect(writer.enqueue(line)) }
         try #require(sink.entered.wait(timeout: .now() + 60) == .success)
@@ -91,6 +97,31 @@ import Testing
         DispatchQueue.global().async { sink.open() }
         #expect(writer.flush(timeout: .seconds(60)))
         #expect(sink.all == expected)
+    }
+
+    @Test func stopWritesWhatIsPendingAndEndsTheThread() throws {
+        let sink = Sink(held: true)
+        let writer = LogLineWriter(capacity: 100, sink: sink.write)
+        #expect(!writer.isRunning, "no thread before the first line")
+        for line in 0..<3 { #expect(writer.enqueue("\(line)\n")) }
+        try #require(sink.entered.wait(timeout: .now() + 60) == .success)
+        #expect(writer.isRunning)
+        // Held inside the sink, the thread cannot end: the stop says so when its time is up.
+        #expect(!writer.stop(timeout: .milliseconds(1)))
+        sink.open()
+        #expect(writer.stop(timeout: .seconds(60)))
+        #expect(!writer.isRunning)
+        #expect(sink.all == ["0\n", "1\n", "2\n"])
+        // After the stop a line is dropped and counted; nothing waits for a thread that is gone.
+        #expect(!writer.enqueue("late\n"))
+        #expect(writer.droppedLines == 1)
+        #expect(writer.flush(timeout: .seconds(60)))
+        #expect(writer.stop(timeout: .seconds(60)))
+    }
+
+    @Test func aWriterThatNeverWroteStopsAtOnce() {
+        let writer = LogLineWriter(sink: { _ in })
+        #expect(writer.stop(timeout: .zero))
     }
 
     @Test func theDropNoticeIsAWarningInTheHandlersFormat() {
@@ -103,7 +134,10 @@ import Testing
     @Test func theDroppedLinesAreCountedInTheMetrics() throws {
         let sink = Sink(held: true)
         let writer = LogLineWriter(capacity: 1, sink: sink.write)
-        defer { sink.open() }
+        defer {
+            sink.open()
+            #expect(writer.stop(timeout: .seconds(60)))
+        }
         let exporter = MetricsExporter(logWriter: writer)
         let snapshot = MetricsExporter.Snapshot(counts: nil, now: Date(), connectivity: .unknown, journals: [], ready: true)
         func scrape() throws -> Double? {

@@ -57,6 +57,7 @@ public enum Rendering {
         if let last = s.queue.lastDeliveryAt { lines.append("  last delivery: \(last)") }
         if let next = s.queue.nextRetryAt { lines.append("  next retry: \(next)") }
         if let hold = s.queue.holdOff { lines.append("  holding off: \(hold.reason), until \(hold.until)") }
+        if let waiting = s.queue.waiting { lines.append("  waiting: \(waiting.reason)" + (waiting.until.map { "; at the latest until \($0)" } ?? "")) }
         if let bytes = s.queue.bytesOnDisk { lines.append("  on disk: \(bytes) bytes") }
         if s.queue.dead > 0 { lines.append("  dead letters need attention: `surveyctl dead` lists them, `surveyctl requeue ID` retries one") }
         if let paused = s.paused {

@@ -33,6 +33,9 @@ public struct StatusView: Sendable, Hashable, Codable {
         public var bytesOnDisk: Int?
         /// Why no upload starts before a time, while the server's 429/503 holds uploads back.
         public var holdOff: HoldOff?
+        /// Why the next upload waits (the server could not be reached, or a failed upload's
+        /// backoff) and until when at the latest; absent when nothing waits.
+        public var waiting: Waiting?
 
         public init(pending: Int, inFlight: Int, dead: Int, delivered: Int, oldestPendingAgeSeconds: Double?, lastDeliveryAt: String?, nextRetryAt: String?, bytesOnDisk: Int? = nil) {
             self.bytesOnDisk = bytesOnDisk
@@ -43,6 +46,20 @@ public struct StatusView: Sendable, Hashable, Codable {
             self.oldestPendingAgeSeconds = oldestPendingAgeSeconds
             self.lastDeliveryAt = lastDeliveryAt
             self.nextRetryAt = nextRetryAt
+        }
+    }
+
+    /// Why the next upload waits, and until when at the latest.
+    public struct Waiting: Sendable, Hashable, Codable {
+        /// In plain words, e.g. `the survey server could not be reached (connectivity check at …);
+        /// delivery goes on as soon as a check succeeds`.
+        public var reason: String
+        /// The latest time the next attempt starts (a successful connectivity check may start it sooner).
+        public var until: String?
+
+        public init(reason: String, until: String?) {
+            self.reason = reason
+            self.until = until
         }
     }
 

@@ -49,6 +49,7 @@ extension Journal {
             if closing && state.withLock({ $0.pending.isEmpty }) { break }
         }
         if unsyncedSince != nil && !failed { syncWritten() }
+        writerRunning.store(false, ordering: .releasing)
         writerDone.signal()
     }
 

@@ -63,6 +63,8 @@ public final class Journal: Sendable {
     let state: Mutex<State>
     let wakeup = DispatchSemaphore(value: 0)
     let writerDone = DispatchSemaphore(value: 0)
+    /// True from the writer thread's start until its loop has ended (``close()`` waits for that).
+    let writerRunning = Atomic<Bool>(true)
     let options: JournalOptions
     /// Every system call goes through it (and `options.fileOperations`, the seam).
     let io: FileIO
@@ -228,6 +230,9 @@ public final class Journal: Sendable {
             if let err { cont.resume(throwing: err) } else { wakeup.signal() }
         }
     }
+
+    /// Whether the writer thread still runs: true until ``close()`` has returned.
+    public var writerThreadRunning: Bool { writerRunning.load(ordering: .acquiring) }
 
     /// Stops the writer after it has committed what is pending, and releases the directory lock.
     public func close() {

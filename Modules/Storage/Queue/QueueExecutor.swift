@@ -9,12 +9,16 @@ import Foundation
 import Synchronization
 
 /// A serial executor that runs its jobs in order on one thread, started when it is made and
-/// ended when it is released (after the jobs already given to it).
+/// ended by ``finish(waitingAtMost:)`` (or when it is released), after the jobs already given to it.
+/// A job given to it after that runs on a thread started for it, which ends once nothing is left
+/// to run: the queue's owner can stop the thread when it stops, and a late call still runs.
 final class QueueExecutor: SerialExecutor, @unchecked Sendable {
     private struct State {
         var jobs: [UnownedJob] = []
         var first = 0
-        var released = false
+        var finished = false
+        /// A thread runs the jobs (or waits for them).
+        var threadRunning = false
     }
 
     /// The jobs waiting, shared with the thread; the executor itself is not retained by it, so
@@ -22,38 +26,79 @@ final class QueueExecutor: SerialExecutor, @unchecked Sendable {
     private final class Shared: Sendable {
         let state = Mutex(State())
         let wakeup = DispatchSemaphore(value: 0)
+        /// Signalled by each thread as it ends.
+        let ended = DispatchSemaphore(value: 0)
+        let name: String
+        init(name: String) { self.name = name }
     }
 
-    private let shared = Shared()
+    private let shared: Shared
 
     init(name: String) {
-        let shared = shared
-        let executor = UnownedSerialExecutor(ordinary: self)
-        let thread = Thread {
-            while let job = Self.next(shared) {
-                job.runSynchronously(on: executor)
-            }
-        }
-        thread.name = name
-        thread.start()
+        shared = Shared(name: name)
+        shared.state.withLock { $0.threadRunning = true }
+        Self.startThread(shared, executor: UnownedSerialExecutor(ordinary: self))
     }
 
     deinit {
-        shared.state.withLock { $0.released = true }
+        shared.state.withLock { $0.finished = true }
         shared.wakeup.signal()
     }
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        shared.state.withLock { $0.jobs.append(job) }
-        shared.wakeup.signal()
+        let start = shared.state.withLock { s in
+            s.jobs.append(job)
+            guard !s.threadRunning else { return false }
+            s.threadRunning = true
+            return true
+        }
+        if start {
+            Self.startThread(shared, executor: UnownedSerialExecutor(ordinary: self))
+        } else {
+            shared.wakeup.signal()
+        }
     }
 
     func asUnownedSerialExecutor() -> UnownedSerialExecutor {
         UnownedSerialExecutor(ordinary: self)
     }
 
-    /// The next job, waiting for one; nil once the executor was released and nothing is left.
+    /// Lets the thread end once the jobs given so far have run, and waits for that at most
+    /// `limit`. Blocks: call it off the concurrency pool and off any event loop. Returns whether
+    /// no thread runs any more.
+    @discardableResult
+    func finish(waitingAtMost limit: Duration) -> Bool {
+        let running = shared.state.withLock { s in
+            s.finished = true
+            return s.threadRunning
+        }
+        guard running else { return true }
+        shared.wakeup.signal()
+        let (seconds, attoseconds) = limit.components
+        let deadline = DispatchTime.now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+        while threadRunning {
+            if shared.ended.wait(timeout: deadline) == .timedOut { return !threadRunning }
+        }
+        return true
+    }
+
+    /// Whether a thread of this executor runs (or waits for jobs).
+    var threadRunning: Bool { shared.state.withLock { $0.threadRunning } }
+
+    private static func startThread(_ shared: Shared, executor: UnownedSerialExecutor) {
+        let thread = Thread {
+            while let job = Self.next(shared) {
+                job.runSynchronously(on: executor)
+            }
+            shared.ended.signal()
+        }
+        thread.name = shared.name
+        thread.start()
+    }
+
+    /// The next job, waiting for one; nil (and the thread no longer counted) once the executor is
+    /// finished and nothing is left.
     private static func next(_ shared: Shared) -> UnownedJob? {
         while true {
             let taken: UnownedJob?? = shared.state.withLock { s in
@@ -67,7 +112,9 @@ final class QueueExecutor: SerialExecutor, @unchecked Sendable {
                     }
                     return .some(s.jobs[s.first])
                 }
-                return s.released ? .some(nil) : nil
+                guard s.finished else { return nil }
+                s.threadRunning = false
+                return .some(nil)
             }
             if let taken { return taken }
             shared.wakeup.wait()

@@ -72,8 +72,19 @@ public actor SubmissionQueue {
         journal.recoveryReport.map { "\($0.kind.rawValue) in \(journal.directory)/\($0.segment) at byte \($0.offset); the bytes are kept at \($0.keptAt)" }
     }
 
-    /// Stops accepting changes and closes the journal.
-    public nonisolated func close() { journal.close() }
+    /// Stops accepting changes, closes the journal and ends the queue's thread (waiting for it at
+    /// most `threadLimit`). Blocks: call it off the concurrency pool and off any event loop.
+    public nonisolated func close(threadLimit: Duration = .seconds(10)) {
+        journal.close()
+        executor.finish(waitingAtMost: threadLimit)
+    }
+
+    /// The threads of this queue that still run: its journal's writer and the actor's own thread
+    /// (none once ``close(threadLimit:)`` has returned, unless a call came in after it).
+    public nonisolated var threadsRunning: [String] {
+        (journal.writerThreadRunning ? ["\(journal.directory) journal writer"] : [])
+            + (executor.threadRunning ? ["\(journal.directory) queue thread"] : [])
+    }
 
     // MARK: Changes
 

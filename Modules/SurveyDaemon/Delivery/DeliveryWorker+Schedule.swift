@@ -27,6 +27,52 @@ extension DeliveryWorker {
         public var until: Date
     }
 
+    /// Why the next upload waits and until when at the latest, for `surveyctl status`: the
+    /// server could not be reached, or the earliest pending submission waits out its backoff after
+    /// a failed upload. Nil when nothing waits (a submission due now, none pending, or the
+    /// ``holdOff`` and the pause, which status shows on their own).
+    public struct Waiting: Sendable, Hashable {
+        public var reason: String
+        public var until: Date?
+    }
+
+    /// What the next upload waits for, if anything (see ``Waiting``).
+    public func waiting(pending: Int) -> Waiting? {
+        guard snapshotValue.paused == nil, pending > 0 else { return nil }
+        let current = timeline.elapsed()
+        if let offline = offlineWait {
+            return Waiting(
+                reason: "the survey server could not be reached (connectivity check at \(offline.since.iso8601Seconds)); delivery goes on as soon as a check succeeds",
+                until: date(of: offline.until, at: current))
+        }
+        let waiting = notBefore.filter { $0.value > current }
+        guard pending - snapshotValue.inFlight - waiting.count <= 0, let (id, time) = waiting.min(by: { $0.value < $1.value }) else { return nil }
+        let attempt = attempts[id] ?? 0
+        let reason = lastErrors[id].map { "upload \(attempt) of submission \(id) failed: \($0)" } ?? "submission \(id) waits out its backoff"
+        return Waiting(reason: "retrying after a failed upload (\(reason))", until: date(of: startAllowed(after: time), at: current))
+    }
+
+    /// The round found the server unreachable: the worker sleeps for its offline pause unless the
+    /// connectivity watcher wakes it sooner. Logged once when the wait starts.
+    func waitOffline(from current: Duration) {
+        let until = current + settings.offlinePause
+        if let wait = offlineWait {
+            offlineWait = (wait.since, until)
+            return
+        }
+        offlineWait = (now(), until)
+        logger.notice(
+            "delivery waits: the survey server cannot be reached; uploads go on as soon as a connectivity check succeeds",
+            metadata: ["longest wait": "\(settings.offlinePause)"])
+    }
+
+    /// A round reached the server again after an offline wait.
+    func endOfflineWait() {
+        guard let wait = offlineWait else { return }
+        offlineWait = nil
+        logger.info("delivery goes on: the survey server is reachable again", metadata: ["unreachable since": "\(wait.since.iso8601Seconds)"])
+    }
+
     /// The hold-off after a 429/503 while it lasts; nil when none holds uploads back.
     public var holdOff: HoldOff? {
         let current = timeline.elapsed()

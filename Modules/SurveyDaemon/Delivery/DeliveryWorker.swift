@@ -81,6 +81,9 @@ public actor DeliveryWorker: Service {
     var lastErrors: [SubmissionID: String] = [:]
     /// The refusal that started the ramp's hold-off (DeliveryWorker+Schedule.swift).
     var holdOffCause: HoldOffCause?
+    /// Since when the connectivity check has found the server unreachable, and until when (on
+    /// the timeline) the worker sleeps unless woken; nil while it is reachable (DeliveryWorker+Schedule.swift).
+    var offlineWait: (since: Date, until: Duration)?
     var snapshotValue = Snapshot(inFlight: 0, delivered: 0, lastDeliveryAt: nil, lastOutcomeOffline: false)
 
     /// - Parameters:
@@ -245,7 +248,7 @@ public actor DeliveryWorker: Service {
                 }
                 guard case .uploaded(let submission, let outcome) = step else { continue }
                 uploading -= 1
-                if case .offline = outcome { offline = true }
+                if case .offline = outcome { offline = true } else { endOfflineWait() }
                 if case .unauthorized(let status, let reason) = outcome { pause(status: status, reason: reason) }
                 let time = timeline.elapsed()
                 adjustRamp(after: outcome, at: time)
@@ -258,7 +261,10 @@ public actor DeliveryWorker: Service {
         }
         snapshotValue.inFlight = 0
         snapshotValue.lastOutcomeOffline = offline
-        if offline { return settings.offlinePause }
+        if offline {
+            waitOffline(from: timeline.elapsed())
+            return settings.offlinePause
+        }
         // A full batch means more may be pending beyond it: go on at once.
         if batch.count >= settings.batchSize { return .zero }
         // Otherwise sleep until the earliest backoff, the ramp's hold-off or its pace ends

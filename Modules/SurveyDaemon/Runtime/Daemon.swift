@@ -281,10 +281,24 @@ public final class Daemon: Sendable {
             logger.warning("the HTTP client did not shut down cleanly", metadata: ["error": "\(error)"])
         }
         do {
+            // Completes once the loop's thread has ended.
             try await controlLoops.shutdownGracefully()
         } catch {
             logger.warning("the control server's event loop did not shut down cleanly", metadata: ["error": "\(error)"])
         }
+        let left = threadsRunning
+        guard left.isEmpty else {
+            logger.error("threads of the daemon still run after its stop", metadata: ["threads": "\(left.joined(separator: ", "))"])
+            assertionFailure("threads of the daemon still run after its stop: \(left)")
+            return
+        }
         logger.info("surveyd stopped; journals closed")
+    }
+
+    /// The threads this daemon started that still run: the journals' writers and the queue's own
+    /// thread (the control server's event loop has ended once ``close()`` has shut it down). Empty
+    /// once the daemon has stopped; ``close()`` checks it.
+    var threadsRunning: [String] {
+        (sessionJournal.writerThreadRunning ? ["\(sessionJournal.directory) journal writer"] : []) + queue.queue.threadsRunning
     }
 }

@@ -169,6 +169,7 @@ public struct DaemonBackend: ControlBackend {
         )
         view.deviceId = deviceId
         view.queue.holdOff = await worker.holdOff.map { StatusView.HoldOff(reason: $0.reason, status: $0.status, until: $0.until.iso8601Seconds) }
+        view.queue.waiting = await worker.waiting(pending: counts.pending).map { StatusView.Waiting(reason: $0.reason, until: $0.until?.iso8601Seconds) }
         view.firstStageMissing = await sessions.firstStageMissing.map {
             StatusView.FirstStageMissing(stage: $0.stage, lang: $0.language, since: $0.since.iso8601Seconds)
         }

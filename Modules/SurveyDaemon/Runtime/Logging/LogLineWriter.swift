@@ -11,7 +11,8 @@ import Foundation
 /// (`surveyd_log_lines_dropped_total`). ``flush(timeout:)`` waits, for a bounded time, until
 /// every line enqueued before it is written: the process calls it before it exits.
 ///
-/// The thread starts with the first line and lives as long as the process (or the writer).
+/// The thread starts with the first line and lives until ``stop(timeout:)``: the process's own
+/// writer (``standardError``) is never stopped; every other writer is stopped by its owner.
 public final class LogLineWriter: @unchecked Sendable {
     // Every stored property below `condition` is guarded by it.
     private let condition = NSCondition()
@@ -24,6 +25,10 @@ public final class LogLineWriter: @unchecked Sendable {
     private var writing = false
     private var sleeping = false
     private var started = false
+    /// ``stop(timeout:)`` was called: the thread ends once it has written what is pending.
+    private var stopping = false
+    /// The writer's thread runs (from the first line until it has stopped).
+    private var threadRunning = false
 
     /// How many lines wait at most; more are dropped.
     public let capacity: Int
@@ -63,11 +68,9 @@ public final class LogLineWriter: @unchecked Sendable {
     public func enqueue(_ line: String) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        if !started {
-            started = true
-            let thread = Thread { [self] in drain() }
-            thread.name = "log-writer"
-            thread.start()
+        guard !stopping else {
+            droppedTotal += 1
+            return false
         }
         guard pending.count < capacity else {
             droppedSinceNotice += 1
@@ -75,8 +78,42 @@ public final class LogLineWriter: @unchecked Sendable {
             return false
         }
         pending.append(line)
+        if !started {
+            started = true
+            threadRunning = true
+            let thread = Thread { [self] in drain() }
+            thread.name = "log-writer"
+            thread.start()
+        }
         if sleeping { condition.broadcast() }
         return true
+    }
+
+    /// Writes what is pending, then ends the writer's thread, waiting at most `timeout` for
+    /// both. Lines enqueued after it are dropped and counted. Returns whether the thread has ended.
+    @discardableResult
+    public func stop(timeout: Duration) -> Bool {
+        let deadline = Self.date(after: timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        stopping = true
+        condition.broadcast()
+        while threadRunning {
+            if !condition.wait(until: deadline) { return !threadRunning }
+        }
+        return true
+    }
+
+    /// Whether the writer's thread runs.
+    public var isRunning: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return threadRunning
+    }
+
+    private static func date(after timeout: Duration) -> Date {
+        let (seconds, attoseconds) = timeout.components
+        return Date(timeIntervalSinceNow: Double(seconds) + Double(attoseconds) / 1e18)
     }
 
     /// The lines dropped since the writer was made.
@@ -90,8 +127,7 @@ public final class LogLineWriter: @unchecked Sendable {
     /// `timeout` has passed. Returns whether everything was written.
     @discardableResult
     public func flush(timeout: Duration) -> Bool {
-        let (seconds, attoseconds) = timeout.components
-        let deadline = Date(timeIntervalSinceNow: Double(seconds) + Double(attoseconds) / 1e18)
+        let deadline = Self.date(after: timeout)
         condition.lock()
         defer { condition.unlock() }
         while !pending.isEmpty || droppedSinceNotice > 0 || writing {
@@ -108,6 +144,12 @@ public final class LogLineWriter: @unchecked Sendable {
         condition.lock()
         while true {
             while pending.isEmpty && droppedSinceNotice == 0 {
+                if stopping {
+                    threadRunning = false
+                    condition.broadcast()
+                    condition.unlock()
+                    return
+                }
                 sleeping = true
                 condition.wait()
                 sleeping = false
