@@ -121,7 +121,9 @@ public final class HeldConnections: @unchecked Sendable {
 
 /// This process's open files.
 public enum OpenFiles {
-    /// Raises the soft limit of open files to the hard limit.
+    /// Raises the soft limit of open files to the hard limit, for the whole test process: from
+    /// then on descriptors above 1024 exist, which nothing in it may wait on with `select`
+    /// (Foundation's `Process` did; `SuiteRulesTests` keeps it out).
     public static func raiseSoftLimit() {
         var limit = rlimit()
         guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
