@@ -20,7 +20,7 @@ import Testing
     ])
     func aBodyCutShortOrMalformedIs400(raw: String, code: String, message: String) async throws {
         try await withControlServer(maxRequestBytes: 4096) { path, backend in
-            let reply = try await UnixHTTP.request(socket: path, raw: Data(raw.utf8), halfClose: true, deadline: 5)
+            let reply = try await UnixHTTP.request(socket: path, raw: Data(raw.utf8), halfClose: true)
             #expect(reply.status == 400, "\(reply.status) \(reply.bodyText)")
             let error = try JSONDecoder().decode(ErrorReply.self, from: reply.body)
             #expect(error.error.code == code)
@@ -36,7 +36,7 @@ import Testing
     @Test func aBodyLargerThanTheLimitIsStill413() async throws {
         try await withControlServer(maxRequestBytes: 2048) { path, _ in
             let body = #"{"values":[""# + String(repeating: "x", count: 3000) + #""]}"#
-            let reply = try await UnixHTTP.request(socket: path, raw: Data((Self.head("Content-Length: \(body.utf8.count)\r\n") + body).utf8), halfClose: true, deadline: 5)
+            let reply = try await UnixHTTP.request(socket: path, raw: Data((Self.head("Content-Length: \(body.utf8.count)\r\n") + body).utf8), halfClose: true)
             #expect(reply.status == 413)
             let error = try JSONDecoder().decode(ErrorReply.self, from: reply.body)
             #expect(error.error.code == "body_too_large")

@@ -102,7 +102,7 @@ final class GatedBackend: ForwardingToFake {
             #expect(try await held.waitUntilClosed(atLeast: 42, timeout: .seconds(20)) == 42)
             let closed = held.poll()
             #expect(closed.prefix(42).allSatisfy { $0 } && !closed.suffix(8).contains(true), "\(closed)")
-            let reply = try await UnixHTTP.request(socket: path, method: "GET", target: "/v1/status", deadline: 10)
+            let reply = try await UnixHTTP.request(socket: path, method: "GET", target: "/v1/status")
             #expect(reply.status == 200)
             // The normal request's connection closed the oldest one left.
             #expect(try await held.waitUntilClosed(atLeast: 43, timeout: .seconds(20)) == 43)
@@ -114,7 +114,7 @@ final class GatedBackend: ForwardingToFake {
         let limits = ControlConnectionLimits(readTimeout: .seconds(60), idleTimeout: .seconds(60), maxConnections: 2)
         let backend = GatedBackend()
         try await withControlServer(limits: limits, backend: backend) { path, _ in
-            let flush = Task { try await UnixHTTP.request(socket: path, method: "POST", target: "/v1/flush", deadline: 20) }
+            let flush = Task { try await UnixHTTP.request(socket: path, method: "POST", target: "/v1/flush") }
             var started = backend.started.makeAsyncIterator()
             _ = await started.next()
             // Two more: the second makes three, and the oldest without a request in progress goes.
@@ -142,7 +142,7 @@ final class GatedBackend: ForwardingToFake {
         let running = Task { try await group.run() }
         var iterator = ready.makeAsyncIterator()
         await iterator.next()
-        let flush = Task { try await UnixHTTP.request(socket: path, method: "POST", target: "/v1/flush", deadline: 20) }
+        let flush = Task { try await UnixHTTP.request(socket: path, method: "POST", target: "/v1/flush") }
         var started = backend.started.makeAsyncIterator()
         _ = await started.next()
         let held = try await HeldConnections.open(socket: path, count: 2, sending: Self.partialHead)

@@ -14,7 +14,7 @@ public enum LoopbackHTTP {
     ///   - contentType: the body's type.
     public static func request(
         port: Int, method: String, target: String, body: String? = nil, contentType: String = "application/json",
-        headers: [String: String] = [:], deadline: TimeInterval = 10
+        headers: [String: String] = [:], deadline: TimeInterval = UnixHTTP.defaultDeadline
     ) async throws -> UnixHTTP.Reply {
         var raw = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) { raw += "\(name): \(value)\r\n" }

@@ -9,6 +9,10 @@ import Foundation
 /// given (so tests can send garbage) and reads the reply until the server closes or the
 /// deadline passes. Blocking I/O runs on a thread of its own, never on the test's executor.
 ///
+/// The default deadline (60 s) only bounds a server that is stuck: a request closes its
+/// connection, so the reply ends when the server has sent it, and on a loaded machine an
+/// in-process server can take longer than 10 s to answer while hundreds of tests run beside it.
+///
 /// For what a client cannot send or see through `ControlClient`: malformed bytes, exact status
 /// codes and headers of the HTTP edge, one connection closed after each request (the
 /// connection-limit tests). A test that only uses the control API uses `ControlClient`.
@@ -25,26 +29,34 @@ public enum UnixHTTP {
     }
 
     /// Sends a request with `Connection: close` and a JSON body, and parses the reply.
-    public static func request(socket path: String, method: String, target: String, body: String? = nil, deadline: TimeInterval = 10) async throws -> Reply {
+    public static func request(socket path: String, method: String, target: String, body: String? = nil, deadline: TimeInterval = defaultDeadline) async throws -> Reply {
         var raw = "\(method) \(target) HTTP/1.1\r\nHost: surveyd\r\nConnection: close\r\n"
         if let body {
             raw += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
         } else {
             raw += "Content-Length: 0\r\n\r\n"
         }
+        let start = ContinuousClock.now
         let bytes = try await exchange(socket: path, send: Data(raw.utf8), deadline: deadline)
-        return try parse(bytes)
+        do {
+            return try parse(bytes)
+        } catch {
+            throw Failure(description: "\(method) \(target): \(error) (after \(ContinuousClock.now - start) of a \(deadline) s deadline)")
+        }
     }
+
+    /// How long a request waits for its reply at most.
+    public static let defaultDeadline: TimeInterval = 60
 
     /// Sends raw bytes and returns whatever comes back before the server closes or the deadline.
     /// - Parameter halfClose: shut the sending side down after the bytes (`shutdown(SHUT_WR)`),
     ///   as a client does that has nothing more to send.
-    public static func exchange(socket path: String, send: Data, halfClose: Bool = false, deadline: TimeInterval = 10) async throws -> Data {
+    public static func exchange(socket path: String, send: Data, halfClose: Bool = false, deadline: TimeInterval = defaultDeadline) async throws -> Data {
         try await OwnThread.run { try blockingExchange(path: path, send: send, halfClose: halfClose, deadline: deadline) }
     }
 
     /// Sends raw bytes and parses the HTTP reply.
-    public static func request(socket path: String, raw: Data, halfClose: Bool = false, deadline: TimeInterval = 10) async throws -> Reply {
+    public static func request(socket path: String, raw: Data, halfClose: Bool = false, deadline: TimeInterval = defaultDeadline) async throws -> Reply {
         try parse(try await exchange(socket: path, send: raw, halfClose: halfClose, deadline: deadline))
     }
 
