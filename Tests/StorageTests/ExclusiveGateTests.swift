@@ -101,9 +101,9 @@ private func waitForWaiters(_ user: GateUser, _ count: Int) async throws {
         }
         await user.leave(exclusive: true)
         // Each holder leaves as soon as it is let in; every waiter gets in, in arrival order. Until
-        // the last has left, however long a loaded machine takes: a deadline here once ended the
-        // loop with waiters still outside, and the wait for their tasks below never returned (the
-        // suite's time limit ends this loop instead, by cancelling its sleep).
+        // the last has left, however long a loaded machine takes: a deadline here would end the
+        // loop with waiters still outside, and the wait for their tasks below would never return
+        // (the suite's time limit ends this loop instead, by cancelling its sleep).
         var left = 0
         while left < names.count {
             let granted = await user.granted.count - 1
