@@ -48,7 +48,7 @@ public final class BackgroundProcess: Sendable {
         let (signals, signalling) = AsyncStream<Int32>.makeStream()
         let (started, starting) = AsyncStream<Result<Int32, any Error>>.makeStream()
         let configuration = Configuration(
-            executable: .path(FilePath(executable.path)), arguments: Arguments(arguments), environment: inheritedEnvironment(environment),
+            executable: .path(FilePath(executable.path)), arguments: Arguments(arguments), environment: try inheritedEnvironment(environment),
             workingDirectory: currentDirectory.map { FilePath($0.path) })
         // The child's whole life, from spawn to the end of its output and its exit status.
         Task.detached {
@@ -165,7 +165,15 @@ final class OutputLines: Sendable {
     func close() { state.withLock { $0.closed = true } }
 
     var text: String { state.withLock { String(decoding: $0.data, as: UTF8.self) } }
-    var lines: [String] { text.split(separator: "\n").map(String.init) }
+    /// The lines written whole so far; the last one without its newline only once the stream has
+    /// ended (a line still being written, e.g. `listening on 127.0.0.1:4` of port 41235, is not
+    /// taken for what it will be).
+    var lines: [String] {
+        let (text, closed) = state.withLock { (String(decoding: $0.data, as: UTF8.self), $0.closed) }
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        if !closed || lines.last == "" { lines.removeLast() }
+        return lines.filter { !$0.isEmpty }
+    }
     var closed: Bool { state.withLock { $0.closed } }
 }
 

@@ -33,11 +33,14 @@ extension TerminationStatus {
 }
 
 /// The environment of a child: this process's, with `overrides` on top.
-func inheritedEnvironment(_ overrides: [String: String]) -> Environment {
+/// - Throws: when a name cannot be a variable's (empty, or with `=` or a NUL in it).
+func inheritedEnvironment(_ overrides: [String: String]) throws -> Environment {
     var updates: [Environment.Key: String?] = [:]
     for (name, value) in overrides {
-        guard let key = Environment.Key(rawValue: name) else { continue }
-        updates[key] = value
+        guard !name.isEmpty, !name.contains("="), !name.contains("\0") else {
+            throw ChildProcessError("\(name.debugDescription) cannot name an environment variable: give a name without = or NUL")
+        }
+        updates[Environment.Key(stringLiteral: name)] = value
     }
     return .inherit.updating(updates)
 }

@@ -41,7 +41,7 @@ public func runProcess(
     let result = try await Subprocess.run(
         .path(FilePath(executable.path)),
         arguments: Arguments(arguments),
-        environment: inheritedEnvironment(environment ?? [:]),
+        environment: try inheritedEnvironment(environment ?? [:]),
         workingDirectory: currentDirectory.map { FilePath($0.path) },
         input: .inputWriter,
         output: .sequence,
