@@ -28,6 +28,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        // Only to tell a TLS certificate for another name (an intercepting network) from other failures.
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
@@ -75,6 +77,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             path: "Modules/Networking",
             swiftSettings: swiftSettings
@@ -280,7 +283,7 @@ let package = Package(
             path: "Tests/SurveyDaemonTests",
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "NetworkingTests", dependencies: ["Networking", "MockServer", "SurveyTesting", .product(name: "NIOCore", package: "swift-nio")], path: "Tests/NetworkingTests", swiftSettings: swiftSettings),
+        .testTarget(name: "NetworkingTests", dependencies: ["Networking", "MockServer", "SurveyTesting", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl")], path: "Tests/NetworkingTests", swiftSettings: swiftSettings),
         .testTarget(name: "MockServerTests", dependencies: ["MockServer", "SurveyTesting", .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOCore", package: "swift-nio")], path: "Tests/MockServerTests", swiftSettings: swiftSettings),
         .testTarget(
             name: "KioskTests",

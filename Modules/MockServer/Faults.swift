@@ -28,6 +28,27 @@ public struct Faults: Sendable, Codable, Hashable {
     /// When set, an answer upload without `Authorization: Bearer <requiredToken>` is refused
     /// with 401 (nothing recorded), as a server does after its token was rotated.
     public var requiredToken: String?
+    /// When set, every `/api/...` request is answered as a captive portal answers before its
+    /// terms are accepted, and nothing reaches the survey server behind it (see ``Portal``).
+    public var portal: Portal?
+    /// The status of the portal's redirect (`portal: redirect`): 301, 302, 303, 307 or 308.
+    public var portalRedirectStatus: Int = 302
+    /// Where the portal's redirect points; the mock server's own `/portal/login` when unset.
+    public var portalLoginURL: String?
+
+    /// The ways a captive portal answers in the survey server's place.
+    public enum Portal: String, Sendable, Codable, Hashable, CaseIterable {
+        /// `200 text/html`: a login page.
+        case html
+        /// `200 application/json` with `{}`.
+        case json
+        /// `200` with an empty body.
+        case empty
+        /// A redirect (`portalRedirectStatus`) to the login page (`portalLoginURL`).
+        case redirect
+        /// `511 Network Authentication Required`.
+        case status511
+    }
 
     public init() {}
 
@@ -42,6 +63,9 @@ public struct Faults: Sendable, Codable, Hashable {
         rejectShare = try c.decodeIfPresent(Double.self, forKey: .rejectShare) ?? 0
         hangShare = try c.decodeIfPresent(Double.self, forKey: .hangShare) ?? 0
         requiredToken = try c.decodeIfPresent(String.self, forKey: .requiredToken)
+        portal = try c.decodeIfPresent(Portal.self, forKey: .portal)
+        portalRedirectStatus = try c.decodeIfPresent(Int.self, forKey: .portalRedirectStatus) ?? 302
+        portalLoginURL = try c.decodeIfPresent(String.self, forKey: .portalLoginURL)
     }
 
     /// The shares outside 0 ... 1, named, or nil when all are valid.
@@ -50,6 +74,7 @@ public struct Faults: Sendable, Codable, Hashable {
         let bad = shares.filter { !(0 ... 1).contains($0.1) }.map(\.0)
         if !bad.isEmpty { return "shares must be between 0 and 1: \(bad.joined(separator: ", "))" }
         if latencyMilliseconds < 0 || retryAfterSeconds < 0 { return "latencyMilliseconds and retryAfterSeconds must not be negative" }
+        if ![301, 302, 303, 307, 308].contains(portalRedirectStatus) { return "portalRedirectStatus must be 301, 302, 303, 307 or 308" }
         return nil
     }
 }

@@ -10,11 +10,15 @@ extension MockSurveyServer {
     func makeRouter() -> Router<BasicRequestContext> {
         let router = Router()
         router.get("/healthz") { _, _ in Self.json(200, ["status": "ok"]) }
+        router.get("/portal/login") { _, _ in Self.loginPage(status: .ok) }
+        router.post("/portal/login") { _, _ in Self.loginPage(status: .ok) }
         router.get("/api/question/{typeID}") { [self] request, context in
+            if let portal = portalResponse() { return portal }
             let typeID = context.parameters.get("typeID") ?? ""
             return await handleQuestion(typeID: typeID, lang: lang(of: request))
         }
         router.post("/api/answers/{typeID}") { [self] request, context in
+            if let portal = portalResponse() { return portal }
             let typeID = context.parameters.get("typeID") ?? ""
             let key = request.headers[.init("Idempotency-Key")!]
             let body: ByteBuffer

@@ -5,6 +5,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import NIOCore
+import NIOSSL
 
 /// The real transport, on AsyncHTTPClient (never URLSession: FoundationNetworking on Linux has open
 /// hang and crash reports). Connection failures and timeouts become `NetworkError`s.
@@ -42,6 +43,9 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         // tracer and sets its attributes for every request (about 3 % of the daemon's CPU in a
         // replay).
         configuration.tracing.tracer = nil
+        // The survey client decides about redirects itself (`Redirects`): left to the HTTP client,
+        // an upload would follow a captive portal's 307 with the respondent's answers.
+        configuration.redirectConfiguration = .disallow
         return configuration
     }
 
@@ -60,8 +64,19 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout {
             throw NetworkError(.timeout, "No answer from \(request.url) within \(timeout); the server is slow or stuck. The call will be retried later; check the server if it persists.", cause: error)
         } catch {
+            if Self.looksIntercepted(error) {
+                throw NetworkError(.notTheServer, "The TLS certificate that answered for \(request.url) is not the survey server's (\(error)): the network may intercept connections, e.g. a Wi-Fi login page. Nothing was sent; the call will be retried. Accept the network's terms or use another network; if the server's certificate changed, fix it on the server.", cause: error)
+            }
             throw NetworkError(.connectionFailed, "Could not talk to \(request.url): \(error). The call will be retried later; check the server address and the network.", cause: error)
         }
+    }
+
+    /// A TLS handshake that failed on the peer's certificate (a certificate for another name or
+    /// one no trusted authority signed): what a network that answers in the server's place shows.
+    static func looksIntercepted(_ error: any Error) -> Bool {
+        if let extra = error as? NIOSSLExtraError { return extra == .failedToValidateHostname }
+        if let ssl = error as? NIOSSLError, case .handshakeFailed = ssl { return true }
+        return false
     }
 }
 

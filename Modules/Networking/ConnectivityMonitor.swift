@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Logging
 
 /// Answers "can the survey server be reached right now?" without sending an HTTP request.
 public protocol ConnectivityProbe: Sendable {
@@ -12,19 +13,28 @@ public protocol ConnectivityProbe: Sendable {
 
 /// Connectivity as the daemon sees it, with the time of the last change.
 public struct ConnectivityStatus: Sendable, Hashable {
-    public enum State: String, Sendable, Hashable { case unknown, online, offline }
+    /// `portal`: the server's address answers, but something else answers in its place (a captive
+    /// portal's login page, a redirect, `511`); nothing is uploaded until the server itself does.
+    public enum State: String, Sendable, Hashable, CaseIterable { case unknown, online, offline, portal }
     public var state: State
     /// When `state` last changed (nil while unknown).
     public var since: Date?
+    /// What answered in the server's place, while `state` is `portal`.
+    public var portal: PortalSighting?
 
-    public init(state: State, since: Date?) {
+    public init(state: State, since: Date?, portal: PortalSighting? = nil) {
         self.state = state
         self.since = since
+        self.portal = portal
     }
 }
 
 /// Runs a probe before calls and reuses its verdict for `reuse` (default 1 s).
 /// The current state and when it last changed are observable through `status`.
+///
+/// Once something else has answered in the server's place (``sawSomethingElse(answer:redirect:)``),
+/// a TCP connect proves nothing: the probe is then followed by the `identity` check (a request
+/// only the survey server answers in its envelope), and calls are refused until it passes.
 public actor ConnectivityMonitor {
     private let probe: any ConnectivityProbe
     private let reuse: Duration
@@ -34,15 +44,28 @@ public actor ConnectivityMonitor {
     /// Callers waiting for the probe another caller is running (nil when none runs).
     private var waiters: [CheckedContinuation<Bool, Never>]?
     public private(set) var status = ConnectivityStatus(state: .unknown, since: nil)
+    private let identity: (any ServerIdentityCheck)?
+    /// What last answered in the server's place, kept through an outage until the identity check
+    /// finds the server itself (a kiosk that loses and regains the venue's Wi-Fi meets its portal again).
+    private var sighting: PortalSighting?
+    private let logger: Logger
+    /// Told when the portal state starts (true) and ends (false).
+    private let onPortal: @Sendable (Bool) -> Void
 
     public init(
         probe: any ConnectivityProbe,
         reuse: Duration = .seconds(1),
+        identity: (any ServerIdentityCheck)? = nil,
+        logger: Logger = Logger(label: "surveyd.connectivity"),
+        onPortal: @escaping @Sendable (Bool) -> Void = { _ in },
         clock: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now },
         wallClock: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.probe = probe
         self.reuse = reuse
+        self.identity = identity
+        self.logger = logger
+        self.onPortal = onPortal
         self.clock = clock
         self.wallClock = wallClock
     }
@@ -57,8 +80,7 @@ public actor ConnectivityMonitor {
             return await withCheckedContinuation { waiters?.append($0) }
         }
         waiters = []
-        let reachable = await probe.isReachable()
-        record(reachable)
+        let reachable = await check()
         let waiting = waiters ?? []
         waiters = nil
         for waiter in waiting { waiter.resume(returning: reachable) }
@@ -71,9 +93,59 @@ public actor ConnectivityMonitor {
     /// Forgets the cached verdict, e.g. after a connection failure.
     public func invalidate() { verdict = nil }
 
-    private func record(_ reachable: Bool) {
-        verdict = (reachable, clock())
-        let state: ConnectivityStatus.State = reachable ? .online : .offline
-        if status.state != state { status = ConnectivityStatus(state: state, since: wallClock()) }
+    /// The probe, and while something else answers in the server's place, the identity check.
+    private func check() async -> Bool {
+        guard await probe.isReachable() else {
+            record(.offline)
+            return false
+        }
+        // Without an identity check, the next successful probe ends a sighting.
+        guard sighting != nil, let identity else {
+            endPortal()
+            return true
+        }
+        switch await identity.identify() {
+        case .server:
+            endPortal()
+            return true
+        case .notTheServer(let answer, let redirect):
+            sawSomethingElse(answer: answer, redirect: redirect)
+            return false
+        case .unreachable:
+            record(.offline)
+            return false
+        }
+    }
+
+    /// Something else answered in the survey server's place: the state becomes `portal`, and calls
+    /// wait until the identity check finds the server itself again. Logged once when it starts.
+    public func sawSomethingElse(answer: String, redirect: String?) {
+        let started = sighting == nil
+        sighting = PortalSighting(answer: answer, redirect: redirect, since: sighting?.since ?? wallClock())
+        record(.portal)
+        guard started else { return }
+        var metadata: Logger.Metadata = ["answer": "\(answer)"]
+        if let redirect { metadata["redirect"] = "\(redirect)" }
+        logger.warning("the network answers in the survey server's place (a captive portal or a redirect): nothing is uploaded until the survey server itself answers; accept the network's terms or use another network", metadata: metadata)
+        onPortal(true)
+    }
+
+    private func endPortal() {
+        let ended = sighting
+        sighting = nil
+        record(.online)
+        guard let sighting = ended else { return }
+        logger.notice("the survey server answers again: uploads go on", metadata: ["portal since": "\(sighting.since)"])
+        onPortal(false)
+    }
+
+    private func record(_ state: ConnectivityStatus.State) {
+        verdict = (state == .online, clock())
+        let portal = state == .portal ? sighting : nil
+        if status.state != state {
+            status = ConnectivityStatus(state: state, since: wallClock(), portal: portal)
+        } else {
+            status.portal = portal
+        }
     }
 }

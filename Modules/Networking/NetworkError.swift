@@ -31,6 +31,10 @@ public struct NetworkError: Error, Sendable, CustomStringConvertible {
         case invalidDefinition = "invalid_definition"
         /// The client is configured wrongly (bad base URL, unreadable token file).
         case configuration
+        /// Something else answered in the survey server's place (a captive portal's page, a
+        /// redirect the client does not follow, `511`, a TLS certificate for another name), or
+        /// the connectivity check found it still answering; worth retrying, never a refusal.
+        case notTheServer = "not_the_server"
     }
 
     public var code: Code
@@ -42,8 +46,11 @@ public struct NetworkError: Error, Sendable, CustomStringConvertible {
     public var retryAfter: Duration?
     /// The underlying error, when there is one.
     public var cause: (any Error & Sendable)?
+    /// Where a redirect pointed, for ``Code/notTheServer``.
+    public var redirect: String?
 
-    public init(_ code: Code, _ message: String, status: Int? = nil, retryAfter: Duration? = nil, cause: (any Error & Sendable)? = nil) {
+    public init(_ code: Code, _ message: String, status: Int? = nil, retryAfter: Duration? = nil, cause: (any Error & Sendable)? = nil, redirect: String? = nil) {
+        self.redirect = redirect
         self.code = code
         self.message = message
         self.status = status
@@ -54,7 +61,7 @@ public struct NetworkError: Error, Sendable, CustomStringConvertible {
     /// Transient failures are worth retrying later; permanent ones are kept aside.
     public var isTransient: Bool {
         switch code {
-        case .offline, .connectionFailed, .timeout, .serverBusy: true
+        case .offline, .connectionFailed, .timeout, .serverBusy, .notTheServer: true
         case .unauthorized, .rejectedRequest, .rejectedAnswers, .undecodableResponse, .invalidDefinition, .configuration: false
         }
     }

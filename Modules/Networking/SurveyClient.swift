@@ -38,8 +38,9 @@ public actor SurveyClient {
     private let transport: any HTTPTransport
     private let connectivity: ConnectivityMonitor
     private let logger: Logger
-    private var token: String?
-    private var tokenLoaded = false
+    /// The bearer token from the configuration's token file (shared with the connectivity
+    /// monitor's server check).
+    public nonisolated let token: BearerTokenFile
     private var fetches: [FetchKey: Task<Data, any Error>] = [:]
     /// URLs built so far, by path and language (percent-encoding is slow on Linux, and a
     /// daemon calls the same few URLs again and again).
@@ -48,8 +49,9 @@ public actor SurveyClient {
     private struct FetchKey: Hashable { var typeID: String; var lang: String }
     private struct URLKey: Hashable { var path: String; var lang: String }
 
-    public init(configuration: SurveyClientConfiguration, transport: any HTTPTransport, connectivity: ConnectivityMonitor, logger: Logger) {
+    public init(configuration: SurveyClientConfiguration, transport: any HTTPTransport, connectivity: ConnectivityMonitor, token: BearerTokenFile? = nil, logger: Logger) {
         self.configuration = configuration
+        self.token = token ?? BearerTokenFile(path: configuration.tokenFile)
         self.transport = transport
         self.connectivity = connectivity
         self.logger = logger
@@ -81,7 +83,7 @@ public actor SurveyClient {
         if let running = fetches[key] {
             task = running
         } else {
-            task = Task { try await self.call(method: "GET", path: "api/question/\(typeID)", lang: lang, headers: [:], body: nil).body }
+            task = Task { try await self.fetchBody(typeID: typeID, lang: lang) }
             fetches[key] = task
         }
         defer { if fetches[key] == task { fetches[key] = nil } }
@@ -92,6 +94,15 @@ public actor SurveyClient {
         } catch {
             throw NetworkError(.connectionFailed, "Fetching \(typeID) failed unexpectedly: \(error).", cause: error)
         }
+    }
+
+    /// The questionnaire's body, once it is known to be the server's envelope.
+    private func fetchBody(typeID: String, lang: String) async throws(NetworkError) -> Data {
+        let (response, url) = try await call(method: "GET", path: "api/question/\(typeID)", lang: lang, headers: [:], body: nil)
+        if let mismatch = ServerReply.questionnaireMismatch(response) {
+            throw await sawElsewhere(mismatch, redirect: nil, status: response.status, url: url)
+        }
+        return response.body
     }
 
     /// `POST /api/answers/{typeID}?lang=` with `Idempotency-Key: idempotencyKey`.
@@ -109,12 +120,15 @@ public actor SurveyClient {
         var headers = ["Content-Type": "application/json", "Idempotency-Key": idempotencyKey]
         if let deviceID = configuration.deviceID { headers["Survey-Device-Id"] = deviceID }
         if let sequence { headers["Survey-Sequence"] = String(sequence) }
-        let response = try await call(method: "POST", path: "api/answers/\(typeID)", lang: lang, headers: headers, body: body)
+        let (response, url) = try await call(method: "POST", path: "api/answers/\(typeID)", lang: lang, headers: headers, body: body)
         let result: AnswersResult
-        do {
-            result = try AnswersResult.decode(response: response.body)
-        } catch {
-            throw NetworkError(.undecodableResponse, "The survey server's answer to the upload for \(typeID) could not be decoded: \(error.message). It is kept aside; check the server version.", status: response.status, cause: error)
+        switch ServerReply.upload(response) {
+        case .answers(let answers):
+            result = answers
+        case .undecodable(let detail):
+            throw NetworkError(.undecodableResponse, "The survey server's answer to the upload for \(typeID) could not be read (\(detail)), so whether it stored the answers is unknown. The upload is sent again with the same Idempotency-Key, a few times, then kept aside; check the server version if it persists.", status: response.status)
+        case .notTheServer(let description):
+            throw await sawElsewhere(description, redirect: nil, status: response.status, url: url)
         }
         guard result.isSuccess else {
             throw NetworkError(.rejectedAnswers, "The survey server rejected the answers for \(typeID) (isSuccess: false); retrying the same answers will not help. Inspect them and requeue or drop them.", status: response.status)
@@ -122,37 +136,57 @@ public actor SurveyClient {
         return result
     }
 
-    /// Checks connectivity, sends, re-reads the token once on 401 and classifies the status.
-    private func call(method: String, path: String, lang: String, headers: [String: String], body: ByteBuffer?) async throws(NetworkError) -> TransportResponse {
+    /// Checks connectivity, sends, re-reads the token once on 401 and classifies the status: a
+    /// redirect the client does not follow and a 511 are not the survey server's answers. Returns
+    /// the response and the URL that answered it.
+    private func call(method: String, path: String, lang: String, headers: [String: String], body: ByteBuffer?) async throws(NetworkError) -> (TransportResponse, String) {
         let url = try makeURL(path: path, lang: lang)
         guard await connectivity.isReachable() else {
+            if let portal = await connectivity.status.portal {
+                throw NetworkError(.notTheServer, "Something else answers in the place of the survey server at \(configuration.baseURL.absoluteString) (\(portal.answer)), e.g. a Wi-Fi login page; nothing was sent. The call will be made once the server itself answers: accept the network's terms or use another network.", redirect: portal.redirect)
+            }
             throw NetworkError(.offline, "The survey server at \(configuration.baseURL.absoluteString) cannot be reached (connectivity check); nothing was sent. The call will be made when it is back; check the network if this lasts.")
         }
-        var response = try await send(method: method, url: url, headers: headers, body: body, reloadToken: false)
+        var (response, answered) = try await send(method: method, url: url, headers: headers, body: body, reloadToken: false)
         if response.status == 401, configuration.tokenFile != nil {
             logger.info("survey server answered 401; reading the token file again", metadata: ["url": "\(url)"])
-            response = try await send(method: method, url: url, headers: headers, body: body, reloadToken: true)
+            (response, answered) = try await send(method: method, url: url, headers: headers, body: body, reloadToken: true)
+        }
+        if let elsewhere = ServerReply.elsewhere(response, url: answered, base: configuration.baseURL) {
+            throw await sawElsewhere(elsewhere.answer, redirect: elsewhere.redirect, status: response.status, url: url)
         }
         guard (200 ..< 300).contains(response.status) else {
             let retryAfter = response.headers["retry-after"].flatMap { RetryAfter.parse($0, now: Date()) }
             throw NetworkError.forStatus(response.status, url: url, retryAfter: retryAfter, body: String(decoding: response.body, as: UTF8.self))
         }
-        return response
+        return (response, answered)
     }
 
-    private func send(method: String, url: String, headers: [String: String], body: ByteBuffer?, reloadToken: Bool) async throws(NetworkError) -> TransportResponse {
+    /// Records that something else answered in the server's place, and the error that says so.
+    private func sawElsewhere(_ answer: String, redirect: String?, status: Int?, url: String) async -> NetworkError {
+        await connectivity.sawSomethingElse(answer: answer, redirect: redirect)
+        var message = "Something else answered in the place of the survey server for \(url): \(answer). It is not the server's reply, so nothing is decided: the call is made again once the survey server itself answers. If the network shows a login page (a captive portal), accept its terms or use another network."
+        if let redirect, let target = URL(string: redirect), !Redirects.sameOrigin(target, configuration.baseURL) {
+            message += " The server URL redirects to \(redirect): set serverURL to it if that is the survey server."
+        }
+        return NetworkError(.notTheServer, message, status: status, redirect: redirect)
+    }
+
+    private func send(method: String, url: String, headers: [String: String], body: ByteBuffer?, reloadToken: Bool) async throws(NetworkError) -> (TransportResponse, String) {
         var headers = headers
         headers["User-Agent"] = configuration.userAgent
         headers["Accept"] = "application/json"
-        if let token = try loadToken(reload: reloadToken) { headers["Authorization"] = "Bearer \(token)" }
+        if let token = try token.token(reload: reloadToken) { headers["Authorization"] = "Bearer \(token)" }
         // Every HTTP request passes here, after the connectivity check: at debug level the log
         // shows each one (never its body), which is how the end-to-end tests see that nothing is
         // sent while offline.
         logger.debug("sending a request to the survey server", metadata: ["method": "\(method)", "url": "\(url)"])
         do {
-            return try await transport.send(TransportRequest(method: method, url: url, headers: headers, body: body), timeout: configuration.readTimeout)
+            return try await transport.sendFollowingOrigin(
+                TransportRequest(method: method, url: url, headers: headers, body: body), origin: configuration.baseURL, timeout: configuration.readTimeout)
         } catch {
             if error.code == .connectionFailed { await connectivity.invalidate() }
+            if error.code == .notTheServer { await connectivity.sawSomethingElse(answer: error.message, redirect: nil) }
             throw error
         }
     }
@@ -160,21 +194,7 @@ public actor SurveyClient {
     /// Forgets the token read from the token file, so that the next request reads the file again
     /// (the daemon's reload on SIGHUP).
     public func reloadToken() {
-        tokenLoaded = false
-        token = nil
-    }
-
-    private func loadToken(reload: Bool) throws(NetworkError) -> String? {
-        guard let file = configuration.tokenFile else { return nil }
-        if tokenLoaded, !reload { return token }
-        do {
-            let text = try String(contentsOfFile: file, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-            token = text.isEmpty ? nil : text
-            tokenLoaded = true
-            return token
-        } catch {
-            throw NetworkError(.configuration, "The token file \(file) cannot be read: \(error). Make it readable by surveyd.", cause: error)
-        }
+        token.forget()
     }
 
     /// A typeID names one path segment: letters, digits, `-` and `_`, at most 128 characters. Anything
@@ -200,7 +220,7 @@ public actor SurveyClient {
         return url
     }
 
-    private static func buildURL(base: URL, path: String, lang: String) throws(NetworkError) -> String {
+    static func buildURL(base: URL, path: String, lang: String) throws(NetworkError) -> String {
         guard let scheme = base.scheme?.lowercased(), scheme == "http" || scheme == "https", base.host != nil else {
             throw NetworkError(.configuration, "The base URL \(base.absoluteString) is not http(s)://host[:port]; fix the server URL in the configuration.")
         }

@@ -75,11 +75,19 @@ import Testing
         #expect(error?.message.contains("isSuccess: false") == true)
     }
 
-    @Test(arguments: ["not json", "{\"status\":200}", "{\"status\":200,\"data\":{\"isSuccess\":\"yes\"}}"])
-    func undecodableBodiesArePermanent(body: String) async {
-        let error = await uploadError(status: 200, body: Data(body.utf8))
-        #expect(error?.code == .undecodableResponse)
+    /// The server's own reply (its envelope, or a body it declared as JSON) that cannot be read:
+    /// the outcome is unknown, which the delivery worker retries a few times under the same key.
+    @Test(arguments: [
+        ("not json", ["Content-Type": "application/json"]),
+        ("{\"status\": 200, \"data\": ", ["Content-Type": "application/json; charset=utf-8"]),
+        ("{\"status\":200,\"data\":{\"isSuccess\":\"yes\"}}", [:]),
+        ("{\"status\":500,\"data\":{}}", ["Content-Type": "text/plain"]),
+    ])
+    func theServersUnreadableRepliesLeaveTheOutcomeUnknown(body: String, headers: [String: String]) async {
+        let error = await uploadError(status: 200, headers: headers, body: Data(body.utf8))
+        #expect(error?.code == .undecodableResponse, "\(String(describing: error))")
         #expect(error?.isTransient == false)
+        #expect(error?.message.contains("same Idempotency-Key") == true)
     }
 
     @Test func brokenQuestionnaireIsAPermanentDefinitionError() async throws {

@@ -21,7 +21,8 @@ import Testing
         (NetworkError(.rejectedRequest, "not a stage name"), "permanent"),  // refused before sending
         (NetworkError(.unauthorized, "401", status: 401), "unauthorized"),
         (NetworkError(.unauthorized, "403", status: 403), "unauthorized"),
-        (NetworkError(.undecodableResponse, "not JSON", status: 200), "permanent"),
+        (NetworkError(.undecodableResponse, "not JSON", status: 200), "unknown"),
+        (NetworkError(.notTheServer, "200 text/html", status: 200), "notTheServer"),
         (NetworkError(.timeout, "timed out"), "transient"),
         (NetworkError(.serverBusy, "502", status: 502), "transient"),
         (NetworkError(.serverBusy, "503", status: 503), "overloaded"),
@@ -37,6 +38,8 @@ import Testing
         case .offline: "offline"
         case .delivered: "delivered"
         case .unauthorized: "unauthorized"
+        case .unknown: "unknown"
+        case .notTheServer: "notTheServer"
         }
         #expect(name == expected, "\(error)")
     }

@@ -53,6 +53,7 @@ public enum Rendering {
             "queue: \(s.queue.pending) pending, \(s.queue.inFlight) in flight, \(s.queue.dead) dead, \(s.queue.delivered) delivered",
         ]
         if let deviceId = s.deviceId { lines.insert("device: \(deviceId)", at: 1) }
+        lines.insert(contentsOf: connectivityDetails(s.connectivity), at: lines.count - 1)
         if let age = s.queue.oldestPendingAgeSeconds { lines.append("  oldest pending: \(duration(age)) old") }
         if let last = s.queue.lastDeliveryAt { lines.append("  last delivery: \(last)") }
         if let next = s.queue.nextRetryAt { lines.append("  next retry: \(next)") }

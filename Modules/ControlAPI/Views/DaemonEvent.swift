@@ -41,7 +41,8 @@ public struct DaemonEvent: Codable, Sendable, Hashable {
     /// `session_closed`: the outcome; `delivered`: the next stage the server named, if any.
     public var outcome: String?
     public var next: String?
-    /// `connectivity_changed`: `online` or `offline`.
+    /// `connectivity_changed`: `online`, `offline` or `portal` (something else answers in the
+    /// survey server's place).
     public var connectivity: String?
     /// `hello`: the daemon's version.
     public var version: String?

@@ -22,6 +22,9 @@ public struct HealthView: Sendable, Hashable, Codable {
     public var reasons: [Reason]
     /// Whether answers are encrypted at rest; nil from an older daemon.
     public var encryption: EncryptionView?
+    /// Whether the survey server can be reached, and what answers in its place while the state is
+    /// `portal` (not a readiness reason: answers are still taken and kept); nil from an older daemon.
+    public var connectivity: StatusView.Connectivity?
 
     public init(live: Bool = true, ready: Bool, reasons: [Reason]) {
         self.live = live

@@ -7,10 +7,16 @@ import Foundation
 /// `GET /v1/status`.
 public struct StatusView: Sendable, Hashable, Codable {
     public struct Connectivity: Sendable, Hashable, Codable {
-        /// `online`, `offline` or `unknown` (no check has run yet).
+        /// `online`, `offline`, `portal` (the server's address answers, but something else answers
+        /// in its place, e.g. a Wi-Fi login page) or `unknown` (no check has run yet).
         public var state: String
         /// When the state last changed.
         public var since: String?
+        /// What answers in the server's place, while `state` is `portal`.
+        public var portal: Portal?
+        /// A warning about the server URL itself: plain `http`, which a portal or anyone on the
+        /// network path can read and answer.
+        public var notice: String?
 
         public init(state: String, since: String?) {
             self.state = state

@@ -60,6 +60,14 @@ public enum UploadOutcome: Sendable, Hashable {
     case permanent(reason: String)
     /// The connectivity check said offline: no request was sent.
     case offline
+    /// Something else answered in the survey server's place (a captive portal's page, a redirect,
+    /// `511`), or the connectivity check found it still answering: nothing is decided about the
+    /// submission; it waits, under the same key, as while offline, and is never a dead letter for it.
+    case notTheServer(reason: String)
+    /// The server's own reply could not be read, so whether it stored the submission is unknown:
+    /// sent again under the same key (the contract's idempotency makes that safe), up to
+    /// ``DeliveryWorker/unknownOutcomeAttempts`` attempts, then kept aside.
+    case unknown(reason: String)
     /// The server refused the token (401 or 403, after the token file was read again): nothing
     /// is decided about the submission; delivery pauses until the token changes.
     case unauthorized(status: Int, reason: String)

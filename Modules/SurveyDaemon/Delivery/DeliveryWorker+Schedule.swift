@@ -41,9 +41,9 @@ extension DeliveryWorker {
         guard snapshotValue.paused == nil, pending > 0 else { return nil }
         let current = timeline.elapsed()
         if let offline = offlineWait {
-            return Waiting(
-                reason: "the survey server could not be reached (connectivity check at \(offline.since.iso8601Seconds)); delivery goes on as soon as a check succeeds",
-                until: date(of: offline.until, at: current))
+            let reason = offline.portal.map { "something else answers in the survey server's place (\($0)); delivery goes on as soon as the survey server itself answers" }
+                ?? "the survey server could not be reached (connectivity check at \(offline.since.iso8601Seconds)); delivery goes on as soon as a check succeeds"
+            return Waiting(reason: reason, until: date(of: offline.until, at: current))
         }
         let waiting = notBefore.filter { $0.value > current }
         guard pending - snapshotValue.inFlight - waiting.count <= 0, let (id, time) = waiting.min(by: { $0.value < $1.value }) else { return nil }
@@ -54,16 +54,22 @@ extension DeliveryWorker {
 
     /// The round found the server unreachable: the worker sleeps for its offline pause unless the
     /// connectivity watcher wakes it sooner. Logged once when the wait starts.
-    func waitOffline(from current: Duration) {
+    func waitOffline(from current: Duration, portal: String? = nil) {
         let until = current + settings.offlinePause
         if let wait = offlineWait {
-            offlineWait = (wait.since, until)
+            offlineWait = (wait.since, until, portal)
             return
         }
-        offlineWait = (now(), until)
-        logger.notice(
-            "delivery waits: the survey server cannot be reached; uploads go on as soon as a connectivity check succeeds",
-            metadata: ["longest wait": "\(settings.offlinePause)"])
+        offlineWait = (now(), until, portal)
+        if portal != nil {
+            logger.notice(
+                "delivery waits: something else answers in the survey server's place (a captive portal or a redirect); uploads go on once the survey server itself answers",
+                metadata: ["longest wait": "\(settings.offlinePause)"])
+        } else {
+            logger.notice(
+                "delivery waits: the survey server cannot be reached; uploads go on as soon as a connectivity check succeeds",
+                metadata: ["longest wait": "\(settings.offlinePause)"])
+        }
     }
 
     /// A round reached the server again after an offline wait.

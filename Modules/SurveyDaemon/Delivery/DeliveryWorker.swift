@@ -39,23 +39,6 @@ public actor DeliveryWorker: Service {
         }
     }
 
-    /// What the worker has done, for `surveyctl status`.
-    public struct Snapshot: Sendable, Hashable {
-        public var inFlight: Int
-        public var delivered: Int
-        public var lastDeliveryAt: Date?
-        public var lastOutcomeOffline: Bool
-        /// Why delivery is paused (the server refused the token), and since when; nil while it runs.
-        public var paused: Pause? = nil
-    }
-
-    /// Delivery stopped because the server refused the token.
-    public struct Pause: Sendable, Hashable {
-        /// `the server refused the token (401)`.
-        public var reason: String
-        public var since: Date
-    }
-
     let queue: any DeliveryQueue
     let uploader: any AnswerUploader
     var settings: Settings
@@ -74,16 +57,19 @@ public actor DeliveryWorker: Service {
     /// (see ``DeliveryRamp``).
     var ramp: DeliveryRamp
 
-    /// Retry bookkeeping per submission: attempts so far, and when (on the timeline) the next may start.
+    /// Retry bookkeeping per submission: attempts so far (those whose outcome stayed unknown
+    /// apart), and when (on the timeline) the next may start.
     var attempts: [SubmissionID: Int] = [:]
+    var unknownOutcomes: [SubmissionID: Int] = [:]
     var notBefore: [SubmissionID: Duration] = [:]
     /// The last transient failure of each submission being retried (DeliveryWorker+Retries.swift).
     var lastErrors: [SubmissionID: String] = [:]
     /// The refusal that started the ramp's hold-off (DeliveryWorker+Schedule.swift).
     var holdOffCause: HoldOffCause?
-    /// Since when the connectivity check has found the server unreachable, and until when (on
-    /// the timeline) the worker sleeps unless woken; nil while it is reachable (DeliveryWorker+Schedule.swift).
-    var offlineWait: (since: Date, until: Duration)?
+    /// Since when the server has been unreachable (or something else answered in its place:
+    /// `portal` says what), and until when (on the timeline) the worker sleeps unless woken; nil
+    /// while it is reachable (DeliveryWorker+Schedule.swift).
+    var offlineWait: (since: Date, until: Duration, portal: String?)?
     var snapshotValue = Snapshot(inFlight: 0, delivered: 0, lastDeliveryAt: nil, lastOutcomeOffline: false)
 
     /// - Parameters:
@@ -191,6 +177,7 @@ public actor DeliveryWorker: Service {
             case paced
         }
         var offline = false
+        var portal: String?
         var leftBehind = false
         await withTaskGroup(of: Step.self) { group in
             var bodies = RoundBodies(batch)
@@ -248,7 +235,11 @@ public actor DeliveryWorker: Service {
                 }
                 guard case .uploaded(let submission, let outcome) = step else { continue }
                 uploading -= 1
-                if case .offline = outcome { offline = true } else { endOfflineWait() }
+                switch outcome {
+                case .offline: offline = true
+                case .notTheServer(let reason): (offline, portal) = (true, reason)
+                default: endOfflineWait()
+                }
                 if case .unauthorized(let status, let reason) = outcome { pause(status: status, reason: reason) }
                 let time = timeline.elapsed()
                 adjustRamp(after: outcome, at: time)
@@ -262,7 +253,7 @@ public actor DeliveryWorker: Service {
         snapshotValue.inFlight = 0
         snapshotValue.lastOutcomeOffline = offline
         if offline {
-            waitOffline(from: timeline.elapsed())
+            waitOffline(from: timeline.elapsed(), portal: portal)
             return settings.offlinePause
         }
         // A full batch means more may be pending beyond it: go on at once.

@@ -176,6 +176,12 @@ public final class DaemonMetrics: Sendable {
         events.publish(DaemonEvent(.connectivityChanged, connectivity: online ? "online" : "offline"))
     }
 
+    /// Something else began (true) or stopped (false) answering in the survey server's place.
+    public func portalChanged(active: Bool) {
+        connectivityChanges.increment()
+        events.publish(DaemonEvent(.connectivityChanged, connectivity: active ? "portal" : "online"))
+    }
+
     /// A submission's fate is known: delivered (with the next stage the server named) or dead.
     public func finished(key: UUID, _ state: SubmissionState) {
         switch state {

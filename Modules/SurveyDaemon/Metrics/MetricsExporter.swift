@@ -82,7 +82,7 @@ public final class MetricsExporter: Sendable {
         pending = Meter(label: Name.submissionsPending, factory: factory)
         dead = Meter(label: Name.submissionsDeadNow, factory: factory)
         oldestPendingAge = Meter(label: Name.oldestPendingAge, factory: factory)
-        connectivity = [ConnectivityStatus.State.unknown, .online, .offline].map {
+        connectivity = ConnectivityStatus.State.allCases.map {
             ($0, Meter(label: Name.connectivityState, dimensions: [("state", $0.rawValue)], factory: factory))
         }
         journalDiskBytes = Dictionary(uniqueKeysWithValues: DaemonMetrics.journalNames.map {

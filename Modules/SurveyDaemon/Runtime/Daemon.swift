@@ -128,12 +128,16 @@ public final class Daemon: Sendable {
             throw error
         }
         self.cache = cache
-        monitor = ConnectivityMonitor(probe: CountingProbe(probe, metrics: metrics), reuse: configuration.connectivityCache)
         let clientConfiguration = SurveyClientConfiguration(baseURL: serverURL, userAgent: "surveyd/\(version)", tokenFile: configuration.tokenFile, deviceID: deviceID)
         httpClient = AsyncHTTPClientTransport.makeClient(for: clientConfiguration)
-        let client = SurveyClient(
-            configuration: clientConfiguration,
-            transport: AsyncHTTPClientTransport(client: httpClient), connectivity: monitor, logger: logger)
+        let transport = AsyncHTTPClientTransport(client: httpClient)
+        let token = BearerTokenFile(path: configuration.tokenFile)
+        let identity = QuestionnaireIdentityCheck(
+            transport: transport, configuration: clientConfiguration, token: token, stage: configuration.firstStage, lang: configuration.defaultLanguage.rawValue)
+        monitor = ConnectivityMonitor(
+            probe: CountingProbe(probe, metrics: metrics), reuse: configuration.connectivityCache, identity: identity, logger: logger,
+            onPortal: { [metrics] active in metrics.portalChanged(active: active) })
+        let client = SurveyClient(configuration: clientConfiguration, transport: transport, connectivity: monitor, token: token, logger: logger)
         surveyClient = client
         let wakeup = DeliveryWakeup()
         let sessionProblems = sessionJournal.recoveryReport.map { "\($0.kind.rawValue) in \(state)/sessions/\($0.segment) at byte \($0.offset); kept at \($0.keptAt)" }
@@ -170,6 +174,10 @@ public final class Daemon: Sendable {
         self.erasure = erasure
         var backend = DaemonBackend(version: version, startedAt: Date(), sessions: sessions, worker: worker, inspector: queue, connectivity: monitor, lifecycle: lifecycle, exporter: exporter)
         backend.deviceId = deviceID
+        backend.serverURLIsPlainHTTP = serverURL.scheme?.lowercased() == "http"
+        if backend.serverURLIsPlainHTTP {
+            logger.warning("the server URL is plain http: a captive portal or anyone on the network path can read what is sent (answers, the token) and answer in the server's place; use an https server URL to prevent it (doc/security.md)", metadata: ["serverURL": "\(serverURL.absoluteString)"])
+        }
         backend.erasure = erasure
         backend.encryption = { [sessionJournal] in DaemonEncryption.view(keys: keys, journals: [sessionJournal, submissionQueue.journal]) }
         if let keys {

@@ -65,6 +65,8 @@ public struct DaemonBackend: ControlBackend {
     let now: @Sendable () -> Date
     /// The id the daemon sends with its uploads, shown by `status`.
     public var deviceId: String?
+    /// The server URL is plain `http`: `status` warns that what is sent can be read on the way.
+    public var serverURLIsPlainHTTP = false
     /// Takes answers off the disk: `status` shows what waits, `purge` erases it at once; nil:
     /// `purge` purges the queue only.
     public var erasure: AnswerErasure?
@@ -90,6 +92,7 @@ public struct DaemonBackend: ControlBackend {
     public func health() async -> HealthView {
         var view = DaemonHealth.view(phase: lifecycle?.phase ?? .serving, journals: await inspector.journalHealth())
         view.encryption = await encryptionView()
+        view.connectivity = await connectivityView()
         return view
     }
 
@@ -145,13 +148,12 @@ public struct DaemonBackend: ControlBackend {
         let time = now()
         let counts = try await queueCounts()
         let snapshot = await worker.snapshot
-        let link = await connectivity.status
         let problems = await inspector.journalProblems() + sessions.restoreProblems
         var view = StatusView(
             version: version,
             startedAt: startedAt.iso8601Seconds,
             uptimeSeconds: time.timeIntervalSince(startedAt),
-            connectivity: .init(state: link.state.rawValue, since: link.since?.iso8601Seconds),
+            connectivity: await connectivityView(),
             queue: .init(
                 pending: counts.pending, inFlight: snapshot.inFlight, dead: counts.dead, delivered: counts.delivered,
                 oldestPendingAgeSeconds: counts.oldestPendingAt.map { time.timeIntervalSince($0) },

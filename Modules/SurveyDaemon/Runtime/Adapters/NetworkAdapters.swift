@@ -41,6 +41,8 @@ public struct ClientUploader: AnswerUploader {
     /// instead of making every queued submission a dead letter.
     static func outcome(_ error: NetworkError) -> UploadOutcome {
         if error.code == .offline { return .offline }
+        if error.code == .notTheServer { return .notTheServer(reason: error.message) }
+        if error.code == .undecodableResponse { return .unknown(reason: error.status.map { "HTTP \($0): \(error.message)" } ?? error.message) }
         if error.isTransient, let status = error.status, status == 429 || status == 503 {
             return .overloaded(reason: error.message, status: status, retryAfter: error.retryAfter)
         }

@@ -120,7 +120,11 @@ public struct ServerDefinitionSource: DefinitionSource {
             throw DefinitionSourceError(.unavailable, "the survey server refused the questionnaire of stage \(stage) (\(language)): \(error.message)")
         }
         guard let cached else { throw Self.unavailable(outcome, stage: stage, language: language, readTimeout: await client.configuration.readTimeout) }
-        logger.notice("using the cached questionnaire", metadata: ["stage": "\(stage)", "lang": "\(language)", "hash": "\(cached.hash)", "reason": "\(Self.reason(outcome))"])
+        if case .failed(let error) = outcome, error.code == .notTheServer {
+            logger.notice("something else answers in the survey server's place (a captive portal or a redirect): using the cached questionnaire", metadata: ["stage": "\(stage)", "lang": "\(language)", "hash": "\(cached.hash)", "answer": "\(error.message)"])
+        } else {
+            logger.notice("using the cached questionnaire", metadata: ["stage": "\(stage)", "lang": "\(language)", "hash": "\(cached.hash)", "reason": "\(Self.reason(outcome))"])
+        }
         metrics.definitionCacheHit()
         return try decode(cached, stage: stage)
     }
@@ -219,6 +223,8 @@ public struct ServerDefinitionSource: DefinitionSource {
             return DefinitionSourceError(.unavailable, "the questionnaire of stage \(stage) (\(language)) could not be cached (\(description)); check the state directory's free space and permissions, then start again")
         case .failed(let error) where error.code == .timeout:
             return DefinitionSourceError(.unavailable, "stage \(stage) (\(language)) is not cached and the survey server did not send it within its read timeout (\(readTimeout.components.seconds) s); check the server, then start again")
+        case .failed(let error) where error.code == .notTheServer:
+            return DefinitionSourceError(.unavailable, "stage \(stage) (\(language)) is not cached and something else answers in the survey server's place (a captive portal or a redirect): \(error.message)")
         case .failed(let error):
             return DefinitionSourceError(.unavailable, "stage \(stage) (\(language)) is not cached and the survey server cannot be reached (\(error.code.rawValue)); connect surveyd to the server once so that it can cache the questionnaire, then start again")
         case .fetched:
