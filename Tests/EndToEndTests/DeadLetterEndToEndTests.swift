@@ -133,7 +133,8 @@ extension Stack {
     func waitForOneDeadLetter(after refusals: Int? = 0) async throws -> [String: Any] {
         var letters: [[String: Any]] = []
         #expect(try await waitFor("one dead letter after \(refusals.map(String.init) ?? "any") refusals") {
-            let logged = (daemon?.errorOutput ?? "").components(separatedBy: "submission refused for good").count - 1
+            let log = daemon?.errorOutput ?? ""
+            let logged = log.components(separatedBy: "submission refused for good").count + log.components(separatedBy: "submission kept aside").count - 2
             guard logged > refusals ?? -1 else { return false }
             letters = try await deadLetters()
             return letters.count == 1
