@@ -124,9 +124,9 @@ public actor ConnectivityMonitor {
         sighting = PortalSighting(answer: answer, redirect: redirect, since: sighting?.since ?? wallClock())
         record(.portal)
         guard started else { return }
-        var metadata: Logger.Metadata = ["answer": "\(answer)"]
-        if let redirect { metadata["redirect"] = "\(redirect)" }
-        logger.warning("the network answers in the survey server's place (a captive portal or a redirect): nothing is uploaded until the survey server itself answers; accept the network's terms or use another network", metadata: metadata)
+        var message = "the network answers in the survey server's place (a captive portal or a redirect): nothing is uploaded until the survey server itself answers; accept the network's terms or use another network"
+        if let redirect { message += "; the server URL redirects to \(redirect): set serverURL to it if that is the survey server" }
+        logger.warning("\(message)", metadata: ["answer": "\(answer)"])
         onPortal(true)
     }
 
