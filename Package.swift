@@ -283,7 +283,7 @@ let package = Package(
             path: "Tests/SurveyDaemonTests",
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "NetworkingTests", dependencies: ["Networking", "MockServer", "SurveyTesting", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl")], path: "Tests/NetworkingTests", swiftSettings: swiftSettings),
+        .testTarget(name: "NetworkingTests", dependencies: ["Networking", "MockServer", "SurveyTesting", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl")], path: "Tests/NetworkingTests", swiftSettings: swiftSettings),
         .testTarget(name: "MockServerTests", dependencies: ["MockServer", "SurveyTesting", .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOCore", package: "swift-nio")], path: "Tests/MockServerTests", swiftSettings: swiftSettings),
         .testTarget(
             name: "KioskTests",
