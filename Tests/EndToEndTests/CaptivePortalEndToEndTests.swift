@@ -61,6 +61,9 @@ import Testing
         #expect(metrics.bodyText.contains(#"surveyd_connectivity_state{state="portal"} 1"#), "\(name): \(metrics.bodyText)")
         let log = stack.daemon?.errorOutput ?? ""
         #expect(log.contains("the network answers in the survey server's place"), "\(name): no log line")
+        // The next respondent still starts, from the last good copy of the questionnaire.
+        let next = try await stack.ctl(["start", "--lang", "en"])
+        #expect(next.status == 0 && next.stdout.contains("question 1 of 5"), "\(name): \(next.stdout) \(next.stderr)")
 
         // The portal steps aside: delivered once, under the same key, with no operator action.
         let gone = ContinuousClock.now
