@@ -134,13 +134,16 @@ public final class Journal: Sendable {
         let io = FileIO(options.fileOperations)
         self.io = io
         // Before anything is created or changed: a refused key leaves the directory as it was.
-        let kinds = try Journal.inspect(directory: directory, keys: options.encryption, io: io)
+        var kinds = try Journal.inspect(directory: directory, keys: options.encryption, io: io)
         try PrivateDirectory.create(directory, operations: options.fileOperations)
         lockFD = try Journal.lock(directory, io: io)
         var recovered: Recovered
         do {
             try Journal.tightenModes(directory, io: io)
             try Journal.finishRemoval(directory: directory, io: io)
+            if let keys = options.encryption {
+                _ = try Journal.setAsideUnlistedPlainSegments(directory: directory, kinds: &kinds, keys: keys, io: io, logger: logger)
+            }
             recovered = try Journal.recoverSegments(directory: directory, io: io, maxPayload: options.maxPayloadSize, kinds: kinds, keys: options.encryption, visit: visit)
             nextSequence = recovered.nextSequence
             if let keys = options.encryption {
