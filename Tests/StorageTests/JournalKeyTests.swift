@@ -3,7 +3,7 @@ import Glibc
 #endif
 import Foundation
 import Logging
-import Storage
+@testable import Storage
 import SurveyTesting
 import Testing
 
@@ -188,5 +188,24 @@ private func bodies(_ dir: TemporaryDirectory, _ keys: JournalKeys?) async throw
         try Encryption.write(try Encryption.bytes(plain.path + "/" + (try Encryption.segmentNames(plain.path).first!)), to: dir.path + "/segment-ffffffffffffffff.log")
         let error = try #require(throws: StorageError.self) { try Journal.checkKeys(directory: dir.path, keys: Encryption.keys(1)) }
         #expect(error.message.contains("in the clear"))
+    }
+}
+
+/// The key's bytes read from its file are zeroed once the key holds its own copy.
+@Suite(.timeLimit(.minutes(2))) struct KeyBytesTests {
+    @Test func wipingZeroesTheBytesInPlace() {
+        var bytes: [UInt8] = Array(repeating: 0xA5, count: 32)
+        let address = bytes.withUnsafeBytes { $0.baseAddress }
+        KeyBytes.wipe(&bytes)
+        #expect(bytes.withUnsafeBytes { $0.baseAddress } == address, "in place, not in a copy")
+        #expect(bytes.allSatisfy { $0 == 0 })
+        var data = Data(repeating: 0x5A, count: 44)
+        KeyBytes.wipe(&data)
+        #expect(data.allSatisfy { $0 == 0 })
+    }
+
+    @Test func whiteSpaceAroundABase64KeyIsTrimmed() {
+        #expect(KeyBytes.trimmingWhiteSpace(Array(" \tabc=\n\r\n".utf8)) == Array("abc=".utf8))
+        #expect(KeyBytes.trimmingWhiteSpace(Array(" \n".utf8)).isEmpty)
     }
 }

@@ -54,18 +54,45 @@ public struct JournalKey: Sendable {
         guard st.st_mode & 0o077 == 0 else {
             throw StorageError(code: .keyRefused, message: "The encryption key file \(path) is open to group or others (mode \(String(st.st_mode & 0o777, radix: 8))); make it owner-only: chmod 600 \(path).")
         }
-        let bytes: [UInt8]
+        var bytes: [UInt8]
         do {
             bytes = try io.readAll(path)
         } catch {
             throw StorageError(code: .keyRefused, message: "The encryption key file \(path) cannot be read (\(error)); give the daemon's user read access to it, owner-only.", cause: error as? SystemCallError)
         }
+        // Every copy of the key's bytes made here is zeroed once the key holds its own.
+        defer { KeyBytes.wipe(&bytes) }
         if bytes.count == size { return try JournalKey(bytes: bytes, source: path) }
-        let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        if let decoded = Data(base64Encoded: text), decoded.count == size {
-            return try JournalKey(bytes: Array(decoded), source: path)
+        var trimmed = KeyBytes.trimmingWhiteSpace(bytes)
+        defer { KeyBytes.wipe(&trimmed) }
+        var encoded = Data(trimmed)
+        defer { KeyBytes.wipe(&encoded) }
+        if var decoded = Data(base64Encoded: encoded), decoded.count == size {
+            defer { KeyBytes.wipe(&decoded) }
+            var raw = [UInt8](decoded)
+            defer { KeyBytes.wipe(&raw) }
+            return try JournalKey(bytes: raw, source: path)
         }
         throw StorageError(code: .keyRefused, message: "The encryption key file \(path) holds \(bytes.count) bytes that are neither a \(size)-byte key nor its base64; make one with `openssl rand 32 > \(path)`.")
+    }
+}
+
+/// The key's bytes while they are read: zeroed with `explicit_bzero` (which the compiler does not
+/// drop as a dead store) once the `SymmetricKey` holds its own copy.
+enum KeyBytes {
+    static func wipe(_ bytes: inout [UInt8]) {
+        bytes.withUnsafeMutableBytes { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } }
+    }
+
+    static func wipe(_ data: inout Data) {
+        data.withUnsafeMutableBytes { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } }
+    }
+
+    /// `bytes` without the ASCII white space around it.
+    static func trimmingWhiteSpace(_ bytes: [UInt8]) -> [UInt8] {
+        let space: Set<UInt8> = [0x20, 0x09, 0x0A, 0x0D, 0x0B, 0x0C]
+        guard let first = bytes.firstIndex(where: { !space.contains($0) }), let last = bytes.lastIndex(where: { !space.contains($0) }) else { return [] }
+        return Array(bytes[first ... last])
     }
 }
 
