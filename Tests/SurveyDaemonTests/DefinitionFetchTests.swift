@@ -278,4 +278,27 @@ struct AlwaysReachable: ConnectivityProbe {
             return
         }
     }
+
+    /// A caller's deadline is measured and slept on the injected clock: it gives up when that
+    /// clock passes the deadline, not before, whatever the time elsewhere.
+    @Test func aCallersDeadlineIsKeptOnTheInjectedClock() async throws {
+        let clock = ManualClock()
+        let fetches = DefinitionFetches<Bool>(clock: clock)
+        async let run: Void = fetches.run()
+        #expect(await eventually { await fetches.isRunning })
+        let key = DefinitionKey(stage: "common", language: "en")
+        let gate = Gate()
+        let watchdog = watchdog(gate)
+        defer { watchdog.cancel() }
+        let waiting = Task { await fetches.outcome(of: key, deadline: .seconds(3)) { _ = await gate.wait(); return true } }
+        #expect(await eventually { clock.sleeping == 1 })
+        #expect(clock.deadlines == [.seconds(3)])
+        clock.advance(by: .seconds(2))
+        #expect(clock.sleeping == 1, "2 s of 3 passed: still waiting")
+        clock.advance(by: .seconds(1))
+        guard case .gaveUp = await waiting.value else { Issue.record("did not give up at its deadline"); return }
+        gate.open(with: TransportResponse(status: 200))
+        await fetches.stop()
+        await run
+    }
 }

@@ -36,7 +36,8 @@ actor DefinitionFetches<Outcome: Sendable> {
 
     private struct Flight {
         var id: Int
-        var startedAt: ContinuousClock.Instant
+        /// On ``timeline``.
+        var startedAt: Duration
         var waiters: [Int: CheckedContinuation<Wait, Never>] = [:]
     }
 
@@ -55,10 +56,13 @@ actor DefinitionFetches<Outcome: Sendable> {
     private(set) var unfinished = 0
     private var settling: [CheckedContinuation<Void, Never>] = []
     private var nextID = 0
-    private let clock = ContinuousClock()
+    /// The injected clock the callers' deadlines are measured and slept on (a `ContinuousClock`
+    /// in the daemon).
+    private let timeline: Timeline
 
-    init() {
+    init(clock: any Clock<Duration> = ContinuousClock()) {
         (jobs, submit) = AsyncStream.makeStream(of: Job.self)
+        timeline = Timeline(clock)
     }
 
     /// Fetches in flight now.
@@ -104,12 +108,12 @@ actor DefinitionFetches<Outcome: Sendable> {
         let waiter = nextID
         nextID += 1
         guard let deadline else { return await wait(key, waiter: waiter) }
-        let left = deadline - (clock.now - flight.startedAt)
+        let left = deadline - (timeline.elapsed() - flight.startedAt)
         guard left > .zero else { return .gaveUp }
         return await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 // Cancelled when the fetch finished first.
-                guard (try? await Task.sleep(for: left)) != nil else { return }
+                guard (try? await self.timeline.sleep(left)) != nil else { return }
                 await self.timedOut(key, flight: flight.id, waiter: waiter)
             }
             let wait = await wait(key, waiter: waiter)
@@ -132,7 +136,7 @@ actor DefinitionFetches<Outcome: Sendable> {
     private func start(_ key: DefinitionKey, _ fetch: @escaping @Sendable () async -> Outcome) -> Flight {
         let id = nextID
         nextID += 1
-        let flight = Flight(id: id, startedAt: clock.now)
+        let flight = Flight(id: id, startedAt: timeline.elapsed())
         flights[key] = flight
         unfinished += 1
         submit.yield(Job(key: key, id: id, fetch: fetch))

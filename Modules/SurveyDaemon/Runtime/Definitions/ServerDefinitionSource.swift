@@ -37,7 +37,7 @@ public struct ServerDefinitionSource: DefinitionSource {
     /// Counts the fetches and the requests the cache answered.
     let metrics: DaemonMetrics
     let memo = Memo()
-    let shared = Shared()
+    let shared: Shared
 
     /// What a fetch came to.
     enum FetchOutcome: Sendable {
@@ -53,9 +53,11 @@ public struct ServerDefinitionSource: DefinitionSource {
     /// The state copies of the source share: fetches in flight, the last good copy of each stage
     /// and language, and the problems met.
     final class Shared: Sendable {
-        let fetches = DefinitionFetches<FetchOutcome>()
+        let fetches: DefinitionFetches<FetchOutcome>
         let lastGood = Mutex<[DefinitionKey: CachedDefinition]>([:])
         let problems = Mutex<[DefinitionKey: (problem: DefinitionProblem, hash: String)]>([:])
+
+        init(clock: any Clock<Duration>) { fetches = DefinitionFetches(clock: clock) }
     }
 
     /// Decoded definitions by (hash, stage). Shared by copies of the source.
@@ -81,7 +83,9 @@ public struct ServerDefinitionSource: DefinitionSource {
 
     /// - Parameter deadline: with a cached copy, how long a request waits for the server
     ///   (`definitionFetchDeadlineSeconds`).
-    public init(client: SurveyClient, cache: DefinitionCache, deadline: Duration = .seconds(3), now: @escaping @Sendable () -> Date = { Date() }, logger: Logger, metrics: DaemonMetrics = .disabled) {
+    /// - Parameter clock: what the deadline is measured and slept on.
+    public init(client: SurveyClient, cache: DefinitionCache, deadline: Duration = .seconds(3), clock: any Clock<Duration> = ContinuousClock(), now: @escaping @Sendable () -> Date = { Date() }, logger: Logger, metrics: DaemonMetrics = .disabled) {
+        shared = Shared(clock: clock)
         self.metrics = metrics
         self.client = client
         self.cache = cache
