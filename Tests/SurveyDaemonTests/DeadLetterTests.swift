@@ -88,7 +88,7 @@ import Testing
         defer { storage.close() }
         let wakeup = DeliveryWakeup()
         let queue = StoredSubmissionQueue(queue: storage, wakeup: wakeup)
-        let backend = Self.backend(inspector: queue, wakeup: wakeup)
+        let backend = Self.backend(queue: queue, wakeup: wakeup)
         var keys: [UUID] = []
         for i in 1...5 {
             keys.append(UUID())
@@ -133,15 +133,17 @@ import Testing
         ControlError.notFound("no_such_dead_letter", "no dead letter \(id); `surveyctl dead` lists them")
     }
 
-    /// A backend over `inspector` whose worker (not running) shares `wakeup` with the queue.
-    static func backend(inspector: any QueueInspector, wakeup: DeliveryWakeup) -> DaemonBackend {
+    /// A backend over `queue` whose worker (not running) shares `wakeup` with the queue.
+    static func backend(queue: StoredSubmissionQueue, wakeup: DeliveryWakeup) -> DaemonBackend {
         let worker = DeliveryWorker(
             queue: MemoryDeliveryQueue(), uploader: ScriptedUploader(), settings: .init(maxInFlight: 1, backoff: { _, _ in .seconds(1) }, offlinePause: .seconds(3600)),
             wakeup: wakeup, logger: Logger(label: "test")) { _, _ in }
         let manager = SessionManager(
             journal: MemoryJournal(), definitions: FixtureDefinitions(offline: false), queue: RecordingQueue(),
             settings: .init(defaultLanguage: "en", idleTimeout: .seconds(600), deliveryWait: .milliseconds(1)), logger: Logger(label: "test"))
-        return DaemonBackend(version: "0", startedAt: Date(), sessions: manager, worker: worker, inspector: inspector, connectivity: FixedConnectivity(state: .online))
+        var backend = DaemonBackend(version: "0", startedAt: Date(), sessions: manager, worker: worker, inspector: queue, connectivity: FixedConnectivity(state: .online))
+        backend.queueAdministration = queue
+        return backend
     }
 
     @Test func theBackendShowsOutcomeAndKeys() async throws {

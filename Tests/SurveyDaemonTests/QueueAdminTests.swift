@@ -14,7 +14,7 @@ import Testing
         let storage: SubmissionQueue
         let queue: StoredSubmissionQueue
         let worker: DeliveryWorker
-        let backend: DaemonBackend
+        var backend: DaemonBackend
     }
 
     static func daemon(_ dir: String) throws -> Daemon {
@@ -27,7 +27,8 @@ import Testing
         let manager = SessionManager(
             journal: MemoryJournal(), definitions: FixtureDefinitions(offline: false), queue: RecordingQueue(),
             settings: .init(defaultLanguage: "en", idleTimeout: .seconds(600), deliveryWait: .milliseconds(1)), logger: Logger(label: "test"))
-        let backend = DaemonBackend(version: "0", startedAt: Date(), sessions: manager, worker: worker, inspector: queue, connectivity: FixedConnectivity(state: .online))
+        var backend = DaemonBackend(version: "0", startedAt: Date(), sessions: manager, worker: worker, inspector: queue, connectivity: FixedConnectivity(state: .online))
+        backend.queueAdministration = queue
         return Daemon(storage: storage, queue: queue, worker: worker, backend: backend)
     }
 
@@ -171,6 +172,19 @@ import Testing
         let deadAfter = try await d.queue.deadLetters()
         let pendingAfter = try await d.queue.pending(limit: 10, excluding: [])
         #expect(deadAfter.isEmpty && pendingAfter.isEmpty)
+    }
+
+    /// A daemon's backend given no queue administration answers 404 on the queue's endpoints.
+    @Test func aDaemonBackendWithoutAdministrationAnswersNoSuchEndpoint() async throws {
+        let dir = try TemporaryDirectory(prefix: "qa")
+        defer { dir.remove() }
+        var d = try Self.daemon(dir.path)
+        defer { d.storage.close() }
+        d.backend.queueAdministration = nil
+        await #expect(throws: ControlError.self) { _ = try await d.backend.queue() }
+        do { _ = try await d.backend.queue() } catch let error as ControlError {
+            #expect(error.code == "no_such_endpoint")
+        }
     }
 
     /// A backend without the queue's endpoints (a test fake) answers 404, not a crash.

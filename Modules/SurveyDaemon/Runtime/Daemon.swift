@@ -174,6 +174,7 @@ public final class Daemon: Sendable {
         self.erasure = erasure
         var backend = DaemonBackend(version: version, startedAt: Date(), sessions: sessions, worker: worker, inspector: queue, connectivity: monitor, lifecycle: lifecycle, exporter: exporter)
         backend.deviceId = deviceID
+        backend.queueAdministration = queue
         backend.serverURLIsPlainHTTP = serverURL.scheme?.lowercased() == "http"
         if backend.serverURLIsPlainHTTP {
             logger.warning("the server URL is plain http: a captive portal or anyone on the network path can read what is sent (answers, the token) and answer in the server's place; use an https server URL to prevent it (doc/security.md)", metadata: ["serverURL": "\(serverURL.absoluteString)"])

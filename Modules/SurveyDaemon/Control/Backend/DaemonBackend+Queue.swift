@@ -50,10 +50,12 @@ extension StoredSubmissionQueue: QueueAdministration {
 }
 
 extension DaemonBackend {
+    /// The queue's administration, which the daemon gives the backend (``queueAdministration``);
+    /// without one the operator endpoints answer 404.
     var administration: any QueueAdministration {
         get throws {
-            guard let administration = inspector as? any QueueAdministration else { throw ControlError.noQueueAdministration }
-            return administration
+            guard let queueAdministration else { throw ControlError.noQueueAdministration }
+            return queueAdministration
         }
     }
 
@@ -176,7 +178,7 @@ extension DaemonBackend {
     }
 
     /// The bytes the queue's journal holds; nil when the queue does not say.
-    var queueDiskBytes: Int? { (inspector as? any QueueAdministration)?.diskBytes }
+    var queueDiskBytes: Int? { queueAdministration?.diskBytes }
 
     func entry(_ submission: QueuedSubmission, dead: DeadSubmission?, retry: DeliveryWorker.RetryState?, at time: Date) -> QueueEntryView {
         QueueEntryView(

@@ -65,6 +65,8 @@ public struct DaemonBackend: ControlBackend {
     let now: @Sendable () -> Date
     /// The id the daemon sends with its uploads, shown by `status`.
     public var deviceId: String?
+    /// The queue's operator endpoints (doc/control-api.md, "The queue"); nil: they answer 404.
+    public var queueAdministration: (any QueueAdministration)?
     /// The server URL is plain `http`: `status` warns that what is sent can be read on the way.
     public var serverURLIsPlainHTTP = false
     /// Takes answers off the disk: `status` shows what waits, `purge` erases it at once; nil:
