@@ -205,6 +205,7 @@ let package = Package(
             name: "NetworkingBenchmark",
             dependencies: [
                 "Networking", "MockServer", "Entities",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -214,20 +215,20 @@ let package = Package(
         ),
         .executableTarget(
             name: "FleetSimulation",
-            dependencies: ["Networking", "SurveyTesting"],
+            dependencies: ["Networking", "SurveyTesting", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Tests/Benchmarks/FleetSimulation",
             swiftSettings: swiftSettings
         ),
         .target(name: "BenchmarkSupport", path: "Tests/Benchmarks/BenchmarkSupport", swiftSettings: swiftSettings),
         .executableTarget(
             name: "StorageBenchmark",
-            dependencies: ["BenchmarkSupport", "ProcessTesting", "Storage", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["BenchmarkSupport", "ProcessTesting", "Storage", .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log")],
             path: "Tests/Benchmarks/StorageBenchmark",
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "StartupBenchmark",
-            dependencies: ["BenchmarkSupport", "SurveyTesting"],
+            dependencies: ["BenchmarkSupport", "SurveyTesting", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Tests/Benchmarks/StartupBenchmark",
             swiftSettings: swiftSettings
         ),
@@ -235,6 +236,7 @@ let package = Package(
             name: "DaemonBenchmark",
             dependencies: [
                 "BenchmarkSupport", "ControlAPI", "Entities", "Storage", "SurveyTesting",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

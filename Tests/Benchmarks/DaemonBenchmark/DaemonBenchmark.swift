@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import ArgumentParser
 import Glibc
 #endif
 import AsyncHTTPClient
@@ -39,7 +40,13 @@ import SurveyTesting
 /// `swift build -c release --product surveyd && swift build -c release --product mock-survey-server
 /// && swift run -c release DaemonBenchmark [mock]`
 @main
-struct DaemonBenchmark {
+struct DaemonBenchmark: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "The daemon measured from outside: answers through the control socket and the kiosk pages beside their floors, replay, CPU and memory.",
+        discussion: "Build surveyd and mock-survey-server in release first; they are taken from this benchmark's own directory. BENCH_CLIENTS, BENCH_ANSWERS, BENCH_QUEUED and BENCH_PAIRS in the environment narrow a run. (`--floor-server …` is the child process the benchmark starts for its floor.)")
+
+    @Argument(help: "The mock server's fixtures directory.") var fixturesPath = "mock"
+
     /// Sessions started per row; each gets four answers.
     static let sessionsPerRow = [1: 1_000, 8: 3_000, 64: 10_000]
     static let queued = Int(ProcessInfo.processInfo.environment["BENCH_QUEUED"] ?? "") ?? 100_000
@@ -59,17 +66,31 @@ struct DaemonBenchmark {
         return list.split(separator: ",").compactMap { Int($0) }.filter { sessionsPerRow[$0] != nil }
     }()
 
-    static func main() async throws {
+    /// The floor's child process first (its own arguments, not the benchmark's), then the options.
+    static func main() async {
         if CommandLine.arguments.dropFirst().first == "--floor-server" {
-            return try await FloorServer.run(Array(CommandLine.arguments.dropFirst(2)))
+            do {
+                try await FloorServer.run(Array(CommandLine.arguments.dropFirst(2)))
+            } catch {
+                print("error: \(error)")
+                Glibc.exit(1)
+            }
+            return
         }
-        let fixtures = URL(fileURLWithPath: CommandLine.arguments.dropFirst().first ?? "mock")
+        await main(nil)
+    }
+
+    func run() async throws {
+        try await Self.measure(fixtures: URL(fileURLWithPath: fixturesPath))
+    }
+
+    static func measure(fixtures: URL) async throws {
         let binaries = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         let surveyd = binaries.appendingPathComponent("surveyd")
         let mockServer = binaries.appendingPathComponent("mock-survey-server")
         for binary in [surveyd, mockServer] where !FileManager.default.isExecutableFile(atPath: binary.path) {
             print("error: \(binary.path) is missing; run `swift build -c release --product surveyd && swift build -c release --product mock-survey-server` first")
-            exit(1)
+            Glibc.exit(1)
         }
         var logger = Logger(label: "bench")
         logger.logLevel = .error

@@ -19,6 +19,7 @@
 // watcher, `--token-bucket` puts a server that refuses by a token bucket in place of the one that
 // counts whole seconds, `--fleets` runs smaller and larger fleets and servers; `--seed N` draws
 // the kiosks' phases and jitter from another seed.
+import ArgumentParser
 import Foundation
 import Networking
 import SurveyTesting
@@ -388,28 +389,42 @@ struct Simulation {
 }
 
 @main
-enum FleetSimulation {
+struct FleetSimulation: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "A fleet of kiosks whose survey server went away and came back, simulated: probes, peak load and drain time of each delivery behaviour.")
+
+    /// Which table to print.
+    enum Table: String, EnumerableFlag {
+        case behaviours, bySender, grid, fleets, tokenBucket
+
+        static func help(for value: Table) -> ArgumentHelp? {
+            switch value {
+            case .behaviours: "each delivery behaviour, before and after"
+            case .bySender: "the requests after the return, by sender"
+            case .grid: "the window, probe cap and hold-off, every combination"
+            case .fleets: "fleets of other sizes and server capacities"
+            case .tokenBucket: "a server that limits with a token bucket"
+            }
+        }
+    }
+
+    @Option(help: "The simulation's random seed.") var seed: UInt64?
+    @Flag(exclusivity: .exclusive, help: "The table to print.") var table: Table = .behaviours
+
     static let header = """
         | behaviour | probes/s during outage | peak requests/s after return | peak ÷ capacity | drain time | drain ÷ ideal | uploads refused (503) | requests after return |
         |---|---|---|---|---|---|---|---|
         """
 
-    static func main() {
+    func run() {
+        let header = Self.header
         var scenario = Scenario()
-        let arguments = Array(CommandLine.arguments.dropFirst())
-        if let at = arguments.firstIndex(of: "--seed") {
-            guard at + 1 < arguments.count, let seed = UInt64(arguments[at + 1]) else {
-                print("FleetSimulation: --seed needs a whole number, such as --seed 7")
-                exit(64)
-            }
-            scenario.seed = seed
-        }
+        if let seed { scenario.seed = seed }
         let ideal = Double(scenario.kiosks * scenario.backlog) / Double(scenario.capacity)
         print("FleetSimulation: \(scenario.kiosks) kiosks × \(scenario.backlog) queued uploads, server capacity \(scenario.capacity)/s (503 + Retry-After beyond), \(Int(scenario.latency * 1000)) ms round trip, \(Int(scenario.outage)) s outage, maxInFlight \(scenario.maxInFlight); ideal drain \(Int(ideal)) s, seed \(scenario.seed)")
-        let flags = Set(arguments)
-        if flags.contains("--by-sender") {
-            bySender(scenario)
-        } else if flags.contains("--grid") {
+        switch table {
+        case .bySender:
+            Self.bySender(scenario)
+        case .grid:
             print(header)
             for window in [1, 2, 4] {
                 for probeCap in [60, 120, 180, 240] {
@@ -419,11 +434,11 @@ enum FleetSimulation {
                         var behaviour = Behaviour.after(variant, probeCap: probeCap)
                         behaviour.ramp.holdOff = RetryPolicy(base: .seconds(base), cap: .seconds(cap))
                         behaviour.name = "at most \(window) in flight, probe cap \(probeCap) s, hold-off \(base) to \(cap) s"
-                        row(Simulation(variant, behaviour), ideal: ideal)
+                        Self.row(Simulation(variant, behaviour), ideal: ideal)
                     }
                 }
             }
-        } else if flags.contains("--fleets") {
+        case .fleets:
             print("| fleet | ideal drain | behaviour | probes/s during outage | peak requests/s after return | peak ÷ capacity | drain time | drain ÷ ideal | uploads refused (503) | requests after return |")
             print("|---|---|---|---|---|---|---|---|---|---|")
             for (kiosks, capacity) in [(2_000, 1_000), (5_000, 1_000), (20_000, 1_000), (50_000, 1_000), (10_000, 500), (10_000, 2_000)] {
@@ -432,23 +447,23 @@ enum FleetSimulation {
                 fleet.capacity = capacity
                 let ideal = Double(fleet.kiosks * fleet.backlog) / Double(fleet.capacity)
                 for behaviour in [Behaviour.after(fleet), Behaviour.previous(fleet)] {
-                    row(Simulation(fleet, behaviour), ideal: ideal, prefix: "| \(kiosks) kiosks, capacity \(capacity)/s | \(Int(ideal)) s ")
+                    Self.row(Simulation(fleet, behaviour), ideal: ideal, prefix: "| \(kiosks) kiosks, capacity \(capacity)/s | \(Int(ideal)) s ")
                 }
             }
-        } else if flags.contains("--token-bucket") {
+        case .tokenBucket:
             print(header)
             for burst in [0.1, 0.5, 1] {
                 for behaviour in [Behaviour.after(scenario), Behaviour.previous(scenario)] {
                     var named = behaviour
                     named.name += ", token bucket of \(burst) s"
-                    row(Simulation(scenario, named, limit: .tokenBucket(burst: burst)), ideal: ideal)
+                    Self.row(Simulation(scenario, named, limit: .tokenBucket(burst: burst)), ideal: ideal)
                 }
             }
-        } else {
+        case .behaviours:
             print(header)
             for behaviour in [Behaviour.before(scenario), Behaviour.after(scenario), Behaviour.after(scenario, probeCap: 60),
                               Behaviour.after(scenario, paced: false), Behaviour.previous(scenario)] {
-                row(Simulation(scenario, behaviour), ideal: ideal)
+                Self.row(Simulation(scenario, behaviour), ideal: ideal)
             }
         }
     }

@@ -1,3 +1,4 @@
+import ArgumentParser
 import AsyncHTTPClient
 import Entities
 import Foundation
@@ -10,11 +11,15 @@ import NIOCore
 /// connectivity check on every call (verdict reused for the default 1 s, and with reuse 0 so that
 /// every call makes a TCP connect), beside a bare AsyncHTTPClient loop with no check.
 @main
-struct NetworkingBenchmark {
+struct NetworkingBenchmark: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Uploads per second to the mock server on loopback: through SurveyClient with its connectivity check, beside a bare AsyncHTTPClient loop.")
     static let uploads = 3000
 
-    static func main() async throws {
-        let fixtures = URL(fileURLWithPath: CommandLine.arguments.dropFirst().first ?? "mock")
+    @Argument(help: "The mock server's fixtures directory.") var fixturesPath = "mock"
+
+    func run() async throws {
+        let uploads = Self.uploads
+        let fixtures = URL(fileURLWithPath: fixturesPath)
         var logger = Logger(label: "bench")
         logger.logLevel = .error
         let running = try await InProcessMockServer.start(configuration: MockServerConfiguration(fixtures: fixtures), logger: logger)

@@ -14,35 +14,39 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import ArgumentParser
 import BenchmarkSupport
 import Foundation
 import SurveyTesting
 
 @main
-enum StartupBenchmark {
+struct StartupBenchmark: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Start to ready and idle memory of surveyd binaries, compared in one run, round after round.")
+
     struct Sample { var ready: Double; var rssAtReady: Double; var rssIdle: Double }
 
-    static func main() async throws {
-        var rounds = 10
-        var idle = 5.0
-        var mock: String?
-        var binaries: [(name: String, path: String)] = []
-        var arguments = CommandLine.arguments.dropFirst()
-        while let argument = arguments.popFirst() {
-            switch argument {
-            case "--rounds": rounds = Int(arguments.popFirst() ?? "") ?? 0
-            case "--idle": idle = Double(arguments.popFirst() ?? "") ?? -1
-            case "--mock": mock = arguments.popFirst()
-            default:
-                let parts = argument.split(separator: "=", maxSplits: 1).map(String.init)
-                guard parts.count == 2, FileManager.default.isExecutableFile(atPath: parts[1]) else {
-                    throw BenchmarkError("\(argument): give NAME=PATH of a surveyd binary that exists, e.g. before=/tmp/surveyd")
-                }
-                binaries.append((parts[0], parts[1]))
+    @Option(help: "Rounds; each starts every binary once.") var rounds = 10
+    @Option(help: "Seconds each daemon idles before its memory is read.") var idle = 5.0
+    @Option(help: "A mock-survey-server binary, so that the idle daemon is online (offline without).") var mock: String?
+    @Argument(help: "NAME=SURVEYD: the surveyd binaries to compare, e.g. before=/tmp/surveyd after=.build/release/surveyd.") var named: [String]
+
+    func validate() throws {
+        guard rounds > 0 else { throw ValidationError("--rounds needs a whole number above 0, not \(rounds)") }
+        guard idle >= 0 else { throw ValidationError("--idle needs a number of seconds, 0 or more, not \(idle)") }
+        for argument in named {
+            let parts = argument.split(separator: "=", maxSplits: 1)
+            guard parts.count == 2, FileManager.default.isExecutableFile(atPath: String(parts[1])) else {
+                throw ValidationError("\(argument): give NAME=PATH of a surveyd binary that exists, e.g. before=/tmp/surveyd")
             }
         }
-        guard !binaries.isEmpty, rounds > 0, idle >= 0 else {
-            throw BenchmarkError("usage: StartupBenchmark [--rounds N] [--idle SECONDS] [--mock MOCK-SERVER] NAME=SURVEYD …")
+        guard !named.isEmpty else { throw ValidationError("give at least one NAME=SURVEYD") }
+    }
+
+    func run() async throws {
+        let rounds = rounds, idle = idle, mock = mock
+        let binaries = named.map { argument in
+            let parts = argument.split(separator: "=", maxSplits: 1).map(String.init)
+            return (name: parts[0], path: parts[1])
         }
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("svstart-\(getpid())").path
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
@@ -57,16 +61,16 @@ enum StartupBenchmark {
             serverURL = "http://127.0.0.1:\(line.split(separator: ":").last ?? "")"
             server = child
         } else {
-            serverURL = "http://127.0.0.1:\(try unusedLoopbackPort())"
+            serverURL = "http://127.0.0.1:\(try Self.unusedLoopbackPort())"
         }
         print("# StartupBenchmark, \(Date().formatted(.iso8601)), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(rounds) rounds, idle \(idle) s, server \(mock == nil ? "offline" : "mock")\n")
 
         var samples: [String: [Sample]] = [:]
         for round in 1 ... rounds {
             for binary in binaries {
-                let sample = try await measure(binary.path, directory: "\(work)/\(binary.name)-\(round)", serverURL: serverURL, idle: idle)
+                let sample = try await Self.measure(binary.path, directory: "\(work)/\(binary.name)-\(round)", serverURL: serverURL, idle: idle)
                 samples[binary.name, default: []].append(sample)
-                print("round \(round) \(binary.name): ready \(format(sample.ready * 1000)) ms, RSS \(format(sample.rssAtReady)) MB at ready, \(format(sample.rssIdle)) MB idle")
+                print("round \(round) \(binary.name): ready \(Self.format(sample.ready * 1000)) ms, RSS \(Self.format(sample.rssAtReady)) MB at ready, \(Self.format(sample.rssIdle)) MB idle")
             }
         }
         _ = await server?.stop()
@@ -78,7 +82,7 @@ enum StartupBenchmark {
             let ready = runs.map { $0.ready * 1000 }
             let idleRSS = runs.map(\.rssIdle)
             let size = ((try? FileManager.default.attributesOfItem(atPath: binary.path)[.size] as? Int) ?? 0) ?? 0
-            print("| \(binary.name) | \(format(Double(size) / 1_048_576)) MB | \(format(median(ready))) ms (\(format(ready.min() ?? .nan))–\(format(ready.max() ?? .nan))) | \(format(median(runs.map(\.rssAtReady)))) MB | \(format(median(idleRSS))) MB (\(format(idleRSS.min() ?? .nan))–\(format(idleRSS.max() ?? .nan))) |")
+            print("| \(binary.name) | \(Self.format(Double(size) / 1_048_576)) MB | \(Self.format(Self.median(ready))) ms (\(Self.format(ready.min() ?? .nan))–\(Self.format(ready.max() ?? .nan))) | \(Self.format(Self.median(runs.map(\.rssAtReady)))) MB | \(Self.format(Self.median(idleRSS))) MB (\(Self.format(idleRSS.min() ?? .nan))–\(Self.format(idleRSS.max() ?? .nan))) |")
         }
     }
 

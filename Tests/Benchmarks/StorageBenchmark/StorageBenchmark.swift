@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import ArgumentParser
 import BenchmarkSupport
 import Foundation
 import Logging
@@ -26,6 +27,7 @@ import Storage
 ///   1,000,000 records (goal: at most 1.5 × unencrypted).
 ///
 /// `swift run -c release StorageBenchmark [--dir DIR] [--records N] [--seconds S] [--open-rounds R]`
+/// (`--help` lists them)
 /// (`StorageBenchmark fill DIR N [encrypted]` and `StorageBenchmark open DIR [encrypted]` make and
 /// open one queue alone.)
 ///
@@ -34,41 +36,67 @@ import Storage
 /// and the unencrypted queue are opened alternately, `R` times each (default 3), so that both see
 /// the same disk and load; the tables give the median of each, and the runs are listed below.
 @main
-struct StorageBenchmark {
+struct StorageBenchmark: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "The Storage module measured against the disk: durable appends, opening a large queue, with and without encryption.",
+        subcommands: [Measure.self, Open.self, Fill.self], defaultSubcommand: Measure.self)
+
     static let payloadSize = 100
     static let bodySize = 200
 
-    static func main() async throws {
-        var arguments = Array(CommandLine.arguments.dropFirst())
-        if arguments.first == "open", arguments.count >= 2 {
-            try await measureOpen(directory: arguments[1], keys: arguments.count > 2 ? benchmarkKeys : nil)
-            return
+    struct Measure: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Every measurement, in one run on one directory (the default).")
+        @Option(help: "Where to measure (a new directory under the temporary directory by default); removed afterwards.") var dir: String?
+        @Option(help: "Records in the journal and the queue that are opened (at least 1000).") var records = 1_000_000
+        @Option(help: "Seconds per append rate.") var seconds = 3
+        @Option(help: "How many times each queue is opened, alternately (the table gives the median).") var openRounds = 3
+
+        func validate() throws {
+            guard records >= 1000 else { throw ValidationError("--records needs at least 1000, not \(records)") }
+            guard seconds > 0 else { throw ValidationError("--seconds needs a whole number above 0, not \(seconds)") }
+            guard openRounds > 0 else { throw ValidationError("--open-rounds needs a whole number above 0, not \(openRounds)") }
         }
-        // `fill DIR N [encrypted]`: a queue with N pending, kept, for opening it with `open DIR`
-        // again and again (e.g. with two builds, alternately).
-        if arguments.first == "fill", arguments.count >= 3, let count = Int(arguments[2]) {
+
+        func run() async throws {
+            let directory = dir ?? FileManager.default.temporaryDirectory.appendingPathComponent("svstorage-\(getpid())").path
+            try await StorageBenchmark.measure(directory: directory, records: records, seconds: seconds, openRounds: openRounds)
+        }
+    }
+
+    struct Open: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Opens the queue in DIR once and prints what it took (the child process the measurement starts).")
+        @Argument(help: "The queue's directory.") var dir: String
+        @Argument(help: "`encrypted` when the queue was filled under the benchmark's key.") var encrypted: String?
+
+        func validate() throws {
+            guard encrypted == nil || encrypted == "encrypted" else { throw ValidationError("the second argument is `encrypted` or nothing, not \(encrypted!)") }
+        }
+
+        func run() async throws {
+            try await StorageBenchmark.measureOpen(directory: dir, keys: encrypted == nil ? nil : StorageBenchmark.benchmarkKeys)
+        }
+    }
+
+    struct Fill: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Fills DIR with a queue of COUNT pending, kept, to open it again and again (e.g. with two builds, alternately).")
+        @Argument(help: "The queue's directory.") var dir: String
+        @Argument(help: "How many submissions to queue.") var count: Int
+        @Argument(help: "`encrypted` to fill it under the benchmark's key.") var encrypted: String?
+
+        func validate() throws {
+            guard count > 0 else { throw ValidationError("COUNT needs a whole number above 0, not \(count)") }
+            guard encrypted == nil || encrypted == "encrypted" else { throw ValidationError("the third argument is `encrypted` or nothing, not \(encrypted!)") }
+        }
+
+        func run() async throws {
             var logger = Logger(label: "storage-bench-fill")
             logger.logLevel = .error
-            let rate = try await fillQueue(directory: arguments[1], count: count, logger: logger, keys: arguments.count > 3 ? benchmarkKeys : nil)
-            print("filled \(arguments[1]) with \(count) pending, \(BenchmarkSupport.whole(rate)) enqueues/s")
-            return
+            let rate = try await StorageBenchmark.fillQueue(directory: dir, count: count, logger: logger, keys: encrypted == nil ? nil : StorageBenchmark.benchmarkKeys)
+            print("filled \(dir) with \(count) pending, \(BenchmarkSupport.whole(rate)) enqueues/s")
         }
-        var directory = FileManager.default.temporaryDirectory.appendingPathComponent("svstorage-\(getpid())").path
-        var records = 1_000_000
-        var seconds = 3
-        var openRounds = 3
-        while !arguments.isEmpty {
-            let flag = arguments.removeFirst()
-            guard let value = arguments.first else { throw BenchmarkError("\(flag) needs a value") }
-            arguments.removeFirst()
-            switch flag {
-            case "--dir": directory = value
-            case "--records": guard let n = Int(value), n >= 1000 else { throw BenchmarkError("--records needs a whole number of at least 1000, not \(value)") }; records = n
-            case "--seconds": guard let n = Int(value), n > 0 else { throw BenchmarkError("--seconds needs a whole number above 0, not \(value)") }; seconds = n
-            case "--open-rounds": guard let n = Int(value), n > 0 else { throw BenchmarkError("--open-rounds needs a whole number above 0, not \(value)") }; openRounds = n
-            default: throw BenchmarkError("unknown argument \(flag); use --dir DIR, --records N, --seconds S, --open-rounds R")
-            }
-        }
+    }
+
+    static func measure(directory: String, records: Int, seconds: Int, openRounds: Int) async throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         var logger = Logger(label: "storage-bench")
