@@ -39,8 +39,15 @@ public struct EventJournal<Event: Codable & Sendable>: Sendable {
     /// (each with the snapshot's sequence number), then every event appended after it. Throws
     /// `StorageError` with code `.undecodableEvent` naming the sequence number when a record
     /// does not decode.
+    ///
+    /// The journal's recovered records are taken (``Journal/takeRecovered()``): once replayed they
+    /// are let go and their memory given back, so a second call replays nothing.
     public func replay() throws -> [(sequence: UInt64, event: Event)] {
-        let records = journal.recovered
+        defer { Journal.releaseFreedMemory() }
+        return try replay(journal.takeRecovered())
+    }
+
+    private func replay(_ records: [JournalRecord]) throws -> [(sequence: UInt64, event: Event)] {
         let snapshot = records.lastIndex { $0.type == Self.snapshotType }
         var events: [(sequence: UInt64, event: Event)] = []
         if let snapshot {

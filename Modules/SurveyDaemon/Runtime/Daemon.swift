@@ -195,6 +195,8 @@ public final class Daemon: Sendable {
             backend: backend, eventLoopGroup: controlLoops, logger: logger)
         do {
             try await sessions.restore()
+            // The replayed records and events are let go: give their heap back to the system.
+            Journal.releaseFreedMemory()
         } catch {
             // Nothing will run: release the journals' locks and the HTTP client (which must be
             // shut down before it is released).

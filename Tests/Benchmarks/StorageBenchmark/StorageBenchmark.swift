@@ -39,7 +39,7 @@ import Storage
 struct StorageBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "The Storage module measured against the disk: durable appends, opening a large queue, with and without encryption.",
-        subcommands: [Measure.self, Open.self, Fill.self], defaultSubcommand: Measure.self)
+        subcommands: [Measure.self, Open.self, Fill.self, Replay.self], defaultSubcommand: Measure.self)
 
     static let payloadSize = 100
     static let bodySize = 200
@@ -141,6 +141,10 @@ struct StorageBenchmark: AsyncParsableCommand {
         let sealedFull = OpenMeasure.median(sealedOpens)
         let full = OpenMeasure.median(plainOpens)
         let kept = records / 1000
+        let sessions = directory + "/sessions"
+        try await SessionReplay.fill(directory: sessions, count: records, keys: nil)
+        let replay = try await SessionReplay.measureInChild(directory: sessions, executable: ownExecutable)
+        try? FileManager.default.removeItem(atPath: sessions)
         let (deliverRate, removed) = try await deliverAllBut(directory: queueDirectory, kept: kept, logger: logger)
         let compacted = try await openInChild(directory: queueDirectory)
 
@@ -183,6 +187,8 @@ struct StorageBenchmark: AsyncParsableCommand {
         print("| encrypted: open journal of \(sealedFull.records) records (\(BenchmarkSupport.whole(sealedFull.diskMB)) MB) | \(String(format: "%.3f", sealedFull.journalSeconds)) s | unencrypted \(String(format: "%.3f", full.journalSeconds)) s | \(BenchmarkSupport.ratio(sealedFull.journalSeconds / full.journalSeconds)) | ≤ 1.5 × |")
         print("| encrypted: open queue with \(sealedFull.pending) pending | \(String(format: "%.3f", sealedFull.queueSeconds)) s | unencrypted \(String(format: "%.3f", full.queueSeconds)) s | \(BenchmarkSupport.ratio(sealedFull.queueSeconds / full.queueSeconds)) | ≤ 1.5 × |")
         print("| encrypted: RSS with \(sealedFull.pending) pending (peak while opening) | \(String(format: "%.1f", sealedFull.rssMB)) MB (\(String(format: "%.1f", sealedFull.peakMB)) MB) | unencrypted \(String(format: "%.1f", full.rssMB)) MB | | < 100 MB |")
+        print("| sessions journal of \(replay.records) events: RSS with its records recovered (an owner that keeps them) | \(String(format: "%.1f", replay.openMB)) MB | empty process \(String(format: "%.1f", replay.emptyMB)) MB | +\(String(format: "%.1f", replay.openMB - replay.emptyMB)) MB | |")
+        print("| the same after replaying them, let go | \(String(format: "%.1f", replay.replayedMB)) MB | empty process \(String(format: "%.1f", replay.emptyMB)) MB | +\(String(format: "%.1f", replay.replayedMB - replay.emptyMB)) MB | ≤ +10 MB |")
         func runs(_ opens: [OpenMeasure], _ field: KeyPath<OpenMeasure, Double>) -> String { opens.map { String(format: "%.3f", $0[keyPath: field]) }.joined(separator: ", ") }
         print("\nOpens, alternating (median in the table): queue encrypted \(runs(sealedOpens, \.queueSeconds)) s, unencrypted \(runs(plainOpens, \.queueSeconds)) s; journal encrypted \(runs(sealedOpens, \.journalSeconds)) s, unencrypted \(runs(plainOpens, \.journalSeconds)) s.")
         print("\nFilling: \(BenchmarkSupport.whole(fillRate)) enqueues/s (encrypted: \(BenchmarkSupport.whole(sealedFillRate))) enqueues/s and \(BenchmarkSupport.whole(deliverRate)) deliveries/s recorded, with relaxed durability and 512 at a time (setup, not a goal).")
