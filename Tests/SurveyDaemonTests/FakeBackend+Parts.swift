@@ -11,7 +11,7 @@ extension FakeBackend {
 
     func queue() async throws -> QueueListView { throw ControlError.noQueueAdministration }
     func queueEntry(id: String, answers: Bool) async throws -> QueueEntryView { throw ControlError.noQueueAdministration }
-    func exportQueue(_ state: QueueExportState) async throws -> [QueueExportLine] { throw ControlError.noQueueAdministration }
+    func exportQueue(_ state: QueueExportState, after: String?, limit: Int) async throws -> QueueExportPage { throw ControlError.noQueueAdministration }
     func importQueued(_ line: QueueExportLine) async throws -> QueueEntryView { throw ControlError.noQueueAdministration }
     func requeue(_ request: RequeueManyRequest) async throws -> RequeueManyReply { throw ControlError.noQueueAdministration }
     func drop(deadLetter id: String) async throws -> DeadLetterView { throw ControlError.noQueueAdministration }
@@ -41,7 +41,7 @@ extension ForwardingToFake {
 
     func queue() async throws -> QueueListView { try await fake.queue() }
     func queueEntry(id: String, answers: Bool) async throws -> QueueEntryView { try await fake.queueEntry(id: id, answers: answers) }
-    func exportQueue(_ state: QueueExportState) async throws -> [QueueExportLine] { try await fake.exportQueue(state) }
+    func exportQueue(_ state: QueueExportState, after: String?, limit: Int) async throws -> QueueExportPage { try await fake.exportQueue(state, after: after, limit: limit) }
     func importQueued(_ line: QueueExportLine) async throws -> QueueEntryView { try await fake.importQueued(line) }
     func requeue(_ request: RequeueManyRequest) async throws -> RequeueManyReply { try await fake.requeue(request) }
     func drop(deadLetter id: String) async throws -> DeadLetterView { try await fake.drop(deadLetter: id) }

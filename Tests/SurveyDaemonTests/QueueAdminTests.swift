@@ -174,6 +174,24 @@ import Testing
         #expect(deadAfter.isEmpty && pendingAfter.isEmpty)
     }
 
+    /// An export larger than a page is streamed page after page: every line once, in order.
+    @Test func anExportOfSeveralPagesHasEveryLineOnceInOrder() async throws {
+        let dir = try TemporaryDirectory(prefix: "qe")
+        defer { dir.remove() }
+        let d = try Self.daemon(dir.path)
+        defer { d.storage.close() }
+        let count = ControlServer.exportPageSize * 2 + 7
+        var keys: [String] = []
+        for i in 0 ..< count { keys.append(try await Self.enqueue(d, i).text(uppercase: false)) }
+        try await withControlServer(maxRequestBytes: 65536, backend: d.backend) { path, _ in
+            let export = try await UnixHTTP.request(socket: path, method: "GET", target: "/v1/queue/export")
+            #expect(export.status == 200 && export.headers["transfer-encoding"]?.lowercased() == "chunked", "\(export.status) \(export.headers)")
+            let lines = try export.bodyText.split(separator: "\n").map { try JSONDecoder().decode(QueueExportLine.self, from: Data($0.utf8)) }
+            #expect(lines.map(\.idempotencyKey) == keys)
+            #expect(export.bodyText.hasSuffix("\n"))
+        }
+    }
+
     /// A daemon's backend given no queue administration answers 404 on the queue's endpoints.
     @Test func aDaemonBackendWithoutAdministrationAnswersNoSuchEndpoint() async throws {
         let dir = try TemporaryDirectory(prefix: "qa")

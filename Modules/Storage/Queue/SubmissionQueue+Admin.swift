@@ -132,9 +132,20 @@ extension SubmissionQueue {
 
     /// The pending and dead submissions with their bodies, oldest first.
     public func exportLive(states: Set<ExportedSubmission.State>) throws -> [ExportedSubmission] {
+        try exportLive(states: states, after: nil, limit: .max).submissions
+    }
+
+    /// At most `limit` of the pending and dead submissions in `states`, oldest first, starting
+    /// after the submission `after` (from the first when nil), and the submission to start the
+    /// next page after (nil when this page reached the end). An export of a large queue reads it
+    /// page by page, so that only a page of bodies is in memory at once.
+    public func exportLive(states: Set<ExportedSubmission.State>, after: SubmissionID?, limit: Int) throws -> (submissions: [ExportedSubmission], next: SubmissionID?) {
         var result: [ExportedSubmission] = []
-        for position in index.head..<index.slots.count {
+        var position = after.map { index.lowerBound(of: $0.ordinal &+ 1, from: index.head) } ?? index.head
+        while position < index.slots.count {
+            if result.count >= limit { return (result, result.last?.id) }
             let slot = index.slots[position]
+            position += 1
             let state: ExportedSubmission.State
             switch slot.state {
             case .pending: state = .pending
@@ -143,11 +154,11 @@ extension SubmissionQueue {
             }
             guard states.contains(state) else { continue }
             let (record, decoded) = try storedRecord(slot)
-            var submission = index.submission(position)
+            var submission = index.submission(position - 1)
             submission.metadata.session = decoded.session
             result.append(ExportedSubmission(id: submission.id, state: state, metadata: submission.metadata, idempotencyKey: submission.idempotencyKey, body: Array(record.payload[decoded.bodyStart...])))
         }
-        return result
+        return (result, nil)
     }
 
     /// The delivered submissions whose bodies are still on disk (until compaction or a purge

@@ -39,11 +39,24 @@ public protocol ControlHealthBackend: Sendable {
 public protocol ControlQueueBackend: Sendable {
     func queue() async throws -> QueueListView
     func queueEntry(id: String, answers: Bool) async throws -> QueueEntryView
-    func exportQueue(_ state: QueueExportState) async throws -> [QueueExportLine]
+    /// At most `limit` lines of the export of `state`, after the submission `after` (from the
+    /// first when nil), and where the next page starts (nil at the end).
+    func exportQueue(_ state: QueueExportState, after: String?, limit: Int) async throws -> QueueExportPage
     func importQueued(_ line: QueueExportLine) async throws -> QueueEntryView
     func requeue(_ request: RequeueManyRequest) async throws -> RequeueManyReply
     func drop(deadLetter id: String) async throws -> DeadLetterView
     func purge() async throws -> PurgeReply
+}
+
+/// A page of `GET /v1/queue/export`: the lines, and the submission the next page starts after.
+public struct QueueExportPage: Sendable {
+    public var lines: [QueueExportLine]
+    public var next: String?
+
+    public init(lines: [QueueExportLine], next: String?) {
+        self.lines = lines
+        self.next = next
+    }
 }
 
 extension ControlError {

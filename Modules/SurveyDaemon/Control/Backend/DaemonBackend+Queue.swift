@@ -16,7 +16,11 @@ public protocol QueueAdministration: Sendable {
     func submission(_ id: SubmissionID) async throws -> QueuedSubmission?
     /// One submission, read from its own record only.
     func entry(_ id: SubmissionID, withBody: Bool) async throws -> SubmissionQueue.Entry?
-    func export(_ states: Set<SubmissionQueue.ExportedSubmission.State>) async throws -> [SubmissionQueue.ExportedSubmission]
+    /// A page of the pending or dead submissions in `states` after `after` (see
+    /// `SubmissionQueue.exportLive(states:after:limit:)`), and where the next page starts.
+    func exportPage(_ states: Set<SubmissionQueue.ExportedSubmission.State>, after: SubmissionID?, limit: Int) async throws -> (submissions: [SubmissionQueue.ExportedSubmission], next: SubmissionID?)
+    /// The delivered submissions whose bodies are still on disk.
+    func exportDelivered() async throws -> [SubmissionQueue.ExportedSubmission]
     func importSubmission(_ metadata: SubmissionMetadata, body: [UInt8]) async throws -> SubmissionQueue.ImportResult
     func drop(_ id: SubmissionID) async throws -> DeadSubmission?
     func purge() async throws -> SubmissionQueue.PurgeReport
@@ -31,10 +35,12 @@ extension StoredSubmissionQueue: QueueAdministration {
         try await queue.entry(id, withBody: withBody)
     }
 
-    public func export(_ states: Set<SubmissionQueue.ExportedSubmission.State>) async throws -> [SubmissionQueue.ExportedSubmission] {
-        var result = try await queue.exportLive(states: states)
-        if states.contains(.delivered) { result += try await queue.exportDelivered() }
-        return result
+    public func exportPage(_ states: Set<SubmissionQueue.ExportedSubmission.State>, after: SubmissionID?, limit: Int) async throws -> (submissions: [SubmissionQueue.ExportedSubmission], next: SubmissionID?) {
+        try await queue.exportLive(states: states, after: after, limit: limit)
+    }
+
+    public func exportDelivered() async throws -> [SubmissionQueue.ExportedSubmission] {
+        try await queue.exportDelivered()
     }
 
     /// Queues it and wakes the worker.
@@ -92,19 +98,31 @@ extension DaemonBackend {
         return view
     }
 
-    public func exportQueue(_ state: QueueExportState) async throws -> [QueueExportLine] {
-        let wanted: SubmissionQueue.ExportedSubmission.State = switch state {
-        case .pending: .pending
-        case .dead: .dead
-        case .delivered: .delivered
+    public func exportQueue(_ state: QueueExportState, after: String?, limit: Int) async throws -> QueueExportPage {
+        var cursor: SubmissionID?
+        if let after {
+            guard let id = SubmissionID(after) else { throw ControlError.badRequest("bad_cursor", "\(after.debugDescription) names no submission; start the export again") }
+            cursor = id
         }
-        return try await onQueue("the queue cannot be exported") { try await $0.export([wanted]) }.map { exported in
+        let submissions: [SubmissionQueue.ExportedSubmission]
+        let next: SubmissionID?
+        switch state {
+        case .pending, .dead:
+            (submissions, next) = try await onQueue("the queue cannot be exported") { try await $0.exportPage([state == .pending ? .pending : .dead], after: cursor, limit: limit) }
+        case .delivered:
+            // Delivered bodies are read from the segment files in one pass (they are what
+            // compaction or a purge removes next): one page.
+            submissions = try await onQueue("the queue cannot be exported") { try await $0.exportDelivered() }
+            next = nil
+        }
+        let lines = submissions.map { exported in
             QueueExportLine(
                 id: exported.id.description, state: exported.state.rawValue, idempotencyKey: exported.idempotencyKey.text(uppercase: false),
                 stage: exported.metadata.stage, lang: exported.metadata.language, definitionHash: exported.metadata.definitionHash,
                 queuedAt: exported.metadata.queuedAt.iso8601Seconds, session: exported.metadata.session?.text(uppercase: false),
                 body: String(decoding: exported.body, as: UTF8.self))
         }
+        return QueueExportPage(lines: lines, next: next?.description)
     }
 
     public func importQueued(_ line: QueueExportLine) async throws -> QueueEntryView {

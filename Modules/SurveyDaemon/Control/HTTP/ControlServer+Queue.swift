@@ -19,15 +19,18 @@ extension ControlServer {
             guard let state = QueueExportState(rawValue: raw) else {
                 throw ControlError.badRequest("bad_state", "state \(raw.debugDescription) is not one of pending, dead, delivered")
             }
-            return try await onPool {
-                let lines = try await backend.exportQueue(state)
-                var out = Data()
-                for line in lines {
-                    out += try Self.ndjsonEncoder.encode(line)
-                    out.append(0x0A)
+            // Streamed a page at a time, so that a large queue is never in memory at once. The
+            // first page is read before the reply starts: a queue that cannot be read is a 503.
+            let first = try await onPool { try await backend.exportQueue(state, after: nil, limit: Self.exportPageSize) }
+            return Response(status: .ok, headers: [.contentType: "application/x-ndjson"], body: ResponseBody { writer in
+                var page = first
+                while true {
+                    try await writer.write(try Self.ndjson(page.lines))
+                    guard let next = page.next else { break }
+                    page = try await onPool { try await backend.exportQueue(state, after: next, limit: Self.exportPageSize) }
                 }
-                return Response(status: .ok, headers: [.contentType: "application/x-ndjson"], body: .init(byteBuffer: ByteBuffer(bytes: out)))
-            }
+                try await writer.finish(nil)
+            })
         }
         v1.get("queue/:id") { request, context in
             let answers = request.uri.queryParameters.get("answers")
@@ -56,6 +59,19 @@ extension ControlServer {
             logger.notice("queue purged", metadata: ["bytesBefore": "\(reply.bytesBefore)", "bytesAfter": "\(reply.bytesAfter)"])
             return try Self.json(reply)
         }
+    }
+
+    /// Submissions per page of an export.
+    static let exportPageSize = 512
+
+    /// `lines` as NDJSON, each line ending in a newline.
+    static func ndjson(_ lines: [QueueExportLine]) throws -> ByteBuffer {
+        var out = ByteBuffer()
+        for line in lines {
+            out.writeBytes(try ndjsonEncoder.encode(line))
+            out.writeInteger(UInt8(0x0A))
+        }
+        return out
     }
 
     /// One JSON object per line: no pretty printing, so no newline inside a line.
