@@ -134,7 +134,7 @@ public actor SurveyClient {
             response = try await send(method: method, url: url, headers: headers, body: body, reloadToken: true)
         }
         guard (200 ..< 300).contains(response.status) else {
-            let retryAfter = response.headers["retry-after"].flatMap { RetryAfter.parse($0, now: Date()) }
+            let retryAfter = response.headers["retry-after"].flatMap { RetryAfter.parse($0, serverDate: response.headers["date"], now: Date()) }
             throw NetworkError.forStatus(response.status, url: url, retryAfter: retryAfter, body: String(decoding: response.body, as: UTF8.self))
         }
         return response
