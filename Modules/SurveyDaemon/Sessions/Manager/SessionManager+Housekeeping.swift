@@ -119,6 +119,7 @@ extension SessionManager {
         for id in retired {
             sessions[id] = nil
             history[id] = nil
+            activeAt[id] = nil
             awaitingErasure[id] = nil
             awaitingUpload.remove(id)
         }
