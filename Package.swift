@@ -271,7 +271,7 @@ let package = Package(
         .testTarget(
             name: "SurveyDaemonTests",
             dependencies: [
-                "SurveyDaemon", "Storage", "Networking", "MockServer", "SurveyTesting", "Kiosk", "KioskTesting",
+                "SurveyDaemon", "Storage", "Networking", "MockServer", "SurveyTesting", "Kiosk", "KioskTesting", "WallClockTimer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -2,7 +2,9 @@ import ControlAPI
 import Foundation
 import Logging
 import SurveyTesting
+import Synchronization
 import Testing
+import WallClockTimer
 @testable import SurveyDaemon
 
 /// Every duration the sessions and the erasure judge runs on the monotonic clock: the wall clock
@@ -143,6 +145,34 @@ extension SessionManagerTests {
         let text = String(decoding: exporter.exposition(MetricsExporter.Snapshot(counts: nil, now: Date(), connectivity: .online, journals: [], ready: true)), as: UTF8.self)
         #expect(text.contains(#"surveyd_wall_clock_steps_total{direction="back"} 1"#), "\(text)")
         #expect(text.contains(#"surveyd_wall_clock_steps_total{direction="forward"} 1"#), "\(text)")
+    }
+
+    /// The thread's path: the kernel says the clock was set (here an injected wait says so once,
+    /// after the test stepped its wall clock back a day, then waits on the real timerfd), the step
+    /// is logged and counted, and the thread ends when the service is stopped.
+    @Test func theThreadReportsAStepWhenTheClockIsSetAndEndsWhenStopped() async throws {
+        let clock = TestClock()
+        let exporter = MetricsExporter()
+        let calls = Mutex(0)
+        let watcher = WallClockWatcher(clock: clock.monotonic, wall: { clock.now() }, logger: Logger(label: "test"), metrics: exporter.metrics) { timer, stop in
+            let first = calls.withLock { calls in
+                calls += 1
+                return calls == 1
+            }
+            guard first else { return wall_clock_timer_wait(timer, stop) }
+            clock.stepWall(-86_400)
+            return 1
+        }
+        try #require(watcher.start(), "a timerfd can be made on Linux")
+        let counted = await eventually {
+            String(decoding: exporter.exposition(MetricsExporter.Snapshot(counts: nil, now: Date(), connectivity: .online, journals: [], ready: true)), as: UTF8.self)
+                .contains(#"surveyd_wall_clock_steps_total{direction="back"} 1"#)
+        }
+        #expect(counted, "the step back was counted")
+        #expect(await eventually { calls.withLock { $0 } == 2 }, "the thread waits again after a step")
+        #expect(watcher.threadRunning)
+        await watcher.stop()
+        #expect(!watcher.threadRunning)
     }
 
     /// The real watcher: its thread waits on the kernel's timerfd and ends when it is stopped.

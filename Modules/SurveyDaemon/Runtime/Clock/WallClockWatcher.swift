@@ -31,6 +31,9 @@ final class WallClockWatcher: Service, Sendable {
     let read: @Sendable () -> WallClockStepMeter.Reading
     let logger: Logger
     let metrics: DaemonMetrics
+    /// Waits on the timer until the clock is set (1), the wait is stopped (0) or fails (-1):
+    /// `wall_clock_timer_wait`; tests give one that says the clock was set when they step theirs.
+    let waitForSet: @Sendable (_ timer: Int32, _ stop: Int32) -> Int32
     private let state: Mutex<State>
 
     private struct State {
@@ -46,9 +49,10 @@ final class WallClockWatcher: Service, Sendable {
     ///   - clock: the monotonic clock steps are measured against (`ContinuousClock` in the
     ///     daemon: it counts the time a suspended machine slept, so a resume is no step).
     ///   - wall: the wall clock.
+    ///   - waitForSet: the thread's wait (``waitForSet``).
     init(
         threshold: Duration = .seconds(5), clock: some Clock<Duration> = ContinuousClock(), wall: @escaping @Sendable () -> Date = { Date() },
-        logger: Logger, metrics: DaemonMetrics
+        logger: Logger, metrics: DaemonMetrics, waitForSet: @escaping @Sendable (Int32, Int32) -> Int32 = { wall_clock_timer_wait($0, $1) }
     ) {
         let timeline = Timeline(clock)
         let read: @Sendable () -> WallClockStepMeter.Reading = { WallClockStepMeter.Reading(wall: wall(), elapsed: timeline.elapsed()) }
@@ -56,6 +60,7 @@ final class WallClockWatcher: Service, Sendable {
         self.read = read
         self.logger = logger
         self.metrics = metrics
+        self.waitForSet = waitForSet
         state = Mutex(State(meter: WallClockStepMeter(threshold: threshold, first: read())))
     }
 
@@ -120,7 +125,7 @@ final class WallClockWatcher: Service, Sendable {
     /// The thread: waits for the clock to be set until it is stopped.
     private func watch(timer: Int32, stop: Int32) {
         while true {
-            let result = wall_clock_timer_wait(timer, stop)
+            let result = waitForSet(timer, stop)
             if result == 1 {
                 clockWasSet()
                 continue
