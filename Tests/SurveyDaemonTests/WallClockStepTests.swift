@@ -38,6 +38,21 @@ extension SessionManagerTests {
         #expect(await m.closeIdleSessions() == 0)
     }
 
+    /// Closed sessions are kept their retention on the monotonic clock: a step forward retires
+    /// none early (a Pi booted at 2001 and stepped to now would otherwise lose its follow-ups).
+    @Test(.timeLimit(.minutes(5))) func theRetentionIgnoresAWallClockStep() async throws {
+        let m = manager()
+        _ = try await m.start(StartSessionRequest())
+        for words in [["Kim"], ["kim.cs@gmail.com"], ["kim.cs@gmail.com"]] { _ = try await m.answer(AnswerRequest(values: words)) }
+        #expect(try await m.answer(AnswerRequest(values: ["17"])).session.outcome == "no_target")
+        clock.stepWall(25 * 365 * 86_400)
+        clock.advance(60)
+        #expect(try await m.compactJournal(retention: .seconds(86_400)).retired == 0, "closed a minute ago")
+        clock.stepWall(-50 * 365 * 86_400)
+        clock.advance(86_400)
+        #expect(try await m.compactJournal(retention: .seconds(86_400)).retired == 1, "closed a day and a minute ago")
+    }
+
     /// A refused answer keeps the respondent's session alive on the monotonic clock too.
     @Test(.timeLimit(.minutes(5))) func aRefusedAnswerAfterAStepBackKeepsTheSessionAlive() async throws {
         let m = manager(idleTimeout: .seconds(4))

@@ -79,7 +79,10 @@ extension SessionManager {
             if retiring.contains(id) { sessions[id] = nil } else { sessions[id]?.eraseAnswers() }
             lastAnswers[id] = nil
             awaitingErasure[id] = nil
-            if retiring.contains(id) { activeAt[id] = nil }
+            if retiring.contains(id) {
+                activeAt[id] = nil
+                closedAt[id] = nil
+            }
         }
         logger.info("answers erased", metadata: ["sessions": "\(erasing.count)", "retired": "\(retiring.count)", "kept": "\(kept.count)"])
         return erasing.count
@@ -119,6 +122,7 @@ extension SessionManager {
     func noteClosed(_ session: Session) {
         guard case .closed(let outcome) = session.state else { return }
         activeAt[session.id] = nil
+        closedAt[session.id] = timeline.elapsed()
         if outcome == .queued {
             awaitingUpload.insert(session.id)
         } else if awaitingErasure[session.id] == nil {

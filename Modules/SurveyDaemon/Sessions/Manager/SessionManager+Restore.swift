@@ -57,7 +57,11 @@ extension SessionManager {
         await noteSettledUploads()
         // The idle timeout of a session left open counts from its last activity, re-anchored on
         // the monotonic clock: at most the timeout after this start.
-        for (id, session) in sessions where session.isOpen && activeAt[id] == nil { activeAt[id] = anchor(session.lastActivity) }
+        // A closed session's retention counts from when it closed, re-anchored the same way.
+        for (id, session) in sessions {
+            if session.isOpen, activeAt[id] == nil { activeAt[id] = anchor(session.lastActivity) }
+            if case .closed = session.state, closedAt[id] == nil { closedAt[id] = anchor(session.lastActivity) }
+        }
         logger.info("sessions restored", metadata: ["open": "\(sessions.values.filter(\.isOpen).count)", "events": "\(events.count)", "problems": "\(restoreProblems.count)"])
     }
 

@@ -42,11 +42,11 @@ public actor SessionManager {
     var settings: Settings
     /// Measures the wait for a delivery.
     let clock: any Clock<Duration>
-    /// The same clock, read as time elapsed: the idle timeout and the erasure delay are measured
-    /// on it, so a step of the wall clock changes neither.
+    /// The same clock, read as time elapsed: the idle timeout, the erasure delay and the
+    /// retention of closed sessions are measured on it, so a step of the wall clock changes none.
     let timeline: Timeline
-    /// The dates events record (what people read, and what a restart reads back), and that the
-    /// retention of closed sessions counts from.
+    /// The dates events record: what people read, and what a restart reads back (and re-anchors
+    /// on ``timeline``, ``anchor(_:)``).
     let now: @Sendable () -> Date
     let logger: Logger
     /// Counts answers and sessions as they are journaled.
@@ -80,11 +80,15 @@ public actor SessionManager {
     /// judged on. Set by every journaled event and every rejected answer; a restored session is
     /// re-anchored at the restore (`SessionManager+Restore.swift`).
     var activeAt: [UUID: Duration] = [:]
+    /// When each closed session closed, on ``timeline``: what the retention of closed sessions is
+    /// judged on (`SessionManager+Housekeeping.swift`); re-anchored at a restore.
+    var closedAt: [UUID: Duration] = [:]
 
     /// - Parameters:
     ///   - clock: a monotonic clock (`ContinuousClock` in the daemon: it counts the time a
     ///     suspended machine slept, so a respondent who walked away before a suspend is idle after
-    ///     it): the wait for a delivery, the idle timeout and the erasure delay are measured on it.
+    ///     it): the wait for a delivery, the idle timeout, the erasure delay and the retention of
+    ///     closed sessions are measured on it.
     ///   - now: the wall-clock date events record, for people and for the next start.
     public init(
         journal: any SessionJournal, definitions: any DefinitionSource, queue: any SubmissionSink, settings: Settings,
