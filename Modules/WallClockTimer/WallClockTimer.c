@@ -53,7 +53,10 @@ int wall_clock_timer_wait(int timer, int stop) {
         if (fds[0].revents) {
             uint64_t expirations;
             ssize_t got = read(timer, &expirations, sizeof expirations);
-            if (got < 0 && errno == ECANCELED) return 1;
+            if (got < 0 && errno == ECANCELED) {
+                // Armed again a year from the new time, for the next change.
+                return wall_clock_timer_rearm(timer) == 0 ? 1 : -1;
+            }
             if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
             if (got < 0) return -1;
             // Expired (a year without a clock change): arm it again and keep waiting.

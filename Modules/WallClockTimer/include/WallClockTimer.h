@@ -8,12 +8,13 @@
 /// descriptors, or -1 with errno set (where the system has no timerfd: ENOSYS).
 int wall_clock_timer_open(int *timer, int *stop);
 
-/// Arms the timer again after the clock was set (a cancelled timer stays cancelled).
-/// Returns 0, or -1 with errno set.
+/// Arms the timer a year from now on CLOCK_REALTIME (wall_clock_timer_wait does it again after
+/// each change of the clock, and when the year has passed). Returns 0, or -1 with errno set.
 int wall_clock_timer_rearm(int timer);
 
-/// Waits, without a timeout, until the wall clock is set (returns 1), `stop` is signalled
-/// (returns 0) or an error (returns -1 with errno set). Interrupted waits are resumed.
+/// Waits, without a timeout, until the wall clock is set (returns 1, the timer armed again),
+/// `stop` is signalled (returns 0) or an error (returns -1 with errno set). Interrupted waits
+/// are resumed.
 int wall_clock_timer_wait(int timer, int stop);
 
 /// Wakes the thread waiting in wall_clock_timer_wait: it returns 0 from then on.
