@@ -50,9 +50,10 @@ final class MonotonicCondition: @unchecked Sendable {
     static func deadline(after duration: Duration) -> timespec {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
-        let (seconds, attoseconds) = duration.components
+        // A negative duration is now; a very long one a century from now.
+        let (seconds, attoseconds) = max(duration, .zero).components
         var nanoseconds = Int(now.tv_nsec) + Int(attoseconds / 1_000_000_000)
-        var wholeSeconds = Int(now.tv_sec) + Int(clamping: seconds)
+        var wholeSeconds = Int(now.tv_sec) + Int(min(seconds, 100 * 365 * 86_400))
         if nanoseconds >= 1_000_000_000 {
             nanoseconds -= 1_000_000_000
             wholeSeconds += 1
