@@ -51,6 +51,8 @@ let package = Package(
         .target(name: "Validation", dependencies: ["Entities"], path: "Modules/Validation", swiftSettings: swiftSettings),
         /// Allocator calls Glibc's Swift module does not export (malloc_trim), for Storage.
         .target(name: "SystemMemory", path: "Modules/SystemMemory"),
+        /// A timerfd the kernel cancels when the wall clock is set (flags Glibc's Swift module lacks), for SurveyDaemon.
+        .target(name: "WallClockTimer", path: "Modules/WallClockTimer"),
         /// BoringSSL's AEAD on caller-owned buffers, from the copy swift-crypto links in (Linux), for Storage.
         .target(name: "BoringAEAD", path: "Modules/BoringAEAD"),
         /// The processor's CRC32C instruction, for the journal's frame checks in Storage.
@@ -112,7 +114,7 @@ let package = Package(
         .target(
             name: "SurveyDaemon",
             dependencies: [
-                "Entities", "Validation", "ControlAPI", "Storage", "Networking", "Kiosk",
+                "Entities", "Validation", "ControlAPI", "Storage", "Networking", "Kiosk", "WallClockTimer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -274,7 +276,7 @@ let package = Package(
         .testTarget(
             name: "SurveyDaemonTests",
             dependencies: [
-                "SurveyDaemon", "Storage", "Networking", "MockServer", "SurveyTesting", "Kiosk", "KioskTesting",
+                "SurveyDaemon", "Storage", "Networking", "MockServer", "SurveyTesting", "Kiosk", "KioskTesting", "WallClockTimer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -60,14 +60,28 @@ public enum RetryAfter {
             guard let seconds = Int64(trimmed) else { return .seconds(Int64.max / 2) }
             return .seconds(seconds)
         }
+        if let date = httpDate(trimmed) {
+            return .seconds(max(0, date.timeIntervalSince(now)))
+        }
+        return nil
+    }
+
+    /// The delay the value asks for, an HTTP date taken relative to the reply's own `Date`
+    /// header (`serverDate`) when it has a valid one, so that a kiosk whose clock is off (a day,
+    /// or years after a boot without a real-time clock) still waits what the server asked; with
+    /// no usable `Date`, relative to `now`, the local wall clock. Delay-seconds need neither.
+    public static func parse(_ value: String, serverDate: String?, now: Date) -> Duration? {
+        parse(value, now: serverDate.flatMap { httpDate($0.trimmingCharacters(in: .whitespaces)) } ?? now)
+    }
+
+    /// An HTTP date in any of the three forms recipients must accept; nil otherwise.
+    public static func httpDate(_ text: String) -> Date? {
         for format in dateFormats {
             let formatter = DateFormatter()
             formatter.locale = Locale(identifier: "en_US_POSIX")
             formatter.timeZone = TimeZone(identifier: "GMT")
             formatter.dateFormat = format
-            if let date = formatter.date(from: trimmed) {
-                return .seconds(max(0, date.timeIntervalSince(now)))
-            }
+            if let date = formatter.date(from: text) { return date }
         }
         return nil
     }

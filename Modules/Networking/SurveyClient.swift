@@ -156,7 +156,7 @@ public actor SurveyClient {
             throw await sawElsewhere(elsewhere.answer, redirect: elsewhere.redirect, status: response.status, url: url)
         }
         guard (200 ..< 300).contains(response.status) else {
-            let retryAfter = response.headers["retry-after"].flatMap { RetryAfter.parse($0, now: Date()) }
+            let retryAfter = response.headers["retry-after"].flatMap { RetryAfter.parse($0, serverDate: response.headers["date"], now: Date()) }
             throw NetworkError.forStatus(response.status, url: url, retryAfter: retryAfter, body: String(decoding: response.body, as: UTF8.self))
         }
         return (response, answered)

@@ -16,7 +16,8 @@ import Testing
         let daemon = try await Daemon(configuration: configuration, version: "test", logger: Logger(label: "t"))
         let (running, endpoints) = await InProcessDaemon.start(daemon)
         #expect(endpoints != nil, "the daemon stopped before it was ready")
-        #expect(daemon.threadsRunning.count == 3, "the journals' writers and the queue's thread run: \(daemon.threadsRunning)")
+        // The wall clock's watcher starts its thread when its service runs, beside the readiness.
+        #expect(await eventually { daemon.threadsRunning.count == 4 }, "the journals' writers, the queue's thread and the wall clock's watcher run: \(daemon.threadsRunning)")
         running.cancel()
         _ = await running.result
         // Every thread it started has ended (its stop checks this too; the control server's event

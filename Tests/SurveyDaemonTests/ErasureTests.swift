@@ -41,13 +41,14 @@ final class ErasureFixture: @unchecked Sendable {
         let journal = try Journal(directory: path + "/sessions", options: journalOptions, logger: logger)
         var queueOptions = SubmissionQueueOptions()
         queueOptions.now = { clock.now() }
+        queueOptions.uptime = { clock.elapsed }
         let queue = try SubmissionQueue(directory: path + "/queue", options: queueOptions, logger: logger)
         let stored = StoredSubmissionQueue(queue: queue, wakeup: DeliveryWakeup())
         let manager = SessionManager(
             journal: StoredSessionJournal(journal: journal), definitions: FixtureDefinitions(offline: false), queue: stored,
             settings: .init(defaultLanguage: "en", idleTimeout: .seconds(900), deliveryWait: .milliseconds(20)),
-            now: { clock.now() }, logger: logger)
-        let erasure = AnswerErasure(sessions: manager, queue: stored, journals: [journal, queue.journal], delay: delay, keptSince: keptSince, now: { clock.now() }, logger: logger)
+            clock: clock.monotonic, now: { clock.now() }, logger: logger)
+        let erasure = AnswerErasure(sessions: manager, queue: stored, journals: [journal, queue.journal], delay: delay, keptSince: keptSince, clock: clock.monotonic, logger: logger)
         return (journal, queue, manager, erasure)
     }
 

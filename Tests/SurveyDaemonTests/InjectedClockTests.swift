@@ -144,6 +144,6 @@ private struct HousekeepingParts {
         sessions = SessionManager(
             journal: MemoryJournal(), definitions: FixtureDefinitions(offline: false), queue: RecordingQueue(),
             settings: .init(defaultLanguage: "en", idleTimeout: .seconds(60), deliveryWait: .milliseconds(1)),
-            now: { dates.now() }, logger: Logger(label: "test"))
+            clock: dates.monotonic, now: { dates.now() }, logger: Logger(label: "test"))
     }
 }

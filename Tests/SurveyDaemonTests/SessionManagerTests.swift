@@ -77,12 +77,6 @@ final class RecordingQueue: SubmissionSink {
     }
 }
 
-final class TestClock: Sendable {
-    let value = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
-    func now() -> Date { value.withLock { $0 } }
-    func advance(_ seconds: TimeInterval) { value.withLock { $0 += seconds } }
-}
-
 @Suite(.timeLimit(.minutes(5))) struct SessionManagerTests {
     let journal = MemoryJournal()
     let queue = RecordingQueue()
@@ -91,13 +85,13 @@ final class TestClock: Sendable {
     /// - Parameter waitClock: measures the delivery wait.
     func manager(
         deliveryWait: Duration = .milliseconds(50), idleTimeout: Duration = .seconds(600), offline: Bool = false,
-        waitClock: some Clock<Duration> = ContinuousClock()
+        waitClock: (any Clock<Duration>)? = nil
     ) -> SessionManager {
         let clock = clock
         return SessionManager(
             journal: journal, definitions: FixtureDefinitions(offline: offline), queue: queue,
             settings: .init(defaultLanguage: "en", idleTimeout: idleTimeout, deliveryWait: deliveryWait),
-            clock: waitClock, now: { clock.now() }, logger: Logger(label: "test")
+            clock: waitClock ?? clock.monotonic, now: { clock.now() }, logger: Logger(label: "test")
         )
     }
 

@@ -59,12 +59,16 @@
         var idleTimer = null;
         var countdownTimer = null;
         var remaining = countdownSeconds;
-        var lastAlive = Date.now();
+        // Measured on the page's monotonic clock: a step of the wall clock back must not stop
+        // the keep-alives (the server would detach a respondent who is answering).
+        var monotonicNow = (window.performance && typeof window.performance.now === "function")
+            ? function () { return window.performance.now(); } : Date.now;
+        var lastAlive = monotonicNow();
         var aliveEvery = Math.max(5, Math.floor(idleSeconds / 2)) * 1000;
 
         function keepAlive() {
-            if (!csrfField || Date.now() - lastAlive < aliveEvery || !window.fetch) { return; }
-            lastAlive = Date.now();
+            if (!csrfField || monotonicNow() - lastAlive < aliveEvery || !window.fetch) { return; }
+            lastAlive = monotonicNow();
             window.fetch("/alive", {
                 method: "POST",
                 credentials: "same-origin",
@@ -96,7 +100,7 @@
         function stillHere() {
             window.clearInterval(countdownTimer);
             if (dialog.open) { dialog.close(); }
-            lastAlive = 0;
+            lastAlive = -Infinity;
             keepAlive();
             startIdleTimer();
         }

@@ -118,5 +118,11 @@ public struct SubmissionQueueOptions: Sendable {
     public var carryShare = 0.125
     /// The time `SubmissionQueue.erasableSince` records; tests give a clock of their own.
     public var now: @Sendable () -> Date = { Date() }
+    /// A monotonic clock, read as time elapsed (`ContinuousClock` by default: it counts the time a
+    /// suspended machine slept): `SubmissionQueue.erasableFor` is measured on it, so a step of the
+    /// wall clock does not change how long bodies have waited. Tests give a clock of their own.
+    public var uptime: @Sendable () -> Duration = { SubmissionQueueOptions.origin.duration(to: .now) }
     public init() {}
+
+    private static let origin = ContinuousClock.now
 }

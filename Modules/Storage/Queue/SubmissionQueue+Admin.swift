@@ -45,7 +45,7 @@ extension SubmissionQueue {
         index.removedCount += 1
         index.noteDropped(ordinal: ordinal)
         index.tidy()
-        if erasableSince == nil { erasableSince = options.now() }
+        noteErasable()
         return letter
     }
 
@@ -94,6 +94,7 @@ extension SubmissionQueue {
         let after = try journal.segments()
         // Every body of a delivered or dropped submission was in a segment removed now.
         erasableSince = nil
+        erasableWaitStart = nil
         let removed = doomed.filter { name in !after.contains { $0.name == name } }
         logger.notice("queue purged", metadata: ["removed": "\(removed.count)", "carried": "\(carried)", "bytesBefore": "\(bytesBefore)", "bytesAfter": "\(after.reduce(0) { $0 + $1.bytes })"])
         return PurgeReport(bytesBefore: bytesBefore, bytesAfter: after.reduce(0) { $0 + $1.bytes }, carriedRecords: carried, removedSegments: removed)

@@ -44,6 +44,11 @@ public actor SubmissionQueue {
     /// delivery or drop after a purge (or on open, when the files hold such bodies); cleared by
     /// `purge()`.
     public internal(set) var erasableSince: Date?
+    /// The same moment as ``erasableSince``, on `options.uptime`.
+    var erasableWaitStart: Duration?
+    /// How long a delivered or dropped body has waited for a purge, measured on the monotonic
+    /// `options.uptime` (a body found on open has waited from the open); nil when none waits.
+    public var erasableFor: Duration? { erasableWaitStart.map { options.uptime() - $0 } }
     let options: SubmissionQueueOptions
     let logger: Logger
     /// Changes hold it shared; compaction holds it alone.
@@ -61,7 +66,10 @@ public actor SubmissionQueue {
             try replay.visit(record, location)
         }
         index = replay.finish()
-        if replay.erasableBodies > 0 { erasableSince = options.now() }
+        if replay.erasableBodies > 0 {
+            erasableSince = options.now()
+            erasableWaitStart = options.uptime()
+        }
         // Replay allocated and freed one record at a time: give the freed heap back to the system.
         // Its result (whether memory was released) changes nothing here.
         _ = system_memory_trim()
@@ -135,7 +143,7 @@ public actor SubmissionQueue {
         index.slots[position].state = .removed
         index.removedCount += 1
         deliveredSinceOpen += 1
-        if erasableSince == nil { erasableSince = options.now() }
+        noteErasable()
         index.noteDelivered(ordinal: ordinal, key: key, response: response)
         index.tidy()
     }
@@ -261,6 +269,13 @@ public actor SubmissionQueue {
             position += 1
         }
         return SubmissionQueueCounts(pending: index.pendingCount, dead: index.deadLetters.count, delivered: deliveredSinceOpen, oldestPendingAt: oldest)
+    }
+
+    /// A delivered or dropped body waits in the files from now, unless one waited already.
+    func noteErasable() {
+        guard erasableSince == nil else { return }
+        erasableSince = options.now()
+        erasableWaitStart = options.uptime()
     }
 
     func unknown(_ ordinal: UInt64) -> StorageError {

@@ -9,9 +9,12 @@ import Storage
 /// The submission queue as erasure sees it: since when a delivered (or dropped) submission's
 /// body has waited on disk, and the purge that takes every such body off it.
 public protocol ErasableQueue: Sendable {
-    /// Since when a delivered or dropped submission's body has waited in the queue's files; nil
-    /// when none is known to wait.
+    /// Since when a delivered or dropped submission's body has waited in the queue's files (a
+    /// wall-clock date, for people); nil when none is known to wait.
     func erasableSince() async -> Date?
+    /// How long that body has waited, on a monotonic clock: what the delay is judged on; nil
+    /// when none is known to wait.
+    func erasableFor() async -> Duration?
     /// Carries the pending and dead submissions into a new segment and removes every older one.
     func purge() async throws -> SubmissionQueue.PurgeReport
 }
@@ -26,6 +29,12 @@ public protocol ErasableQueue: Sendable {
 ///
 /// Nothing else in the state directory holds answers: compaction writes no temporary copy of a
 /// record, and the definition cache holds questionnaires only.
+///
+/// The delay is measured on monotonic clocks (the session manager's, the queue's and this
+/// erasure's own `clock`, `ContinuousClock` in the daemon: it counts the time a suspended machine
+/// slept, which answers spend on disk too): a step of the wall clock neither keeps answers a day
+/// longer nor erases them early. Waits that began before a restart count from the restart at the
+/// latest. The wall-clock dates in ``Waiting`` are for people.
 public struct AnswerErasure: Sendable {
     let sessions: SessionManager
     let queue: any ErasableQueue
@@ -33,18 +42,24 @@ public struct AnswerErasure: Sendable {
     let journals: [Journal]
     /// How long answers no longer needed stay on disk.
     public let delay: Duration
-    /// Since when the kept copies have waited: they are made when a journal is opened.
+    /// Since when the kept copies have waited (for people): they are made when a journal is
+    /// opened, just before this erasure is made.
     let keptSince: Date
-    let now: @Sendable () -> Date
+    /// The time elapsed since this erasure was made: how long the kept copies have waited.
+    let timeline: Timeline
     let logger: Logger
 
-    public init(sessions: SessionManager, queue: any ErasableQueue, journals: [Journal], delay: Duration, keptSince: Date, now: @escaping @Sendable () -> Date = { Date() }, logger: Logger) {
+    /// - Parameters:
+    ///   - keptSince: the wall-clock date the journals were opened, for `surveyctl status`.
+    ///   - clock: a monotonic clock (`ContinuousClock` in the daemon) on which the kept copies'
+    ///     wait is measured, from now.
+    public init(sessions: SessionManager, queue: any ErasableQueue, journals: [Journal], delay: Duration, keptSince: Date, clock: some Clock<Duration> = ContinuousClock(), logger: Logger) {
         self.sessions = sessions
         self.queue = queue
         self.journals = journals
         self.delay = delay
         self.keptSince = keptSince
-        self.now = now
+        self.timeline = Timeline(clock)
         self.logger = logger
     }
 
@@ -60,8 +75,12 @@ public struct AnswerErasure: Sendable {
 
     /// What waits for erasure now.
     public struct Waiting: Sendable, Hashable {
-        /// Since when the answers that have waited longest have waited; nil when nothing waits.
+        /// Since when the answers that have waited longest have waited (a wall-clock date); nil
+        /// when nothing waits.
         public var oldest: Date?
+        /// How long the answers that have waited longest have waited, on the monotonic clocks;
+        /// nil when nothing waits.
+        public var longest: Duration?
         /// Closed sessions whose answers wait.
         public var sessions: Int
         /// Whether delivered or dropped bodies wait in the queue's files.
@@ -76,7 +95,8 @@ public struct AnswerErasure: Sendable {
         let queueSince = await queue.erasableSince()
         let copies = journals.reduce(0) { $0 + ((try? $1.keptCopies().count) ?? 0) }
         let oldest = [sessionsSince, queueSince, copies > 0 ? keptSince : nil].compactMap { $0 }.min()
-        return Waiting(oldest: oldest, sessions: await sessions.sessionsAwaitingErasure(), queueBodies: queueSince != nil, keptCopies: copies)
+        let longest = [await sessions.longestErasureWait(), await queue.erasableFor(), copies > 0 ? timeline.elapsed() : nil].compactMap { $0 }.max()
+        return Waiting(oldest: oldest, longest: longest, sessions: await sessions.sessionsAwaitingErasure(), queueBodies: queueSince != nil, keptCopies: copies)
     }
 
     /// Erases what has waited at least ``delay`` (`all`: everything that waits, now; the queue is
@@ -84,7 +104,6 @@ public struct AnswerErasure: Sendable {
     /// the first failure is thrown afterwards.
     @discardableResult
     public func erase(all: Bool) async throws -> Report {
-        let cutoff = now().addingTimeInterval(-delay.timeInterval)
         var report = Report()
         var failure: (any Error)?
         do {
@@ -96,14 +115,14 @@ public struct AnswerErasure: Sendable {
         do {
             if all {
                 report.queue = try await queue.purge()
-            } else if let since = await queue.erasableSince(), since <= cutoff {
+            } else if let waited = await queue.erasableFor(), waited >= delay {
                 report.queue = try await queue.purge()
             }
         } catch {
             logger.error("delivered submissions cannot be erased from the queue yet; tried again later", metadata: ["error": "\(error)"])
             failure = failure ?? error
         }
-        if all || keptSince <= cutoff {
+        if all || timeline.elapsed() >= delay {
             for journal in journals {
                 do {
                     report.keptCopies += try journal.removeKeptCopies(journal.keptCopies())
@@ -126,9 +145,9 @@ public struct AnswerErasure: Sendable {
     func nextRound() async -> Duration {
         let longest = min(delay, .seconds(30))
         var wait = longest
-        if let oldest = await waiting().oldest {
-            let left = delay.timeInterval - now().timeIntervalSince(oldest)
-            wait = min(wait, .milliseconds(Int64((max(0, left) * 1000).rounded(.up))))
+        if let longest = await waiting().longest {
+            let left = delay - longest
+            wait = min(wait, .milliseconds(Int64((max(0, left.timeInterval) * 1000).rounded(.up))))
         }
         return max(wait, .seconds(1))
     }

@@ -10,12 +10,13 @@ import Storage
 /// waits at once.
 extension DaemonBackend {
     /// What waits for erasure, for `status`; nil without an erasure. Made on the concurrency
-    /// pool: it lists the journals' directories.
+    /// pool: it lists the journals' directories. The wait is measured on the monotonic clocks
+    /// the erasure judges on, not from `time`.
     func erasureView(at time: Date) async -> StatusView.Erasure? {
         guard let erasure else { return nil }
         let waiting = await onPool { await erasure.waiting() }
         return StatusView.Erasure(
-            delaySeconds: erasure.delay.timeInterval, oldestWaitingSeconds: waiting.oldest.map { max(0, time.timeIntervalSince($0)) },
+            delaySeconds: erasure.delay.timeInterval, oldestWaitingSeconds: waiting.longest.map { max(0, $0.timeInterval) },
             sessions: waiting.sessions, queueBodies: waiting.queueBodies, keptCopies: waiting.keptCopies)
     }
 
@@ -38,5 +39,9 @@ extension DaemonBackend {
 extension StoredSubmissionQueue: ErasableQueue {
     public func erasableSince() async -> Date? {
         await queue.erasableSince
+    }
+
+    public func erasableFor() async -> Duration? {
+        await queue.erasableFor
     }
 }

@@ -35,6 +35,8 @@ public final class DaemonMetrics: Sendable {
         public static let journalFsyncDuration = "surveyd_journal_fsync_duration_seconds"
         public static let definitionFetches = "surveyd_definition_fetches_total"
         public static let definitionCacheHits = "surveyd_definition_cache_hits_total"
+        /// Steps of the wall clock of at least a few seconds, by `direction` (`forward`, `back`).
+        public static let wallClockSteps = "surveyd_wall_clock_steps_total"
         /// Counted by the process's ``LogLineWriter``, brought up to date at scrape time.
         public static let logLinesDropped = "surveyd_log_lines_dropped_total"
         // Read at scrape time (``MetricsExporter``).
@@ -75,6 +77,7 @@ public final class DaemonMetrics: Sendable {
     let connectivityChanges: Counter
     let definitionFetches: [DefinitionFetchResult: Counter]
     let definitionCacheHits: Counter
+    let wallClockSteps: (forward: Counter, back: Counter)
     let journals: [String: JournalMetrics]
 
     /// What a questionnaire fetch from the server came to, its `result` label.
@@ -109,6 +112,9 @@ public final class DaemonMetrics: Sendable {
             ($0, Counter(label: Name.definitionFetches, dimensions: [("result", $0.rawValue)], factory: factory))
         })
         definitionCacheHits = Counter(label: Name.definitionCacheHits, factory: factory)
+        wallClockSteps = (
+            Counter(label: Name.wallClockSteps, dimensions: [("direction", "forward")], factory: factory),
+            Counter(label: Name.wallClockSteps, dimensions: [("direction", "back")], factory: factory))
         journals = Dictionary(uniqueKeysWithValues: Self.journalNames.map { ($0, JournalMetrics(journal: $0, factory: factory)) })
     }
 
@@ -196,6 +202,9 @@ public final class DaemonMetrics: Sendable {
 
     /// A questionnaire request was answered from the cache instead of the server's copy.
     public func definitionCacheHit() { definitionCacheHits.increment() }
+
+    /// The wall clock was stepped forward or back by at least the step detector's threshold.
+    public func wallClockStepped(forward: Bool) { (forward ? wallClockSteps.forward : wallClockSteps.back).increment() }
 
     /// The observer for the journal named `name` (`sessions`, `queue`).
     public func journal(_ name: String) -> any JournalObserver {

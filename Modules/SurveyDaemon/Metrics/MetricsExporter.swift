@@ -29,8 +29,9 @@ public final class MetricsExporter: Sendable {
         public var paused: Bool
         /// The delivery ramp's hold-off after a 429/503, while it lasts.
         public var holdOff: DeliveryWorker.HoldOff?
-        /// Since when the oldest answer waiting for erasure has waited; nil when none waits.
-        public var erasureOldestWaiting: Date?
+        /// How long the oldest answer waiting for erasure has waited, on a monotonic clock; nil
+        /// when none waits.
+        public var erasureLongestWait: Duration?
         /// Whether the journals are encrypted, and the segments left to rewrite; nil: not said.
         public var encryption: EncryptionView?
 
@@ -120,7 +121,7 @@ public final class MetricsExporter: Sendable {
             let remaining = snapshot.holdOff.flatMap { $0.status == status ? max(0, $0.until.timeIntervalSince(snapshot.now)) : nil }
             meter.set(remaining ?? 0)
         }
-        erasureOldestWaitingAge.set(snapshot.erasureOldestWaiting.map { max(0, snapshot.now.timeIntervalSince($0)) } ?? 0)
+        erasureOldestWaitingAge.set(snapshot.erasureLongestWait.map { max(0, $0.timeInterval) } ?? 0)
         if let encryption = snapshot.encryption {
             encryptionEnabled.set(encryption.state == EncryptionView.on ? 1 : 0)
             oldKeySegments.set(encryption.oldKeySegments)

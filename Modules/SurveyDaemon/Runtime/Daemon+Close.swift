@@ -39,10 +39,11 @@ extension Daemon {
         logger.info("surveyd stopped; journals closed")
     }
 
-    /// The threads this daemon started that still run: the journals' writers and the queue's own
-    /// thread (the control server's event loop has ended once ``close()`` has shut it down). Empty
-    /// once the daemon has stopped; ``close()`` checks it.
+    /// The threads this daemon started that still run: the journals' writers, the queue's own
+    /// thread and the wall clock's watcher (the control server's event loop has ended once
+    /// ``close()`` has shut it down). Empty once the daemon has stopped; ``close()`` checks it.
     var threadsRunning: [String] {
         (sessionJournal.writerThreadRunning ? ["\(sessionJournal.directory) journal writer"] : []) + queue.queue.threadsRunning
+            + (wallClockWatcher.threadRunning ? ["wall clock watcher"] : [])
     }
 }

@@ -56,6 +56,8 @@ public final class Daemon: Sendable {
     /// The registry `GET /metrics` reads; every part records through its ``MetricsExporter/metrics``.
     public let exporter = MetricsExporter()
     private let metricsPortValue = Mutex<Int?>(nil)
+    /// Notices steps of the wall clock (`Clock/`); its thread runs while the daemon does.
+    let wallClockWatcher: WallClockWatcher
     let logger: Logger
 
     /// The TCP port metrics are served on (`metricsListen`), once it listens.
@@ -151,7 +153,7 @@ public final class Daemon: Sendable {
             definitions: definitions,
             queue: queue,
             settings: .init(defaultLanguage: configuration.defaultLanguage.rawValue, idleTimeout: configuration.idleSessionTimeout, deliveryWait: configuration.deliveryWait, firstStage: configuration.firstStage),
-            logger: logger, metrics: metrics)
+            clock: ContinuousClock(), logger: logger, metrics: metrics)
         self.sessions = sessions
         let policy = RetryPolicy(base: configuration.backoffBase, cap: configuration.backoffCap)
         worker = DeliveryWorker(
@@ -170,8 +172,9 @@ public final class Daemon: Sendable {
         let worker = self.worker
         let erasure = AnswerErasure(
             sessions: sessions, queue: queue, journals: [sessionJournal, submissionQueue.journal], delay: configuration.erasureDelay,
-            keptSince: Date(), logger: logger)
+            keptSince: Date(), clock: ContinuousClock(), logger: logger)
         self.erasure = erasure
+        wallClockWatcher = WallClockWatcher(clock: ContinuousClock(), logger: logger, metrics: metrics)
         var backend = DaemonBackend(version: version, startedAt: Date(), sessions: sessions, worker: worker, inspector: queue, connectivity: monitor, lifecycle: lifecycle, exporter: exporter)
         backend.deviceId = deviceID
         backend.queueAdministration = queue
@@ -179,6 +182,7 @@ public final class Daemon: Sendable {
         if backend.serverURLIsPlainHTTP {
             logger.warning("the server URL is plain http: a captive portal or anyone on the network path can read what is sent (answers, the token) and answer in the server's place; use an https server URL to prevent it (doc/security.md)", metadata: ["serverURL": "\(serverURL.absoluteString)"])
         }
+        backend.uptime = Timeline(ContinuousClock()).elapsed
         backend.erasure = erasure
         backend.encryption = { [sessionJournal] in DaemonEncryption.view(keys: keys, journals: [sessionJournal, submissionQueue.journal]) }
         if let keys {
@@ -247,6 +251,7 @@ public final class Daemon: Sendable {
                 .init(service: extras.track(DaemonSystemdServices.deliveryName, worker)),
                 .init(service: housekeeping),
                 .init(service: ErasureService(erasure: erasure)),
+                .init(service: wallClockWatcher),
                 .init(service: watcher),
             ] + extra + [
                 .init(service: extras.track(DaemonSystemdServices.controlName, server.service(claim: socketClaim) {

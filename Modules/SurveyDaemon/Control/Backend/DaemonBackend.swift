@@ -75,6 +75,9 @@ public struct DaemonBackend: ControlBackend {
     /// Whether the journals are encrypted, for `status`, `health` and the metrics; nil: not said.
     /// It lists the journals' segments (blocking file calls): see ``encryptionView()``.
     public var encryption: (@Sendable () -> EncryptionView)?
+    /// How long the daemon has run, on a monotonic clock, for `status`'s `uptimeSeconds` (a step
+    /// of the wall clock does not change it); nil: counted from `startedAt` on `now`.
+    public var uptime: (@Sendable () -> Duration)?
 
     public init(
         version: String, startedAt: Date, sessions: SessionManager, worker: DeliveryWorker, inspector: any QueueInspector, connectivity: any ConnectivityObserver,
@@ -126,7 +129,7 @@ public struct DaemonBackend: ControlBackend {
         var snapshot = MetricsExporter.Snapshot(
             counts: try? await inspector.counts(), now: now(), connectivity: await connectivity.status.state, journals: sizes, ready: health.ready,
             paused: await worker.snapshot.paused != nil, holdOff: await worker.holdOff, encryption: await encryptionView())
-        if let erasure { snapshot.erasureOldestWaiting = await onPool { await erasure.waiting() }.oldest }
+        if let erasure { snapshot.erasureLongestWait = await onPool { await erasure.waiting() }.longest }
         return exporter.exposition(snapshot)
     }
 
@@ -154,7 +157,7 @@ public struct DaemonBackend: ControlBackend {
         var view = StatusView(
             version: version,
             startedAt: startedAt.iso8601Seconds,
-            uptimeSeconds: time.timeIntervalSince(startedAt),
+            uptimeSeconds: uptime.map { $0().timeInterval } ?? time.timeIntervalSince(startedAt),
             connectivity: await connectivityView(),
             queue: .init(
                 pending: counts.pending, inFlight: snapshot.inFlight, dead: counts.dead, delivered: counts.delivered,

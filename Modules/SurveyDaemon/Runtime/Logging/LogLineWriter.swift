@@ -14,8 +14,9 @@ import Foundation
 /// The thread starts with the first line and lives until ``stop(timeout:)``: the process's own
 /// writer (``standardError``) is never stopped; every other writer is stopped by its owner.
 public final class LogLineWriter: @unchecked Sendable {
-    // Every stored property below `condition` is guarded by it.
-    private let condition = NSCondition()
+    // Every stored property below `condition` is guarded by it. Its timed waits (``flush(timeout:)``,
+    // ``stop(timeout:)``) run on the monotonic clock: a step of the wall clock changes neither.
+    private let condition = MonotonicCondition()
     private var pending: [String] = []
     private var spare: [String] = []
     /// Lines dropped since the last notice was written.
@@ -93,7 +94,7 @@ public final class LogLineWriter: @unchecked Sendable {
     /// both. Lines enqueued after it are dropped and counted. Returns whether the thread has ended.
     @discardableResult
     public func stop(timeout: Duration) -> Bool {
-        let deadline = Self.date(after: timeout)
+        let deadline = MonotonicCondition.deadline(after: timeout)
         condition.lock()
         defer { condition.unlock() }
         stopping = true
@@ -111,11 +112,6 @@ public final class LogLineWriter: @unchecked Sendable {
         return threadRunning
     }
 
-    private static func date(after timeout: Duration) -> Date {
-        let (seconds, attoseconds) = timeout.components
-        return Date(timeIntervalSinceNow: Double(seconds) + Double(attoseconds) / 1e18)
-    }
-
     /// The lines dropped since the writer was made.
     public var droppedLines: Int {
         condition.lock()
@@ -127,7 +123,7 @@ public final class LogLineWriter: @unchecked Sendable {
     /// `timeout` has passed. Returns whether everything was written.
     @discardableResult
     public func flush(timeout: Duration) -> Bool {
-        let deadline = Self.date(after: timeout)
+        let deadline = MonotonicCondition.deadline(after: timeout)
         condition.lock()
         defer { condition.unlock() }
         while !pending.isEmpty || droppedSinceNotice > 0 || writing {

@@ -75,6 +75,7 @@ extension SessionManager {
             throw SessionError(.notAsking, "\(why); start a new session with `surveyctl start`")
         case .rejected(_, let message, let reason):
             session.touch(time)
+            noteActivity(session.id)
             metrics.answerRejected()
             return AnswerResult(accepted: false, message: message, rejection: reason, session: session)
         case .accepted(let events):

@@ -11,10 +11,29 @@ import Foundation
 /// (`surveyctl status`) stays, its answer events replaced by `answersErased`, until a compaction
 /// retires it; every other one is retired at once, which keeps the snapshots that erasures write
 /// small (a busy kiosk writes one every few minutes).
+///
+/// The delay is measured on the manager's monotonic clock (``ErasureWait/at``): a step of the
+/// wall clock neither keeps answers on disk longer nor erases them sooner. The wall-clock date
+/// (``ErasureWait/since``) is what `surveyctl status` shows.
 extension SessionManager {
-    /// Since when the answers that wait longest for erasure have waited; nil when none wait.
+    /// Since when a closed session's answers have waited for erasure.
+    struct ErasureWait: Sendable {
+        /// The wall-clock date, for people.
+        var since: Date
+        /// The same moment on ``SessionManager/timeline``: what the delay is judged on.
+        var at: Duration
+    }
+
+    /// Since when the answers that wait longest for erasure have waited (a wall-clock date, for
+    /// people); nil when none wait.
     public func oldestAwaitingErasure() -> Date? {
-        awaitingErasure.values.min()
+        awaitingErasure.values.min { $0.at < $1.at }?.since
+    }
+
+    /// How long the answers that wait longest for erasure have waited, on the monotonic clock;
+    /// nil when none wait.
+    public func longestErasureWait() -> Duration? {
+        awaitingErasure.values.map(\.at).min().map { timeline.elapsed() - $0 }
     }
 
     /// How many closed sessions' answers wait for erasure.
@@ -30,8 +49,8 @@ extension SessionManager {
     @discardableResult
     public func eraseAnswers(waitedAtLeast delay: Duration?) async throws -> Int {
         await noteSettledUploads()
-        let cutoff = delay.map { now().addingTimeInterval(-$0.timeInterval) }
-        let due = awaitingErasure.filter { _, since in cutoff.map { since <= $0 } ?? true }.keys.sorted { $0.uuidString < $1.uuidString }
+        let current = timeline.elapsed()
+        let due = awaitingErasure.filter { _, wait in delay.map { current - wait.at >= $0 } ?? true }.keys.sorted { $0.uuidString < $1.uuidString }
         guard !due.isEmpty else { return 0 }
         // Every request of these sessions waits (they are closed: nothing but a late delivery
         // record comes), so no request writes back a copy that still holds answers.
@@ -60,6 +79,10 @@ extension SessionManager {
             if retiring.contains(id) { sessions[id] = nil } else { sessions[id]?.eraseAnswers() }
             lastAnswers[id] = nil
             awaitingErasure[id] = nil
+            if retiring.contains(id) {
+                activeAt[id] = nil
+                closedAt[id] = nil
+            }
         }
         logger.info("answers erased", metadata: ["sessions": "\(erasing.count)", "retired": "\(retiring.count)", "kept": "\(kept.count)"])
         return erasing.count
@@ -98,10 +121,12 @@ extension SessionManager {
     /// once its upload is settled.
     func noteClosed(_ session: Session) {
         guard case .closed(let outcome) = session.state else { return }
+        activeAt[session.id] = nil
+        closedAt[session.id] = timeline.elapsed()
         if outcome == .queued {
             awaitingUpload.insert(session.id)
         } else if awaitingErasure[session.id] == nil {
-            awaitingErasure[session.id] = now()
+            awaitingErasure[session.id] = ErasureWait(since: now(), at: timeline.elapsed())
         }
     }
 
@@ -109,7 +134,7 @@ extension SessionManager {
     /// for erasure from now.
     func noteUploadSettled(_ id: UUID) {
         guard awaitingUpload.remove(id) != nil else { return }
-        awaitingErasure[id] = now()
+        awaitingErasure[id] = ErasureWait(since: now(), at: timeline.elapsed())
     }
 
     /// Asks the queue where the uploads of sessions that ended `queued` stand: a delivered one,
@@ -133,14 +158,16 @@ extension SessionManager {
     }
 
     /// After a restart: closed sessions whose events still hold answers wait for erasure from
-    /// when they closed (those that ended `queued`, once their upload is settled).
+    /// when they closed (those that ended `queued`, once their upload is settled), re-anchored on
+    /// the monotonic clock: at most the delay after the restart, whatever the wall clock did
+    /// while the daemon was down (``anchor(_:)``).
     func noteRestoredErasures() {
         for (id, session) in sessions {
             guard case .closed(let outcome) = session.state, history[id]?.contains(where: \.holdsAnswer) == true else { continue }
             if outcome == .queued {
                 awaitingUpload.insert(id)
             } else {
-                awaitingErasure[id] = session.lastActivity
+                awaitingErasure[id] = ErasureWait(since: session.lastActivity, at: anchor(session.lastActivity))
             }
         }
     }

@@ -86,7 +86,7 @@ extension SessionManager {
         public var kept: Int
     }
 
-    /// Retires sessions closed more than `retention` ago (those that ended `queued` only once
+    /// Retires sessions closed more than `retention` ago, on the monotonic clock (those that ended `queued` only once
     /// their upload is no longer pending) and rewrites the session journal as one snapshot of the
     /// rest, removing the old segments. Answers wait while it runs. Does nothing when no session
     /// can be retired.
@@ -97,9 +97,8 @@ extension SessionManager {
     /// session sees it retired under it.
     @discardableResult
     public func compactJournal(retention: Duration) async throws -> JournalCompaction {
-        let cutoff = now().addingTimeInterval(-retention.timeInterval)
         var candidates: [UUID] = []
-        for (id, session) in sessions where isRetirable(session, cutoff: cutoff) {
+        for (id, session) in sessions where isRetirable(session, retention: retention) {
             if case .closed(.queued) = session.state, let key = session.lastCompletedKey, try await queue.state(of: key) == .pending { continue }
             candidates.append(id)
         }
@@ -111,7 +110,7 @@ extension SessionManager {
         defer { journalGate.leaveExclusive() }
         // A request may have changed a candidate while the locks were awaited (a follow-up named
         // on it, its last activity later), or an erasure retired it.
-        let retired = Set(candidates.filter { id in sessions[id].map { isRetirable($0, cutoff: cutoff) } ?? false })
+        let retired = Set(candidates.filter { id in sessions[id].map { isRetirable($0, retention: retention) } ?? false })
         guard !retired.isEmpty else { return JournalCompaction(retired: 0, kept: history.count) }
         // Oldest first, so that a replay rebuilds sessions in the order they began.
         let kept = history.filter { !retired.contains($0.key) }.values.sorted { ($0.first?.time ?? .distantPast) < ($1.first?.time ?? .distantPast) }
@@ -119,6 +118,8 @@ extension SessionManager {
         for id in retired {
             sessions[id] = nil
             history[id] = nil
+            activeAt[id] = nil
+            closedAt[id] = nil
             awaitingErasure[id] = nil
             awaitingUpload.remove(id)
         }
@@ -126,9 +127,11 @@ extension SessionManager {
         return JournalCompaction(retired: retired.count, kept: kept.count)
     }
 
-    /// Whether `session` closed before `cutoff` (its upload, if it ended `queued`, asked apart).
-    private func isRetirable(_ session: Session, cutoff: Date) -> Bool {
+    /// Whether `session` closed at least `retention` ago on the monotonic clock (its upload, if
+    /// it ended `queued`, asked apart): a step of the wall clock retires nothing early or late.
+    private func isRetirable(_ session: Session, retention: Duration) -> Bool {
         guard case .closed = session.state else { return false }
-        return session.lastActivity < cutoff
+        let closed = closedAt[session.id] ?? anchor(session.lastActivity)
+        return timeline.elapsed() - closed > retention
     }
 }

@@ -52,6 +52,16 @@ extension SessionManager {
         if !settled.isEmpty { await settle(settled, applied: applied) }
         await settleCompletedStages()
         noteRestoredErasures()
+        // Uploads settled before the stop: their sessions' answers wait from this start at the
+        // latest, not from the first erasure round.
+        await noteSettledUploads()
+        // The idle timeout of a session left open counts from its last activity, re-anchored on
+        // the monotonic clock: at most the timeout after this start.
+        // A closed session's retention counts from when it closed, re-anchored the same way.
+        for (id, session) in sessions {
+            if session.isOpen, activeAt[id] == nil { activeAt[id] = anchor(session.lastActivity) }
+            if case .closed = session.state, closedAt[id] == nil { closedAt[id] = anchor(session.lastActivity) }
+        }
         logger.info("sessions restored", metadata: ["open": "\(sessions.values.filter(\.isOpen).count)", "events": "\(events.count)", "problems": "\(restoreProblems.count)"])
     }
 

@@ -42,7 +42,11 @@ public actor SessionManager {
     var settings: Settings
     /// Measures the wait for a delivery.
     let clock: any Clock<Duration>
-    /// The dates events record, and that the idle timeout and the retention count from.
+    /// The same clock, read as time elapsed: the idle timeout, the erasure delay and the
+    /// retention of closed sessions are measured on it, so a step of the wall clock changes none.
+    let timeline: Timeline
+    /// The dates events record: what people read, and what a restart reads back (and re-anchors
+    /// on ``timeline``, ``anchor(_:)``).
     let now: @Sendable () -> Date
     let logger: Logger
     /// Counts answers and sessions as they are journaled.
@@ -68,17 +72,27 @@ public actor SessionManager {
     var history: [UUID: [SessionEvent]] = [:]
     /// Closed sessions whose answers are still in the journal, with since when they have been
     /// waiting for erasure (`SessionManager+Erasure.swift`).
-    var awaitingErasure: [UUID: Date] = [:]
+    var awaitingErasure: [UUID: ErasureWait] = [:]
     /// Closed sessions that ended `queued`: their answers wait for erasure once the upload is
     /// delivered (or its dead letter dropped).
     var awaitingUpload: Set<UUID> = []
+    /// When each open session last saw its respondent, on ``timeline``: what the idle timeout is
+    /// judged on. Set by every journaled event and every rejected answer; a restored session is
+    /// re-anchored at the restore (`SessionManager+Restore.swift`).
+    var activeAt: [UUID: Duration] = [:]
+    /// When each closed session closed, on ``timeline``: what the retention of closed sessions is
+    /// judged on (`SessionManager+Housekeeping.swift`); re-anchored at a restore.
+    var closedAt: [UUID: Duration] = [:]
 
     /// - Parameters:
-    ///   - clock: measures the wait for a delivery.
-    ///   - now: the date events record and idle times count from.
+    ///   - clock: a monotonic clock (`ContinuousClock` in the daemon: it counts the time a
+    ///     suspended machine slept, so a respondent who walked away before a suspend is idle after
+    ///     it): the wait for a delivery, the idle timeout, the erasure delay and the retention of
+    ///     closed sessions are measured on it.
+    ///   - now: the wall-clock date events record, for people and for the next start.
     public init(
         journal: any SessionJournal, definitions: any DefinitionSource, queue: any SubmissionSink, settings: Settings,
-        clock: some Clock<Duration> = ContinuousClock(), now: @escaping @Sendable () -> Date = { Date() }, logger: Logger,
+        clock: any Clock<Duration> = ContinuousClock(), now: @escaping @Sendable () -> Date = { Date() }, logger: Logger,
         metrics: DaemonMetrics = .disabled
     ) {
         self.metrics = metrics
@@ -87,6 +101,7 @@ public actor SessionManager {
         self.queue = queue
         self.settings = settings
         self.clock = clock
+        self.timeline = Timeline(clock)
         self.now = now
         self.logger = logger
     }
@@ -152,7 +167,11 @@ public actor SessionManager {
             logger.error("journal append failed", metadata: ["error": "\(error)"])
             throw .journalUnavailable(error)
         }
-        for event in events { history[event.session, default: []].append(event) }
+        let at = timeline.elapsed()
+        for event in events {
+            history[event.session, default: []].append(event)
+            activeAt[event.session] = at
+        }
         metrics.journaled(events) { sessions[$0] == nil }
     }
 
@@ -175,9 +194,25 @@ public actor SessionManager {
         }
     }
 
-    /// Whether `session` has been idle longer than the idle timeout.
+    /// Whether `session` has been idle longer than the idle timeout, on the monotonic clock (a
+    /// session never seen active, which cannot happen, counts as active at the timeline's start).
     func isIdle(_ session: Session) -> Bool {
-        now().timeIntervalSince(session.lastActivity) > settings.idleTimeout.timeInterval
+        timeline.elapsed() - (activeAt[session.id] ?? .zero) > settings.idleTimeout
+    }
+
+    /// The respondent of `id` did something that journals nothing (an answer the checks
+    /// refused): the idle timeout counts from now.
+    func noteActivity(_ id: UUID) {
+        activeAt[id] = timeline.elapsed()
+    }
+
+    /// How long ago, on the timeline, a wall-clock `date` read back from the journal was: never
+    /// less than zero (a date in the future is a clock that was stepped back while the daemon
+    /// was down), so a duration that counts from it ends at most that duration after the
+    /// restart, whatever the clock did meanwhile.
+    func anchor(_ date: Date) -> Duration {
+        let age = max(0, now().timeIntervalSince(date))
+        return timeline.elapsed() - .seconds(age)
     }
 }
 
