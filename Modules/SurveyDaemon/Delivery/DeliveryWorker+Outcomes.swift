@@ -20,7 +20,9 @@ extension DeliveryWorker {
                 forget(id)
                 snapshotValue.delivered += 1
                 snapshotValue.lastDeliveryAt = now()
-                metrics.submissionDelivered(latency: now().timeIntervalSince(submission.metadata.queuedAt))
+                // From the wall-clock time it was queued (it may come from an earlier run): a
+                // clock stepped back since gives no negative latency.
+                metrics.submissionDelivered(latency: max(0, now().timeIntervalSince(submission.metadata.queuedAt)))
                 logger.info("submission delivered", metadata: ["submission": "\(id)", "stage": "\(submission.metadata.stage)"])
                 await onFinished(submission.metadata.key, .delivered(response: next))
             case .rejected(let reason), .permanent(let reason):

@@ -161,7 +161,7 @@ public struct DaemonBackend: ControlBackend {
             connectivity: await connectivityView(),
             queue: .init(
                 pending: counts.pending, inFlight: snapshot.inFlight, dead: counts.dead, delivered: counts.delivered,
-                oldestPendingAgeSeconds: counts.oldestPendingAt.map { time.timeIntervalSince($0) },
+                oldestPendingAgeSeconds: counts.oldestPendingAt.map { max(0, time.timeIntervalSince($0)) },
                 lastDeliveryAt: snapshot.lastDeliveryAt?.iso8601Seconds,
                 nextRetryAt: await worker.nextStart(pending: counts.pending)?.iso8601Seconds,
                 bytesOnDisk: queueDiskBytes
