@@ -26,14 +26,13 @@ import Glibc
 import Foundation
 import Logging
 import Synchronization
-import SystemMemory
 
 /// A crash-safe append-only journal in one directory. Safe to share between tasks.
 public final class Journal: Sendable {
     /// Records recovered on open, in sequence order, until ``takeRecovered()`` takes them (then
     /// none): decrypted answers among them must not stay in memory once their owner replayed them.
     public var recovered: [JournalRecord] { recoveredRecords.withLock { $0 } }
-    private let recoveredRecords: Mutex<[JournalRecord]>
+    let recoveredRecords: Mutex<[JournalRecord]>
     /// Problems found and handled on open.
     public let recoveryReport: [RecoveryProblem]
     /// The journal directory.
@@ -235,22 +234,6 @@ public final class Journal: Sendable {
             }
             if let err { cont.resume(throwing: err) } else { wakeup.signal() }
         }
-    }
-
-    /// The records recovered on open, handed over once: the journal keeps none of them after this
-    /// call (``recovered`` is empty), and gives the freed heap back to the system once the caller
-    /// lets go of them (``releaseFreedMemory()``).
-    public func takeRecovered() -> [JournalRecord] {
-        recoveredRecords.withLock { records in
-            defer { records = [] }
-            return records
-        }
-    }
-
-    /// Gives freed heap memory back to the system (glibc's `malloc_trim`), e.g. after the records
-    /// ``takeRecovered()`` handed over were replayed and let go.
-    public static func releaseFreedMemory() {
-        _ = system_memory_trim()
     }
 
     /// Whether the writer thread still runs: true until ``close()`` has returned.
