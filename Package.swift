@@ -40,8 +40,9 @@ let package = Package(
         // The daemon's metrics: recorded through swift-metrics, exposed in the Prometheus text format.
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
-        // The journal's encryption at rest: HKDF and ChaCha20-Poly1305.
-        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        // The journal's encryption at rest: HKDF and ChaCha20-Poly1305. Pinned: BoringAEAD declares
+        // functions of its BoringSSL copy, which a test checks against this version's header.
+        .package(url: "https://github.com/apple/swift-crypto.git", exact: "4.5.2"),
         // The tests' and benchmarks' child processes (not linked into an app).
         .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
     ],

@@ -3,12 +3,15 @@
 // segment, the frame's header (magic, length, type, sequence number) as associated data. The
 // frame keeps its CRC32C, computed over what is stored, for torn writes.
 //
-// On Linux the AEAD runs on the journal's own buffers, through BoringSSL's C calls (BoringAEAD):
-// a record is sealed straight into the write buffer and opened straight into its payload, with one
-// context per data key. swift-crypto's `ChaChaPoly` (the same BoringSSL underneath) allocates a
-// sealed box, a context and its result for every record, which cost an opening about 2 µs a
-// record, several times the cipher itself. Elsewhere `ChaChaPoly` is used; both give the same
-// bytes (RecordCipherTests).
+// Two implementations give the same bytes (RecordCipherTests):
+// - `.boringSSL` (Linux, the journal's): BoringSSL's AEAD on the journal's own buffers, through the
+//   C calls BoringAEAD declares: a record is sealed straight into the write buffer and opened
+//   straight into its payload, with one context per data key. Those declarations are checked
+//   against swift-crypto's own header by a test, and swift-crypto is pinned to one version.
+// - `.swiftCrypto`: swift-crypto's public `ChaChaPoly`, which allocates a sealed box, a context and
+//   its result for every record. Measured on an opening of 1,000,000 encrypted records
+//   (StorageBenchmark, same run), it misses the goal the other meets (doc/benchmarks.md); it is
+//   what other platforms use.
 
 #if os(Linux)
 import BoringAEAD
@@ -20,24 +23,43 @@ import FoundationEssentials
 import Foundation
 #endif
 
+/// Which code seals and opens records (see the top of this file).
+public enum RecordCipherImplementation: String, Sendable, Hashable {
+    case boringSSL
+    case swiftCrypto
+
+    /// The journal's: BoringSSL's calls on Linux, `ChaChaPoly` elsewhere.
+    public static var standard: RecordCipherImplementation {
+        #if os(Linux)
+        .boringSSL
+        #else
+        .swiftCrypto
+        #endif
+    }
+}
+
 /// The data key of one segment (or one run of it, after a fresh salt), and what it was made from.
 struct RecordCipher: Sendable {
     let key: SymmetricKey
     /// Whether the segment is under the current key or an old one.
     let protection: SegmentProtection
+    let implementation: RecordCipherImplementation
     #if os(Linux)
-    /// BoringSSL's context for `key`, shared by the copies of this cipher.
-    private let context: AEADContext
+    /// BoringSSL's context for `key`, shared by the copies of this cipher (nil with `.swiftCrypto`).
+    private let context: AEADContext?
     #endif
 
     static let tagSize = 16
     static let nonceSize = 12
 
-    init(key: SymmetricKey, protection: SegmentProtection) {
+    init(key: SymmetricKey, protection: SegmentProtection, implementation: RecordCipherImplementation = .standard) {
         self.key = key
         self.protection = protection
         #if os(Linux)
-        context = AEADContext(key: key)
+        self.implementation = implementation
+        context = implementation == .boringSSL ? AEADContext(key: key) : nil
+        #else
+        self.implementation = .swiftCrypto
         #endif
     }
 
@@ -90,9 +112,24 @@ struct RecordCipher: Sendable {
         }
     }
 
-    #if os(Linux)
     /// Writes the ciphertext of `plain` and its tag to `sealed` (16 bytes longer than `plain`).
     private func seal(_ plain: UnsafeRawBufferPointer, nonce offset: Int, aad: UnsafeRawBufferPointer, into sealed: UnsafeMutableRawBufferPointer) throws {
+        #if os(Linux)
+        if let context { return try sealWithBoringSSL(plain, nonce: offset, aad: aad, into: sealed, context: context) }
+        #endif
+        try sealWithChaChaPoly(plain, nonce: offset, aad: aad, into: sealed)
+    }
+
+    /// The plaintext of `sealed` (ciphertext and tag), or nil when it does not authenticate.
+    private func open(_ sealed: UnsafeRawBufferPointer, nonce offset: Int, aad: UnsafeRawBufferPointer) -> [UInt8]? {
+        #if os(Linux)
+        if let context { return openWithBoringSSL(sealed, nonce: offset, aad: aad, context: context) }
+        #endif
+        return openWithChaChaPoly(sealed, nonce: offset, aad: aad)
+    }
+
+    #if os(Linux)
+    private func sealWithBoringSSL(_ plain: UnsafeRawBufferPointer, nonce offset: Int, aad: UnsafeRawBufferPointer, into sealed: UnsafeMutableRawBufferPointer, context: AEADContext) throws {
         let count = plain.count
         var tagLength = 0
         // An empty payload still needs a readable address.
@@ -113,8 +150,7 @@ struct RecordCipher: Sendable {
         }
     }
 
-    /// The plaintext of `sealed` (ciphertext and tag), or nil when it does not authenticate.
-    private func open(_ sealed: UnsafeRawBufferPointer, nonce offset: Int, aad: UnsafeRawBufferPointer) -> [UInt8]? {
+    private func openWithBoringSSL(_ sealed: UnsafeRawBufferPointer, nonce offset: Int, aad: UnsafeRawBufferPointer, context: AEADContext) -> [UInt8]? {
         let count = sealed.count - Self.tagSize
         let stored = sealed.baseAddress!.assumingMemoryBound(to: UInt8.self)
         var opened = false
@@ -136,8 +172,9 @@ struct RecordCipher: Sendable {
         }
         return plain
     }
-    #else
-    private func seal(_ plain: UnsafeRawBufferPointer, nonce offset: Int, aad: UnsafeRawBufferPointer, into sealed: UnsafeMutableRawBufferPointer) throws {
+    #endif
+
+    private func sealWithChaChaPoly(_ plain: UnsafeRawBufferPointer, nonce offset: Int, aad: UnsafeRawBufferPointer, into sealed: UnsafeMutableRawBufferPointer) throws {
         let nonce = try Self.withNonce(offset) { try ChaChaPoly.Nonce(data: $0) }
         let box = try ChaChaPoly.seal(plain, using: key, nonce: nonce, authenticating: aad)
         try box.combined.withUnsafeBytes { combined in
@@ -147,7 +184,7 @@ struct RecordCipher: Sendable {
         }
     }
 
-    private func open(_ sealed: UnsafeRawBufferPointer, nonce offset: Int, aad: UnsafeRawBufferPointer) -> [UInt8]? {
+    private func openWithChaChaPoly(_ sealed: UnsafeRawBufferPointer, nonce offset: Int, aad: UnsafeRawBufferPointer) -> [UInt8]? {
         var combined = Data(count: Self.nonceSize + sealed.count)
         combined.withUnsafeMutableBytes { raw in
             raw.storeBytes(of: UInt64(offset).littleEndian, as: UInt64.self)
@@ -157,7 +194,6 @@ struct RecordCipher: Sendable {
               let plain = try? ChaChaPoly.open(box, using: key, authenticating: aad) else { return nil }
         return plain.withUnsafeBytes { [UInt8]($0) }
     }
-    #endif
 }
 
 #if os(Linux)
