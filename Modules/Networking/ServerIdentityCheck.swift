@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Logging
 
 /// Something that answered in the survey server's place: a captive portal's login page, a
 /// redirect, a `511`, a TLS certificate for another name.
@@ -47,8 +48,10 @@ public struct QuestionnaireIdentityCheck: ServerIdentityCheck {
     let token: BearerTokenFile
     let stage: String
     let lang: String
+    let logger: Logger
 
-    public init(transport: any HTTPTransport, configuration: SurveyClientConfiguration, token: BearerTokenFile, stage: String, lang: String) {
+    public init(transport: any HTTPTransport, configuration: SurveyClientConfiguration, token: BearerTokenFile, stage: String, lang: String, logger: Logger = Logger(label: "surveyd.connectivity")) {
+        self.logger = logger
         self.transport = transport
         self.configuration = configuration
         self.token = token
@@ -62,6 +65,8 @@ public struct QuestionnaireIdentityCheck: ServerIdentityCheck {
         if let token = try? token.token(reload: false) { headers["Authorization"] = "Bearer \(token)" }
         let response: TransportResponse
         let answered: String
+        // At debug level, as every request to the server is (never a body).
+        logger.debug("sending a request to the survey server to tell it from a captive portal", metadata: ["method": "GET", "url": "\(url)"])
         do {
             (response, answered) = try await transport.sendFollowingOrigin(
                 TransportRequest(method: "GET", url: url, headers: headers), origin: configuration.baseURL, timeout: configuration.readTimeout)

@@ -27,7 +27,7 @@ import Testing
         let token = stack.dir.path + "/token"
         try "portal-test-token".write(toFile: token, atomically: true, encoding: .utf8)
         try await stack.startMock()
-        try await stack.startDaemon(["--token-file", token], environment: ["SURVEYD_PROBE_INTERVAL_CAP": "4", "SURVEYD_BACKOFF_CAP": "4"])
+        try await stack.startDaemon(["--token-file", token, "--log-level", "debug"], environment: ["SURVEYD_PROBE_INTERVAL_CAP": "4", "SURVEYD_BACKOFF_CAP": "4"])
         try await stack.startAndAnswerAllButLast()
 
         var faults = ["\"portal\": \"\(portal)\""]
@@ -47,8 +47,11 @@ import Testing
         #expect((seen["answer"] as? String)?.isEmpty == false)
         if elsewhere { #expect(seen["redirect"] as? String == "http://127.0.0.1:\(login.port)/login", "\(name): \(seen)") }
         #expect((connectivity["notice"] as? String)?.contains("plain http") == true, "\(connectivity)")
-        // Let it meet the portal a few more times: still pending, never dead.
-        try await Task.sleep(for: .seconds(3))
+        // It meets the portal again (its connectivity check asks for the questionnaire, and gets
+        // the portal's answer) before anything is judged: still pending, never dead.
+        let checks = { (stack.daemon?.errorOutput ?? "").components(separatedBy: "to tell it from a captive portal").count - 1 }
+        let checksBefore = checks()
+        #expect(try await stack.waitFor("\(name): two more connectivity checks behind the portal", every: .milliseconds(50)) { checks() >= checksBefore + 2 })
         let queue = try await stack.queue()
         #expect(queue["pending"] as? Int == 1 && queue["dead"] as? Int == 0, "\(name): \(queue)")
         #expect(try stack.records().isEmpty, "\(name): delivered through the portal")

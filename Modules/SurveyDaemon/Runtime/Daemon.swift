@@ -135,7 +135,7 @@ public final class Daemon: Sendable {
         let transport = AsyncHTTPClientTransport(client: httpClient)
         let token = BearerTokenFile(path: configuration.tokenFile)
         let identity = QuestionnaireIdentityCheck(
-            transport: transport, configuration: clientConfiguration, token: token, stage: configuration.firstStage, lang: configuration.defaultLanguage.rawValue)
+            transport: transport, configuration: clientConfiguration, token: token, stage: configuration.firstStage, lang: configuration.defaultLanguage.rawValue, logger: logger)
         monitor = ConnectivityMonitor(
             probe: CountingProbe(probe, metrics: metrics), reuse: configuration.connectivityCache, identity: identity, logger: logger,
             onPortal: { [metrics] active in metrics.portalChanged(active: active) })
