@@ -51,6 +51,9 @@ final class FileFaults: Sendable {
 
     private func path(_ fd: Int32) -> String? { openPaths.withLock { $0[fd] } }
 
+    /// The descriptors opened through these operations and not closed yet, with their paths.
+    var openDescriptors: [Int32: String] { openPaths.withLock { $0 } }
+
     var operations: JournalFileOperations {
         JournalFileOperations(
             write: { [self] fd, buffer in

@@ -154,13 +154,17 @@ public final class Journal: Sendable {
                     io.close(try Journal.openActiveSegment(last, directory: directory, io: io).fd)
                 }
                 // A fresh salt for every opening: appends never continue a segment written before.
-                segmentName = Journal.segmentName(nextSequence)
-                let created = try Journal.createEncryptedSegment(segmentName, directory: directory, keys: keys, io: io)
+                let name = Journal.segmentName(nextSequence)
+                segmentName = name
+                // Measured before the segment is made: nothing that can fail comes between its
+                // creation and `prepare`, which closes it when it fails.
+                let existing = try Journal.segmentNames(directory, io: io).filter { $0 != name }.reduce(0) { $0 + (io.size(at: directory + "/" + $1) ?? 0) }
+                let created = try Journal.createEncryptedSegment(name, directory: directory, keys: keys, io: io)
                 segmentFD = created.fd
                 segmentCipher = created.cipher
                 segmentBytes = SegmentHeader.size
                 recovered.infos[segmentName] = SegmentInfo(cipher: segmentCipher, protection: .currentKey)
-                recovered.bytes = try Journal.segmentNames(directory, io: io).reduce(0) { $0 + (io.size(at: directory + "/" + $1) ?? 0) }
+                recovered.bytes = existing + SegmentHeader.size
             } else if let name = recovered.lastSegment {
                 (segmentFD, segmentBytes) = try Journal.openActiveSegment(name, directory: directory, io: io)
                 segmentName = name
