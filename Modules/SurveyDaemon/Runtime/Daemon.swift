@@ -228,7 +228,13 @@ public final class Daemon: Sendable {
         }
         var kioskServices: [ServiceGroupConfiguration.ServiceConfiguration] = []
         if let kiosk {
-            kioskServices.append(.init(service: try kiosk.service { url in await readiness.kiosk(url) }))
+            do {
+                kioskServices.append(.init(service: try kiosk.service { url in await readiness.kiosk(url) }))
+            } catch {
+                // Nothing will run: close what the daemon opened, as a failed run does.
+                await close()
+                throw error
+            }
         }
         let housekeeping = Housekeeping(sessions: sessions, queue: queue.queue, cache: cache, logger: logger)
         let watcher = ConnectivityWatcher(monitor: monitor, worker: worker, queue: queue.queue, schedule: configuration.probeSchedule)
