@@ -22,6 +22,9 @@ public struct HealthView: Sendable, Hashable, Codable {
     public var reasons: [Reason]
     /// Whether answers are encrypted at rest; nil from an older daemon.
     public var encryption: EncryptionView?
+    /// The kiosk's `in_service`, `out_of_service` or `closed`; nil without kiosk pages. Out of
+    /// service does not make the daemon unready (the control API still takes sessions).
+    public var kiosk: String?
 
     public init(live: Bool = true, ready: Bool, reasons: [Reason]) {
         self.live = live

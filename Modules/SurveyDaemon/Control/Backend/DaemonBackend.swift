@@ -71,6 +71,8 @@ public struct DaemonBackend: ControlBackend {
     /// Whether the journals are encrypted, for `status`, `health` and the metrics; nil: not said.
     /// It lists the journals' segments (blocking file calls): see ``encryptionView()``.
     public var encryption: (@Sendable () -> EncryptionView)?
+    /// The kiosk's staff state (out of service, survey, PIN lockout); nil without kiosk pages.
+    public var staffDesk: KioskStaffDesk?
 
     public init(
         version: String, startedAt: Date, sessions: SessionManager, worker: DeliveryWorker, inspector: any QueueInspector, connectivity: any ConnectivityObserver,
@@ -90,6 +92,7 @@ public struct DaemonBackend: ControlBackend {
     public func health() async -> HealthView {
         var view = DaemonHealth.view(phase: lifecycle?.phase ?? .serving, journals: await inspector.journalHealth())
         view.encryption = await encryptionView()
+        view.kiosk = staffDesk?.view.state
         return view
     }
 
@@ -176,6 +179,7 @@ public struct DaemonBackend: ControlBackend {
         view.erasure = await erasureView(at: time)
         view.encryption = await encryptionView()
         view.paused = snapshot.paused.map { StatusView.Paused(reason: $0.reason, since: $0.since.iso8601Seconds) }
+        view.kiosk = staffDesk?.view
         return view
     }
 
