@@ -39,6 +39,7 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
+import osk
 from kiosk_test import Failure, Kiosk, make_driver
 
 PIN = "2468"
@@ -57,7 +58,14 @@ class Staff:
         self.k.screen("staff-%s-%s" % (self.size, screen))
 
     def text(self, driver=None):
-        return (driver or self.d).find_element(By.TAG_NAME, "body").text
+        # A page that reloads itself (the welcome screen following the kiosk's state) may go
+        # away while it is read: read it again.
+        for _ in range(10):
+            try:
+                return (driver or self.d).find_element(By.TAG_NAME, "body").text
+            except WebDriverException:
+                time.sleep(0.3)
+        return ""
 
     def expect_text(self, fragment, driver=None, timeout=0):
         driver = driver or self.d
@@ -66,7 +74,7 @@ class Staff:
             if fragment in self.text(driver):
                 return
             if time.time() >= end:
-                raise Failure("expected %r on %s, the page says: %s" % (fragment, driver.current_url, self.text(driver)[:400]))
+                raise Failure("expected %r on %s, the page says: %s" % (fragment, driver.current_url, " | ".join(self.text(driver).split("\n"))[:400]))
             time.sleep(0.3)
 
     def press_title(self, seconds):
@@ -156,7 +164,13 @@ class Staff:
         asked = self.second.find_elements(By.CSS_SELECTOR, "#answer-form input[name=question]")
         if not asked or asked[0].get_attribute("value") == "name":
             raise Failure("the next respondent did not start the chosen survey (question %r)" % (asked[0].get_attribute("value") if asked else None))
-        # Back to the first survey for the next size, and the respondent's session abandoned.
+        # A respondent at work in another browser ended the staff screen: the PIN is asked again.
+        self.tap("Switch survey")
+        if not self.d.find_elements(By.ID, "pin"):
+            raise Failure("the staff screen stayed open while a respondent started in another browser")
+        self.type_pin(PIN)
+        self.expect_text("Send now")
+        # Back to the first survey for the next size.
         select = self.d.find_element(By.ID, "staff-survey")
         for option in select.find_elements(By.TAG_NAME, "option"):
             if option.text.strip() == "Drinks survey":
@@ -229,7 +243,11 @@ def text_sizes(k, size):
     k.screen("text-size-%s-largest" % size)
     if problems:
         raise Failure("; ".join(problems))
-    k.type("Kim", field="answer")
+    # The field has the focus and the keyboard is open: tap the keys.
+    d.execute_script("arguments[0].scrollIntoView({block: 'start'})", field)
+    osk.tap(d, osk.keys_for("Kim", osk.layout(d)))
+    if field.get_attribute("value") != "Kim":
+        raise Failure("tapping Kim at the largest text size gave %r" % field.get_attribute("value"))
     next_button = d.find_element(By.CSS_SELECTOR, "button.next")
     d.execute_script("arguments[0].scrollIntoView({block: 'start'})", next_button)
     k.submit(next_button)

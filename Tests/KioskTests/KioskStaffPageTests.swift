@@ -148,7 +148,7 @@ import Testing
         }
     }
 
-    @Test func theStaffScreenEndsAfterSixtySecondsUntouchedOrWhenAnotherBrowserAsksForARespondentsPage() async throws {
+    @Test func theStaffScreenEndsAfterSixtySecondsUntouchedOrWhenARespondentStartsInAnotherBrowser() async throws {
         let staff = FakeStaff()
         let fixture = try Self.fixture(staff)
         try await fixture.run { client in
@@ -161,7 +161,11 @@ import Testing
             fixture.clock.advance(by: .seconds(61))
             #expect(try await browser.open("/staff").contains("name=\"pin\""))
             _ = try await Self.enter(browser)
-            try await TestBrowser(client).open("/")
+            // A welcome screen shown in another browser leaves it; a respondent starting there ends it.
+            let other = TestBrowser(client)
+            _ = try await other.open("/")
+            #expect(try await browser.open("/staff").contains("Send now"))
+            _ = try await other.start(.en)
             #expect(try await browser.open("/staff").contains("name=\"pin\""))
         }
     }

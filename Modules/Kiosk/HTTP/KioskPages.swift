@@ -29,7 +29,6 @@ struct KioskPages: Sendable {
             isNew = true
         }
         guard let found else { return redirect(to: "/") }
-        staffSessions.respondentSeen(found.token)
         if found.binding.session != nil { return redirect(to: "/question") }
         bindings.update(found.token) {
             $0.ended = nil
@@ -47,6 +46,8 @@ struct KioskPages: Sendable {
 
     func question(_ request: Request) async -> Response {
         guard let found = await browser(request) else { return redirect(to: "/") }
+        // A respondent at work in another browser ends every other browser's staff screen.
+        staffSessions.respondentSeen(found.token)
         guard let session = found.binding.session else { return redirect(to: found.binding.ended == nil ? "/" : "/end") }
         let view: RespondentView
         do {

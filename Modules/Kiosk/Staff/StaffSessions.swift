@@ -1,7 +1,8 @@
 import Synchronization
 
 /// Which browsers are on the staff screen, by their cookie's token: entered with the right PIN,
-/// until ``idleLimit`` untouched, "Done", or a respondent's page asked for by another browser.
+/// until ``idleLimit`` untouched, "Done", or a respondent's question asked for by another browser
+/// (a welcome screen shown or reloaded elsewhere does not end it).
 /// Kept apart from the browser's respondent binding, which entering leaves exactly as it was.
 final class StaffSessions: Sendable {
     /// How long the staff screen stays untouched before it ends.
@@ -47,7 +48,7 @@ final class StaffSessions: Sendable {
         entries.withLock { $0.removeValue(forKey: token)?.until != nil }
     }
 
-    /// A respondent's page was asked for by `token`'s browser: every other browser's staff screen ends.
+    /// A respondent's question was asked for by `token`'s browser: every other browser's staff screen ends.
     func respondentSeen(_ token: String) {
         entries.withLock { entries in
             guard entries.contains(where: { $0.key != token }) else { return }
