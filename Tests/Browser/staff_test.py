@@ -239,7 +239,21 @@ def text_sizes(k, size):
             return 'covered or off screen';""", selector)
         if result:
             problems.append("%s at the largest text size: %s" % (selector, result))
-    d.execute_script("document.getElementById('answer').scrollIntoView({block: 'center'})")
+    # All at once, as the respondent needs them: the question at the top, its field above the
+    # keyboard, and the keyboard's own Next key.
+    together = d.execute_script("""
+        document.querySelector('.question-text').scrollIntoView({block: 'start'});
+        const q = document.querySelector('.question-text').getBoundingClientRect();
+        const f = document.getElementById('answer').getBoundingClientRect();
+        const osk = document.getElementById('osk').getBoundingClientRect();
+        const next = [...document.querySelectorAll('#osk button')].find(b => ['Next', '다음'].includes(b.textContent.trim()));
+        const n = next ? next.getBoundingClientRect() : null;
+        if (q.top < -1) return 'the question starts ' + Math.round(-q.top) + ' px above the screen (scrollY ' + window.scrollY + ')';
+        if (f.bottom > osk.top + 1) return 'the field ends ' + Math.round(f.bottom - osk.top) + ' px under the keyboard';
+        if (!n || n.bottom > window.innerHeight || n.height === 0) return 'the keyboard has no Next key on screen';
+        return null;""")
+    if together:
+        problems.append("at the largest text size: " + together)
     k.screen("text-size-%s-largest" % size)
     if problems:
         raise Failure("; ".join(problems))

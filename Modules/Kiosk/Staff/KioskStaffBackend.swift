@@ -80,10 +80,13 @@ public struct StaffSendResult: Sendable, Hashable {
     public var waiting: Int
     /// The connectivity state after it (`online`, `offline`, `unknown`, `portal`, …).
     public var connectivity: String
-    public init(sent: Int, waiting: Int, connectivity: String) {
+    /// Why what is left waits, in the daemon's words (`queue.waiting.reason`, a pause, a hold-off).
+    public var reason: String?
+    public init(sent: Int, waiting: Int, connectivity: String, reason: String? = nil) {
         self.sent = sent
         self.waiting = waiting
         self.connectivity = connectivity
+        self.reason = reason
     }
 }
 

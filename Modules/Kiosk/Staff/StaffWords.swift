@@ -65,6 +65,7 @@ struct StaffWords: Sendable {
     func sent(_ result: StaffSendResult) -> String {
         if result.waiting == 0 { return say("Sent \(result.sent). All answers have been sent.", "\(result.sent)건 전송했습니다. 모든 응답이 전송되었습니다.") }
         return say("Sent \(result.sent); \(result.waiting) still waiting. ", "\(result.sent)건 전송, \(result.waiting)건 대기 중. ") + connectivity(result.connectivity)
+            + (result.reason.map { " " + why($0) } ?? "")
     }
     func todayLine(_ today: StaffGlance.Today) -> String {
         say("Started \(today.started) · completed \(today.completed) · screened out \(today.screenedOut) · abandoned \(today.abandoned)",

@@ -17,6 +17,10 @@ struct DaemonStaffBackend: KioskStaffBackend {
     let control: DaemonBackend
     let languages: [KioskLanguage]
     let stateDirectory: String
+    /// How long Send now follows the queue at most, on the monotonic clock `now` reads.
+    var sendWait: Duration = .seconds(10)
+    var now: @Sendable () -> ContinuousClock.Instant = { .now }
+    var pause: @Sendable (Duration) async -> Void = { try? await Task.sleep(for: $0) }
 
     func staffScreenEnabled() async -> Bool { desk.staffScreenEnabled }
 
@@ -53,12 +57,28 @@ struct DaemonStaffBackend: KioskStaffBackend {
         return glance
     }
 
+    /// Flushes (`surveyctl flush`), then follows the queue until nothing waits, nothing is in
+    /// flight any more, or ``sendWait`` has passed, so that the screen can say what was sent.
     func sendNow() async -> StaffSendResult {
-        let before = (try? await control.status())?.queue.delivered ?? 0
+        let before = try? await control.status()
         desk.announce("send_now", by: KioskStaffDesk.Actor.staff.rawValue)
-        let reply = try? await control.flush(FlushRequest(wait: false))
-        let after = (try? await control.status())?.queue.delivered ?? before
-        return StaffSendResult(sent: max(0, after - before), waiting: reply?.pending ?? 0, connectivity: reply?.connectivity ?? "unknown")
+        _ = try? await control.flush(FlushRequest())
+        let deadline = now().advanced(by: sendWait)
+        var last = try? await control.status()
+        while let status = last, status.queue.pending > 0, now() < deadline {
+            await pause(.milliseconds(250))
+            guard let next = try? await control.status() else { break }
+            last = next
+            // Nothing in flight and nothing sent meanwhile: it waits (no network, a backoff, a pause).
+            if next.queue.inFlight == 0 && next.queue.delivered == status.queue.delivered { break }
+        }
+        let after = last ?? before
+        let reason = after.flatMap { status in
+            status.paused?.reason ?? status.queue.holdOff?.reason ?? status.queue.waiting?.reason
+        }
+        return StaffSendResult(
+            sent: max(0, (after?.queue.delivered ?? 0) - (before?.queue.delivered ?? 0)), waiting: after?.queue.pending ?? 0,
+            connectivity: after?.connectivity.state ?? "unknown", reason: reason)
     }
 
     func setOutOfService(_ outOfService: Bool, message: String?) async throws(KioskStaffError) {
