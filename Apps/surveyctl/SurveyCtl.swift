@@ -12,8 +12,8 @@ struct SurveyCtl: AsyncParsableCommand {
             Exit codes: 0 success; 1 failure; 64 usage error; 65 bad data (definition errors, \
             a rejected answer); 66 an input file cannot be read; 69 the daemon is unavailable; \
             74 a journal of the daemon cannot write (status, health; answers are refused meanwhile); \
-            73 a file cannot be written (staff-pin set); 75 temporary failure (e.g. flush timed out while offline; status and health while the \
-            daemon is starting or stopping).
+            75 temporary failure (e.g. flush timed out while offline; status and health while the \
+            daemon is starting or stopping); 73 a file cannot be written (staff-pin set).
             """,
         version: ProductVersion.current,
         subcommands: [Start.self, Answer.self, Status.self, Health.self, Flush.self, Dead.self, Requeue.self, QueueCommand.self, Purge.self, Lint.self, Watch.self, Resume.self, KioskCommand.self, StaffPinCommand.self, Version.self]
