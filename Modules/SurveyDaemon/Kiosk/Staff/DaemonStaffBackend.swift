@@ -89,7 +89,18 @@ struct DaemonStaffBackend: KioskStaffBackend {
         }
     }
 
+    /// A listed survey whose questionnaire cannot be loaded (neither from the survey server nor
+    /// from the cache) is refused with why; an unlisted one by the desk, naming those allowed.
     func chooseSurvey(_ stage: String) async throws(KioskStaffError) {
+        if desk.isListed(stage) {
+            let language = languages.first?.rawValue ?? "ko"
+            do {
+                _ = try await control.sessions.definitions.definition(stage: stage, language: language)
+            } catch {
+                let reason = (error as? DefinitionSourceError)?.message ?? "\(error)"
+                throw KioskStaffError("The survey \(stage) cannot be used now (\(reason)); the kiosk keeps its survey. Call the administrator.")
+            }
+        }
         try await desk.chooseSurvey(stage, by: .staff)
     }
 

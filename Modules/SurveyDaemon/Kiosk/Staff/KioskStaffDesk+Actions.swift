@@ -42,6 +42,11 @@ extension KioskStaffDesk {
         await persist()
     }
 
+    /// Whether `kioskSurveys` lists `stage`.
+    func isListed(_ stage: String) -> Bool {
+        state.withLock { $0.surveys.contains { $0.stage == stage } }
+    }
+
     /// Makes `stage` the survey kiosk respondents start, when `kioskSurveys` lists it.
     public func chooseSurvey(_ stage: String, by actor: Actor) async throws(KioskStaffError) {
         let listed = state.withLock { state -> [String]? in

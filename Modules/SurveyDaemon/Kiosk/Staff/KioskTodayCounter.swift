@@ -85,5 +85,8 @@ final class KioskTodayCounter: Service, Sendable {
                 logger.warning("kiosk: today's counts not kept: \(error)")
             }
         }
+        // The events end as soon as the daemon starts stopping (ShutdownNotice ends every
+        // stream); a service must not return before its own turn to stop comes.
+        try? await gracefulShutdown()
     }
 }

@@ -1,0 +1,68 @@
+import ControlAPI
+import Foundation
+import Kiosk
+import Logging
+import MockServer
+import SurveyTesting
+import Testing
+@testable import SurveyDaemon
+
+/// The staff screen's backend in a whole daemon over the mock survey server: a listed survey
+/// whose questionnaire cannot be loaded is refused with why; the kiosk's next respondent starts
+/// the chosen survey while the control API keeps `firstStage`; out of service refuses kiosk
+/// starts only; the glance and Send now read the daemon's own status.
+@Suite(.timeLimit(.minutes(5))) struct DaemonStaffBackendTests {
+    @Test func switchOutOfServiceGlanceAndSendNowOverTheDaemon() async throws {
+        let dir = try TemporaryDirectory(prefix: "dsb")
+        defer { dir.remove() }
+        var quiet = Logger(label: "staff")
+        quiet.logLevel = .critical
+        let mock = try await InProcessMockServer.start(configuration: MockServerConfiguration(fixtures: PackagePaths.mock), logger: quiet)
+        let configuration = try await InProcessDaemon.configuration(in: dir, serverURL: "http://127.0.0.1:\(mock.port)") { flags in
+            flags[\.kioskListen] = "127.0.0.1:0"
+            flags[\.kioskSurveys] = "common=Drinks survey,2=Second survey,nosuch=Missing survey"
+        }
+        let daemon = try await Daemon(configuration: configuration, version: "test", logger: quiet)
+        do {
+            let desk = try #require(daemon.backend.staffDesk)
+            let staff = DaemonStaffBackend(desk: desk, control: daemon.backend, languages: [.en], stateDirectory: configuration.stateDirectory)
+            await #expect {
+                try await staff.chooseSurvey("nosuch")
+            } throws: { error in
+                "\(error)".contains("The survey nosuch cannot be used now (") && "\(error)".contains("the kiosk keeps its survey. Call the administrator.")
+            }
+            #expect(desk.survey?.stage == "common")
+            await #expect(throws: KioskStaffError.self) { try await staff.chooseSurvey("other") }
+
+            try await staff.chooseSurvey("2")
+            let kiosk = SessionKioskBackend(sessions: daemon.sessions, staff: desk)
+            let started = try await kiosk.start(language: .en)
+            #expect(try await daemon.backend.session(id: started.session.rawValue).stage == "2")
+            #expect(try await daemon.backend.startSession(StartSessionRequest(lang: "en")).stage == "common")
+
+            try await desk.setOutOfService(message: "Cleaning", by: .operator)
+            await #expect(throws: KioskError.self) { try await kiosk.start(language: .en) }
+            #expect(try await daemon.backend.startSession(StartSessionRequest(lang: "en")).stage == "common")
+            let status = try await daemon.backend.status()
+            #expect(status.kiosk?.state == "out_of_service")
+            #expect(Rendering.status(status).contains { $0.hasPrefix("kiosk: OUT OF SERVICE since ") && $0.contains("\"Cleaning\"") })
+            #expect(await daemon.backend.health().kiosk == "out_of_service")
+            #expect(String(decoding: try await daemon.backend.metrics(), as: UTF8.self).contains("surveyd_kiosk_out_of_service 1"))
+
+            let glance = await staff.glance()
+            #expect(glance.availability == .outOfService(message: "Cleaning"))
+            #expect(glance.survey?.stage == "2")
+            #expect(glance.surveys.map(\.stage) == ["common", "2", "nosuch"])
+            #expect(glance.version == "test")
+            #expect((glance.diskFreeBytes ?? 0) > 0)
+            let sent = await staff.sendNow()
+            #expect(sent.waiting == 0 && sent.sent == 0)
+        } catch {
+            await daemon.close()
+            try await mock.stop()
+            throw error
+        }
+        await daemon.close()
+        try await mock.stop()
+    }
+}
