@@ -4,6 +4,7 @@ import Kiosk
 import Logging
 import MockServer
 import SurveyTesting
+import Synchronization
 import Testing
 @testable import SurveyDaemon
 
@@ -64,5 +65,45 @@ import Testing
         }
         await daemon.close()
         try await mock.stop()
+    }
+}
+
+/// SIGHUP and the staff screen: the PIN file is read again (a file that cannot be used keeps the
+/// PIN in use, logged), and a new `kioskSurveys` keeps a choice still listed, drops one that is not.
+@Suite(.timeLimit(.minutes(5))) struct StaffReloadTests {
+    @Test func aReloadReadsThePinFileAgainAndAppliesTheSurveyList() async throws {
+        let dir = try TemporaryDirectory(prefix: "srl")
+        defer { dir.remove() }
+        let pin = dir.appending("staff-pin").path
+        try StaffPinHash(pin: "1357", iterations: StaffPinTests.quick).write(to: pin)
+        let configuration = try await InProcessDaemon.configuration(in: dir) { flags in
+            flags[\.kioskListen] = "127.0.0.1:0"
+            flags[\.kioskStaffPinFile] = pin
+            flags[\.kioskSurveys] = "common=Drinks,2=Second"
+        }
+        let daemon = try await Daemon(configuration: configuration, version: "test", logger: Logger(label: "t"))
+        let desk = try #require(daemon.backend.staffDesk)
+        try await desk.chooseSurvey("2", by: .staff)
+        let log = CapturedLog()
+        let next = Mutex(configuration)
+        let reloader = ConfigurationReloader(current: configuration, daemon: daemon, logLevel: DaemonLogLevel(.info), logger: log.logger) { () async throws(ConfigurationError) in
+            next.withLock { $0 }
+        }
+        // A new PIN in the same file: the old one no longer opens the staff screen.
+        try StaffPinHash(pin: "2468", iterations: StaffPinTests.quick).write(to: pin)
+        _ = await reloader.reload()
+        #expect(await desk.verify(pin: "2468") == .accepted)
+        #expect(await desk.verify(pin: "1357") == .wrong(attemptsLeft: 4))
+        #expect(desk.survey?.stage == "2")
+
+        // A file open to others: refused and logged, the PIN in use stays; a list without the choice drops it.
+        chmod(pin, 0o644)
+        next.withLock { $0.kioskSurveys = "common=Drinks,1=First" }
+        let changes = await reloader.reload()
+        #expect(changes?.applied == ["kioskSurveys"])
+        #expect(await desk.verify(pin: "2468") == .accepted)
+        #expect(log.contains(.error, "kiosk staff PIN not reloaded: the staff PIN file \(pin) is open to group or others (mode 644)"))
+        #expect(desk.survey?.stage == "common")
+        await daemon.close()
     }
 }
