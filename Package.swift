@@ -108,6 +108,8 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                // The staff PIN's hash (PBKDF2), shared by surveyctl and the daemon.
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             path: "Modules/ControlAPI",
             swiftSettings: swiftSettings

@@ -13,10 +13,10 @@ struct SurveyCtl: AsyncParsableCommand {
             a rejected answer); 66 an input file cannot be read; 69 the daemon is unavailable; \
             74 a journal of the daemon cannot write (status, health; answers are refused meanwhile); \
             75 temporary failure (e.g. flush timed out while offline; status and health while the \
-            daemon is starting or stopping).
+            daemon is starting or stopping); 73 a file cannot be written (staff-pin set).
             """,
         version: ProductVersion.current,
-        subcommands: [Start.self, Answer.self, Status.self, Health.self, Flush.self, Dead.self, Requeue.self, QueueCommand.self, Purge.self, Lint.self, Watch.self, Resume.self, Version.self]
+        subcommands: [Start.self, Answer.self, Status.self, Health.self, Flush.self, Dead.self, Requeue.self, QueueCommand.self, Purge.self, Lint.self, Watch.self, Resume.self, KioskCommand.self, StaffPinCommand.self, Version.self]
     )
 }
 

@@ -55,6 +55,9 @@ struct SurveydCommand: AsyncParsableCommand {
     @Option(name: .setting(\.kioskLogoFile), help: .setting(\.kioskLogoFile)) var kioskLogoFile: String?
     @Option(name: .setting(\.kioskAccentColor), help: .setting(\.kioskAccentColor)) var kioskAccentColor: String?
     @Option(name: .setting(\.kioskLanguages), help: .setting(\.kioskLanguages)) var kioskLanguages: String?
+    @Option(name: .setting(\.kioskStaffPinFile), help: .setting(\.kioskStaffPinFile)) var kioskStaffPinFile: String?
+    @Option(name: .setting(\.kioskSurveys), help: .setting(\.kioskSurveys)) var kioskSurveys: String?
+    @Option(name: .setting(\.kioskOpenHours), help: .setting(\.kioskOpenHours)) var kioskOpenHours: String?
     @Option(name: .setting(\.logLevel), help: .setting(\.logLevel)) var logLevel: Logger.Level?
     @Flag(help: "Check the configuration (file, environment, flags) and exit: 0 when it is valid, 78 with what is wrong otherwise (the messages of a start). Starts nothing.") var checkConfig = false
     @Option(name: .setting(\.metricsListen), help: .setting(\.metricsListen)) var metricsListen: String?
@@ -92,6 +95,9 @@ struct SurveydCommand: AsyncParsableCommand {
         flags[\.kioskLogoFile] = kioskLogoFile
         flags[\.kioskAccentColor] = kioskAccentColor
         flags[\.kioskLanguages] = kioskLanguages
+        flags[\.kioskStaffPinFile] = kioskStaffPinFile
+        flags[\.kioskSurveys] = kioskSurveys
+        flags[\.kioskOpenHours] = kioskOpenHours
         flags[\.logLevel] = logLevel
         flags[\.metricsListen] = metricsListen
         flags[\.deviceID] = deviceID

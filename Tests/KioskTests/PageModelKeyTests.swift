@@ -29,8 +29,12 @@ import Testing
         lang: "en", pageTitle: "title", css: "/a.css", js: "/a.js", keyboard: "onscreen", keyboardCSS: "/k.css", keyboardJS: "/k.js",
         bodyClass: "question-page", idleSeconds: 120,
         countdownSeconds: 20, returnSeconds: 10, reload: Refresh(seconds: 1, url: "/question"), noscriptRefresh: Refresh(seconds: 2, url: "/"),
-        brandCSS: "/brand/accent.1.css"
+        brandCSS: "/brand/accent.1.css", staffHold: "/staff", state: "open:common", textSize: .of(.ko)
     )
+
+    static let glance = KioskRenderer.Glance(
+        sending: ["All answers have been sent."], today: "Started 1", kiosk: ["In service."], problems: ["Call the administrator."],
+        inService: true, hasSurveys: true, surveys: [KioskRenderer.StaffSurveyOption(stage: "common", title: "Drinks", current: false)])
 
     @Test func everyStoredPropertyIsAnsweredByName() {
         let option = OptionControl(optionID: "option-1", inputType: "radio", optionValue: "wine", optionLabel: "Wine", checked: true, takesFocus: true)
@@ -54,6 +58,9 @@ import Testing
             EndPage(page: Self.frame, s: .en, heading: "Thanks", message: "Recorded", seconds: 10),
             MessagePage(page: Self.frame, s: .en, heading: "Expired", message: "Start again", detail: "detail", showStartOver: true),
             KioskStrings.en, KioskStrings.ko,
+            TextSizeControl.of(.en), TextSizeControl.Option(step: 2, glyph: "A++", name: "Largest text"),
+            KioskRenderer.StaffPage(page: Self.frame, w: .init(StaffWords(language: .en)), csrf: "token", flash: "Sent 3.", askPin: false, glance: Self.glance),
+            Self.glance, KioskRenderer.StaffSurveyOption(stage: "shop", title: "Shop", current: true), KioskRenderer.StaffTexts(StaffWords(language: .ko)),
         ]
         for value in values {
             #expect(Self.differences(value) == [])

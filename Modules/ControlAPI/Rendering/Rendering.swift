@@ -68,6 +68,7 @@ public enum Rendering {
         lines += journal(s)
         lines += firstStage(s)
         if let erasure = s.erasure { lines.append(erasure.line) }
+        if let kiosk = s.kiosk { lines += kiosk.lines }
         let open = s.sessions.filter { $0.state != "closed" }
         lines.append("sessions: \(open.count) open")
         lines += open.map { "  \($0.id)  stage \($0.stage) (\($0.lang))  \(progress($0))" }

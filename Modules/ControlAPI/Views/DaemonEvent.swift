@@ -26,6 +26,9 @@ public struct DaemonEvent: Codable, Sendable, Hashable {
         case paused
         /// Delivery resumed (`outcome` says why).
         case resumed
+        /// Someone acted on the kiosk from its staff screen or the control API (`action` says
+        /// what, `by` who: `staff` or `operator`); never a PIN or its digits.
+        case staffAction = "staff_action"
     }
 
     public var type: Kind
@@ -46,11 +49,19 @@ public struct DaemonEvent: Codable, Sendable, Hashable {
     public var connectivity: String?
     /// `hello`: the daemon's version.
     public var version: String?
+    /// `staff_action`: what was done, e.g. `out_of_service`, `in_service`, `send_now`,
+    /// `survey_switched`, `pin_wrong`, `pin_locked`, `pin_unlocked`, `staff_entered`.
+    public var action: String?
+    /// `staff_action`: `staff` (the kiosk's staff screen) or `operator` (the control API).
+    public var by: String?
 
     public init(
         _ type: Kind, at: Date = Date(), session: String? = nil, stage: String? = nil, question: String? = nil, skipped: Bool? = nil,
-        key: String? = nil, outcome: String? = nil, next: String? = nil, connectivity: String? = nil, version: String? = nil
+        key: String? = nil, outcome: String? = nil, next: String? = nil, connectivity: String? = nil, version: String? = nil,
+        action: String? = nil, by: String? = nil
     ) {
+        self.action = action
+        self.by = by
         self.type = type
         self.at = at.iso8601Seconds
         self.session = session
@@ -75,6 +86,7 @@ public struct DaemonEvent: Codable, Sendable, Hashable {
         if let next { parts.append("next stage \(next)") }
         if let connectivity { parts.append(connectivity) }
         if let version { parts.append("surveyd \(version)") }
+        if let action { parts.append(action + (by.map { " by \($0)" } ?? "")) }
         return parts.joined(separator: "  ")
     }
 }

@@ -25,6 +25,9 @@ public struct HealthView: Sendable, Hashable, Codable {
     /// Whether the survey server can be reached, and what answers in its place while the state is
     /// `portal` (not a readiness reason: answers are still taken and kept); nil from an older daemon.
     public var connectivity: StatusView.Connectivity?
+    /// The kiosk's `in_service`, `out_of_service` or `closed`; nil without kiosk pages. Out of
+    /// service does not make the daemon unready (the control API still takes sessions).
+    public var kiosk: String?
 
     public init(live: Bool = true, ready: Bool, reasons: [Reason]) {
         self.live = live

@@ -155,6 +155,8 @@ public struct StatusView: Sendable, Hashable, Codable {
     public var firstStageMissing: FirstStageMissing?
     /// What waits for erasure from the disk; nil from an older daemon.
     public var erasure: Erasure?
+    /// The kiosk's service state and staff screen; nil without kiosk pages or from an older daemon.
+    public var kiosk: KioskStatusView?
 
     public struct Paused: Sendable, Hashable, Codable {
         /// `the server refused the token (401)`.
@@ -203,5 +205,6 @@ public struct StatusView: Sendable, Hashable, Codable {
         firstStageMissing = try c.decodeIfPresent(FirstStageMissing.self, forKey: .firstStageMissing)
         erasure = try c.decodeIfPresent(Erasure.self, forKey: .erasure)
         encryption = try c.decodeIfPresent(EncryptionView.self, forKey: .encryption)
+        kiosk = try c.decodeIfPresent(KioskStatusView.self, forKey: .kiosk)
     }
 }

@@ -17,6 +17,8 @@ import NIOCore
 /// | `POST /alive` | the page's script says the respondent is still active (204) |
 /// | `GET /assets/…` | the style sheets and the scripts (the pages' and the on-screen keyboard's) |
 /// | `GET /brand/…` | the brand's logo and accent style sheet, when set |
+/// | `GET /staff`, `POST /staff/…` | the staff screen behind its PIN (with a staff backend) |
+/// | `GET /state` | the kiosk's state as the welcome screen's script compares it (with a staff backend) |
 ///
 /// Every POST needs the browser's cookie and the session's CSRF token (403 otherwise) and a
 /// strict `application/x-www-form-urlencoded` body (400, 413 or 415 otherwise).
@@ -29,6 +31,7 @@ public enum KioskApplication {
         backend: any KioskBackend,
         settings: KioskSettings,
         brand: KioskBrandStore = KioskBrandStore(),
+        staff: (any KioskStaffBackend)? = nil,
         logger: Logger,
         now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
     ) throws -> Router<BasicRequestContext> {
@@ -37,7 +40,8 @@ public enum KioskApplication {
         let renderer = try KioskRenderer(settings: settings, assets: assets, brand: brand)
         let pages = KioskPages(
             backend: backend, settings: settings, renderer: renderer,
-            bindings: BrowserBindings(settings: settings, now: now), logger: logger
+            bindings: BrowserBindings(settings: settings, now: now), logger: logger,
+            staff: staff, staffSessions: StaffSessions(now: now)
         )
         let router = Router(context: BasicRequestContext.self)
         router.add(middleware: KioskHeadersMiddleware(renderer: renderer, language: settings.defaultLanguage, logger: logger))
@@ -50,6 +54,16 @@ public enum KioskApplication {
         router.get("/end") { request, _ in await pages.end(request) }
         router.post("/reset") { request, _ in await pages.reset(request) }
         router.post("/alive") { request, _ in await pages.alive(request) }
+        if staff != nil {
+            router.get("/state") { request, _ in await pages.state(request) }
+            router.get("/staff") { request, _ in await pages.staffScreen(request) }
+            router.post("/staff/pin") { request, _ in await pages.staffPin(request) }
+            router.post("/staff/send") { request, _ in await pages.staffAction(request, .send) }
+            router.post("/staff/out-of-service") { request, _ in await pages.staffAction(request, .outOfService) }
+            router.post("/staff/in-service") { request, _ in await pages.staffAction(request, .inService) }
+            router.post("/staff/survey") { request, _ in await pages.staffAction(request, .survey) }
+            router.post("/staff/done") { request, _ in await pages.staffDone(request) }
+        }
         for asset in assets.all {
             router.get(RouterPath(asset.path)) { request, _ in KioskPages.serve(asset, request) }
         }
@@ -66,12 +80,13 @@ public enum KioskApplication {
         backend: any KioskBackend,
         settings: KioskSettings,
         brand: KioskBrandStore = KioskBrandStore(),
+        staff: (any KioskStaffBackend)? = nil,
         address: BindAddress,
         logger: Logger,
         server: HTTPServerBuilder = .http1(),
         onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
-        let router = try router(backend: backend, settings: settings, brand: brand, logger: logger)
+        let router = try router(backend: backend, settings: settings, brand: brand, staff: staff, logger: logger)
         return Application(
             router: router,
             server: server,

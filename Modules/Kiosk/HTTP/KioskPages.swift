@@ -10,6 +10,10 @@ struct KioskPages: Sendable {
     let renderer: KioskRenderer
     let bindings: BrowserBindings
     let logger: Logger
+    /// The staff screen, out of service and the survey chosen; nil: none of them.
+    var staff: (any KioskStaffBackend)? = nil
+    /// The browsers on the staff screen.
+    let staffSessions: StaffSessions
 
     // MARK: Pages (GET)
 
@@ -30,11 +34,20 @@ struct KioskPages: Sendable {
             $0.ended = nil
             $0.language = language
         }
-        return html(renderer.welcome(language: language, csrf: found.binding.csrf), cookie: isNew ? found.token : nil)
+        let cookie = isNew ? found.token : nil
+        guard let staff else { return html(renderer.welcome(language: language, csrf: found.binding.csrf), cookie: cookie) }
+        let availability = await staff.availability()
+        let staffHold = await staff.staffScreenEnabled()
+        guard case .open(let survey) = availability else {
+            return html(renderer.unavailableScreen(availability, language: language, staffHold: staffHold), cookie: cookie)
+        }
+        return html(renderer.welcome(language: language, csrf: found.binding.csrf, survey: survey, state: availability.fingerprint, staffHold: staffHold), cookie: cookie)
     }
 
     func question(_ request: Request) async -> Response {
         guard let found = await browser(request) else { return redirect(to: "/") }
+        // A respondent at work in another browser ends every other browser's staff screen.
+        staffSessions.respondentSeen(found.token)
         guard let session = found.binding.session else { return redirect(to: found.binding.ended == nil ? "/" : "/end") }
         let view: RespondentView
         do {
@@ -76,6 +89,10 @@ struct KioskPages: Sendable {
             if found.binding.session != nil { return redirect(to: "/question") }
             guard let code = form.value("lang"), let language = KioskLanguage(rawValue: code), settings.languages.contains(language) else {
                 return badRequest(FormBodyError("field \"lang\" must be one of \(settings.languages.map(\.rawValue).joined(separator: ", "))"), language: found.binding.language)
+            }
+            // Out of service or closed: the welcome screen says so.
+            if let staff {
+                guard case .open = await staff.availability() else { return redirect(to: "/") }
             }
             let view: RespondentView
             do {

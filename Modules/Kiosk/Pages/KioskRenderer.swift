@@ -22,12 +22,20 @@ struct KioskRenderer: Sendable {
     let brand: KioskBrandStore
     /// Welcome screens by language, and questions as first shown (see ``PageCache``), each with
     /// the brand's generation it shows.
-    let welcomes = PageCache<Branded<KioskLanguage>>()
+    let welcomes = PageCache<Branded<WelcomeKey>>()
     let firstViews = PageCache<Branded<FirstView>>()
 
     struct Branded<Page: Hashable & Sendable>: Hashable, Sendable {
         var page: Page
         var generation: Int
+    }
+
+    /// What a welcome screen shows: its language, the survey staff chose, the kiosk's state.
+    struct WelcomeKey: Sendable, Hashable {
+        var language: KioskLanguage
+        var survey: KioskSurveyChoice?
+        var state: String?
+        var staffHold: Bool
     }
 
     /// What a question page shows when nothing of the respondent's is in it.
@@ -47,6 +55,7 @@ struct KioskRenderer: Sendable {
         ("question", PackageResources.question_mustache),
         ("end", PackageResources.end_mustache),
         ("message", PackageResources.message_mustache),
+        ("staff", PackageResources.staff_mustache),
     ]
 
     init(settings: KioskSettings, assets: KioskAssets, brand: KioskBrandStore = KioskBrandStore()) throws(KioskTemplateError) {
@@ -64,16 +73,21 @@ struct KioskRenderer: Sendable {
         self.brand = brand
     }
 
-    func welcome(language: KioskLanguage, csrf: String) -> String {
+    func welcome(language: KioskLanguage, csrf: String, survey: KioskSurveyChoice? = nil, state: String? = nil, staffHold: Bool = false) -> String {
         let brand = brand.current
-        return welcomes.page(Branded(page: language, generation: brand.generation), csrf: csrf) { renderWelcome(language: language, brand: brand, csrf: $0) }
+        let key = WelcomeKey(language: language, survey: survey, state: state, staffHold: staffHold)
+        return welcomes.page(Branded(page: key, generation: brand.generation), csrf: csrf) { renderWelcome(key, brand: brand, csrf: $0) }
     }
 
-    private func renderWelcome(language: KioskLanguage, brand: KioskBrandStore.Current, csrf: String) -> String {
+    private func renderWelcome(_ key: WelcomeKey, brand: KioskBrandStore.Current, csrf: String) -> String {
+        let language = key.language
         let strings = KioskStrings.of(language)
-        let title = settings.title(for: language)
+        let title = key.survey?.title(for: language) ?? settings.title(for: language)
+        var frame = frame(language, title: title, bodyClass: "welcome-page", reload: Refresh(seconds: 3600, url: "/?lang=\(language.rawValue)"), brand: brand)
+        frame.staffHold = key.staffHold ? "/staff" : nil
+        frame.state = key.state
         let page = WelcomePage(
-            page: frame(language, title: title, bodyClass: "welcome-page", reload: Refresh(seconds: 3600, url: "/?lang=\(language.rawValue)"), brand: brand),
+            page: frame,
             s: strings,
             surveyTitle: title,
             logo: brand.logo?.path,
@@ -181,16 +195,17 @@ struct KioskRenderer: Sendable {
     }
 
     /// The layout's values; `brand` is the one the page shows (the current one when nil).
-    private func frame(_ language: KioskLanguage, title: String, bodyClass: String = "message-page", reload: Refresh? = nil, noscriptRefresh: Refresh? = nil, brand: KioskBrandStore.Current? = nil) -> PageFrame {
+    func frame(_ language: KioskLanguage, title: String, bodyClass: String = "message-page", reload: Refresh? = nil, noscriptRefresh: Refresh? = nil, brand: KioskBrandStore.Current? = nil) -> PageFrame {
         let onscreen = settings.keyboard == .onscreen
         return PageFrame(
             lang: language.rawValue, pageTitle: title, css: assets.css.path, js: assets.js.path,
             keyboard: settings.keyboard.rawValue, keyboardCSS: onscreen ? assets.keyboardCSS.path : nil, keyboardJS: onscreen ? assets.keyboardJS.path : nil,
-            bodyClass: bodyClass, reload: reload, noscriptRefresh: noscriptRefresh, brandCSS: (brand ?? self.brand.current).styleSheet?.path
+            bodyClass: bodyClass, reload: reload, noscriptRefresh: noscriptRefresh, brandCSS: (brand ?? self.brand.current).styleSheet?.path,
+            textSize: .of(language)
         )
     }
 
-    private func render(_ object: Any, _ template: String) -> String {
+    func render(_ object: Any, _ template: String) -> String {
         library.render(object, withTemplate: template) ?? ""
     }
 }

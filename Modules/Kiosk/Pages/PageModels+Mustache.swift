@@ -22,6 +22,9 @@ extension PageFrame: MustacheParent {
         case "reload": self.reload
         case "noscriptRefresh": self.noscriptRefresh
         case "brandCSS": self.brandCSS
+        case "staffHold": self.staffHold
+        case "state": self.state
+        case "textSize": self.textSize
         default: nil
         }
     }

@@ -27,6 +27,31 @@ struct PageFrame: Sendable {
     var noscriptRefresh: Refresh?
     /// The style sheet of the brand's accent colour, after the pages' own.
     var brandCSS: String?
+    /// Where a 3-second press on the page's heading leads (the staff screen), when it is on.
+    var staffHold: String?
+    /// What the welcome screen shows of the kiosk's state: the script reloads the page when
+    /// `/state` says something else.
+    var state: String?
+    /// The respondent's text size buttons (shown by the script); nil on the staff screen.
+    var textSize: TextSizeControl?
+}
+
+/// Three text sizes a respondent can choose, kept for their session only (the script forgets
+/// the choice on the welcome screen).
+struct TextSizeControl: Sendable {
+    struct Option: Sendable {
+        var step: Int
+        var glyph: String
+        var name: String
+    }
+    var label: String
+    var options: [Option]
+
+    static func of(_ language: KioskLanguage) -> TextSizeControl {
+        language == .ko
+            ? TextSizeControl(label: "글자 크기", options: [Option(step: 0, glyph: "가", name: "보통 글자"), Option(step: 1, glyph: "가+", name: "큰 글자"), Option(step: 2, glyph: "가++", name: "가장 큰 글자")])
+            : TextSizeControl(label: "Text size", options: [Option(step: 0, glyph: "A", name: "Normal text"), Option(step: 1, glyph: "A+", name: "Larger text"), Option(step: 2, glyph: "A++", name: "Largest text")])
+    }
 }
 
 struct Refresh: Sendable {

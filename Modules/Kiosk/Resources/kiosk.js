@@ -144,7 +144,83 @@
         var reload = seconds("data-reload-seconds");
         if (reload !== null) {
             var url = document.body.getAttribute("data-reload-url") || "/";
-            window.setTimeout(function () { window.location.replace(url); }, reload * 1000);
+            var timer = window.setTimeout(function () { window.location.replace(url); }, reload * 1000);
+            // The staff screen ends after its time untouched: each touch starts the time again.
+            if (document.body.classList.contains("staff-page")) {
+                ["pointerdown", "keydown", "input"].forEach(function (type) {
+                    document.addEventListener(type, function () {
+                        window.clearTimeout(timer);
+                        timer = window.setTimeout(function () { window.location.replace(url); }, reload * 1000);
+                    }, true);
+                });
+            }
         }
+        setUpTextSize();
+        setUpStaffHold(document.body.getAttribute("data-staff-hold"));
+        setUpStateWatch(document.body.getAttribute("data-state"));
     });
+
+    // The respondent's text size: three steps of the root font size, kept in sessionStorage
+    // while one respondent goes from page to page, forgotten on the welcome screen (the next one).
+    function setUpTextSize() {
+        var control = document.getElementById("text-size");
+        if (!control) { return; }
+        var KEY = "kiosk-text-size";
+        var FACTORS = [1, 1.15, 1.3];
+        var root = document.documentElement;
+        var base = parseFloat(window.getComputedStyle(root).fontSize) || 24;
+        var buttons = Array.prototype.slice.call(control.querySelectorAll("button[data-step]"));
+        function store(step) { try { window.sessionStorage.setItem(KEY, String(step)); } catch (e) {} }
+        function apply(step) {
+            root.style.fontSize = (base * FACTORS[step]) + "px";
+            root.setAttribute("data-text-size", String(step));
+            buttons.forEach(function (button) {
+                button.setAttribute("aria-pressed", button.getAttribute("data-step") === String(step) ? "true" : "false");
+            });
+        }
+        var step = 0;
+        if (document.body.classList.contains("welcome-page")) {
+            store(0);
+        } else {
+            try { step = parseInt(window.sessionStorage.getItem(KEY) || "0", 10) || 0; } catch (e) { step = 0; }
+        }
+        step = Math.max(0, Math.min(FACTORS.length - 1, step));
+        buttons.forEach(function (button) {
+            button.addEventListener("click", function () {
+                var chosen = parseInt(button.getAttribute("data-step"), 10) || 0;
+                store(chosen);
+                apply(chosen);
+            });
+        });
+        apply(step);
+        control.hidden = false;
+    }
+
+    // The staff screen's way in: a press of 3 seconds on the page's heading (or logo).
+    function setUpStaffHold(target) {
+        if (!target) { return; }
+        var held = null;
+        function cancel() { if (held !== null) { window.clearTimeout(held); held = null; } }
+        Array.prototype.forEach.call(document.querySelectorAll("h1, .logo"), function (element) {
+            element.addEventListener("pointerdown", function () {
+                cancel();
+                held = window.setTimeout(function () { window.location.assign(target); }, 3000);
+            });
+            ["pointerup", "pointerleave", "pointercancel"].forEach(function (type) { element.addEventListener(type, cancel); });
+            element.addEventListener("contextmenu", function (event) { event.preventDefault(); });
+        });
+    }
+
+    // The welcome screen follows the kiosk's state (out of service, another survey, closing
+    // time) within a few seconds: it reloads when /state says something else than it shows.
+    function setUpStateWatch(shown) {
+        if (shown === null) { return; }
+        window.setInterval(function () {
+            fetch("/state", { cache: "no-store", credentials: "same-origin" }).then(function (response) {
+                return response.ok ? response.text() : shown;
+            }).then(function (now) {
+                if (now !== shown) { window.location.reload(); }
+            }).catch(function () {});
+        }, 3000);
+    }
 }());

@@ -188,6 +188,21 @@ extension DaemonSetting {
             computed: "`defaultLanguage`, then the other: `ko,en`",
             doc: "the languages the kiosk's welcome screen offers, in order; the first is the one it speaks until the respondent chooses"),
         DaemonSetting(
+            \.kioskStaffPinFile, key: "kioskStaffPinFile", variable: "SURVEYD_KIOSK_STAFF_PIN_FILE", flag: "kiosk-staff-pin-file",
+            kind: .text(valueName: "file", accepts: "a file written by `surveyctl staff-pin set`, readable by its owner only"),
+            computed: "`$CREDENTIALS_DIRECTORY/surveyd-staff-pin` when systemd passed that credential; otherwise none, and the staff screen is off",
+            doc: "the staff PIN's salted hash, for the kiosk's staff screen (doc/kiosk.md); read at start (exit 78 when it is missing, open to group or others, or not a PIN file) and on SIGHUP"),
+        DaemonSetting(
+            \.kioskSurveys, key: "kioskSurveys", variable: "SURVEYD_KIOSK_SURVEYS", flag: "kiosk-surveys",
+            kind: .text(valueName: "list", accepts: "`stage=Title` entries separated by commas; a title per language as `stage=ko:제목|en:Title`", check: checkKioskSurveys),
+            none: "staff cannot switch the survey; kiosk respondents start `firstStage`",
+            doc: "the surveys (first stages) staff may switch the kiosk to on its staff screen; the first is the kiosk's default; SIGHUP applies a new list (a choice still listed is kept)"),
+        DaemonSetting(
+            \.kioskOpenHours, key: "kioskOpenHours", variable: "SURVEYD_KIOSK_OPEN_HOURS", flag: "kiosk-open-hours",
+            kind: .text(valueName: "hours", accepts: "days and times in the machine's time zone, e.g. `Mo-Fr 09:00-18:00, Sa 10:00-14:00`", check: checkOpenHours),
+            none: "always open",
+            doc: "when kiosk respondents may start; outside these hours the kiosk shows \"closed\" (staff can still enter); follows the wall clock; a new value needs a restart"),
+        DaemonSetting(
             \.logLevel, key: "logLevel", variable: "SURVEYD_LOG_LEVEL", flag: "log-level",
             kind: .choice(Logger.Level.names), default: .info,
             doc: "the least severe log lines written (to stderr; under systemd, to the journal); SIGHUP applies a new value"),

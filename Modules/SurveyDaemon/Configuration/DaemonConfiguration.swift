@@ -105,6 +105,12 @@ public struct DaemonConfiguration: Sendable, Hashable {
     /// The languages the kiosk's welcome screen offers, comma-separated, the first the default;
     /// nil: `defaultLanguage`, then the other.
     public var kioskLanguages: String?
+    /// The file holding the staff PIN's hash (`surveyctl staff-pin set`); nil: the staff screen is off.
+    public var kioskStaffPinFile: String?
+    /// The surveys staff may switch the kiosk to: `stage=Title` or `stage=ko:제목|en:Title`, comma-separated.
+    public var kioskSurveys: String?
+    /// When kiosk respondents may start, e.g. `Mo-Fr 09:00-18:00, Sa 10:00-14:00`; nil: always.
+    public var kioskOpenHours: String?
 
     /// Who may reach the kiosk's address.
     public enum KioskAccess: String, Sendable, Hashable, CaseIterable {
@@ -222,5 +228,6 @@ public struct DaemonConfiguration: Sendable, Hashable {
         }
         socketPath = ControlDefaults.socketPath(environment: environment, userID: userID)
         encryptionKeyFile = Self.credentialKeyFile(environment: environment)
+        kioskStaffPinFile = Self.credentialFile(StaffPinFile.credentialName, environment: environment)
     }
 }

@@ -12,6 +12,10 @@ struct KioskServer {
     /// The logo and accent colour; a reload of the configuration replaces them.
     let brand: KioskBrandStore
     let sessions: SessionManager
+    /// Out of service, the survey chosen and the staff screen's PIN.
+    let staff: KioskStaffDesk?
+    /// The control API's backend, for the staff screen's glance and Send now.
+    var control: DaemonBackend?
     let logger: Logger
 
     /// The settings of the pages from the daemon's configuration, checked.
@@ -38,8 +42,12 @@ struct KioskServer {
     func service(onRunning: @escaping @Sendable (String) async -> Void) throws -> some Service {
         let address = address
         let logger = logger
+        let staffBackend: (any KioskStaffBackend)? = staff.flatMap { desk in
+            control.map { DaemonStaffBackend(desk: desk, control: $0, languages: settings.languages, stateDirectory: desk.directory) }
+        }
         return try KioskApplication.application(
-            backend: SessionKioskBackend(sessions: sessions), settings: settings, brand: brand,
+            backend: SessionKioskBackend(sessions: sessions, staff: staff), settings: settings, brand: brand,
+            staff: staffBackend,
             address: .hostname(address.host, port: address.port), logger: logger, server: .loopBoundHTTP1()
         ) { channel in
             var bound = address

@@ -13,14 +13,23 @@ import Kiosk
 /// (`Session+RespondentView.swift`).
 public struct SessionKioskBackend: KioskBackend {
     let sessions: SessionManager
+    /// Out of service, opening hours and the survey chosen by staff; nil: always open, `firstStage`.
+    let staff: KioskStaffDesk?
 
-    public init(sessions: SessionManager) {
+    public init(sessions: SessionManager, staff: KioskStaffDesk? = nil) {
         self.sessions = sessions
+        self.staff = staff
     }
 
     public func start(language: KioskLanguage) async throws(KioskError) -> RespondentView {
+        var stage: String?
+        switch staff?.availability ?? .open(survey: nil) {
+        case .open(let survey): stage = survey?.stage
+        case .outOfService: throw KioskError(.unavailable, "the kiosk is out of service; staff or `surveyctl kiosk in-service` puts it back")
+        case .closed: throw KioskError(.unavailable, "the kiosk is closed (kioskOpenHours)")
+        }
         do {
-            return try await sessions.start(stage: nil, language: language.rawValue).respondentView
+            return try await sessions.start(stage: stage, language: language.rawValue).respondentView
         } catch {
             throw KioskError(error)
         }

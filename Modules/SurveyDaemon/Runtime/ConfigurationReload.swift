@@ -13,7 +13,7 @@ struct ConfigurationChanges: Sendable, Equatable {
     /// The settings a running daemon applies: the log level, the delivery backoff, the idle
     /// session timeout and the kiosk's brand. (The token file and the kiosk's logo file are read
     /// again on every reload, whatever changed.)
-    static let reloadable: Set<String> = ["logLevel", "backoffBaseSeconds", "backoffCapSeconds", "idleSessionTimeoutSeconds", "kioskLogoFile", "kioskAccentColor"]
+    static let reloadable: Set<String> = ["logLevel", "backoffBaseSeconds", "backoffCapSeconds", "idleSessionTimeoutSeconds", "kioskLogoFile", "kioskAccentColor", "kioskStaffPinFile", "kioskSurveys"]
 
     /// The settings whose values differ, in the order `DaemonSetting.all` declares them.
     static func between(_ old: DaemonConfiguration, _ new: DaemonConfiguration) -> ConfigurationChanges {
@@ -68,6 +68,9 @@ actor ConfigurationReloader {
         }
         if let kiosk = daemon.kiosk {
             reloadBrand(of: kiosk, from: new, applied: &applied)
+        }
+        if let desk = daemon.backend.staffDesk {
+            await reloadStaff(desk, from: new, applied: &applied)
         }
         logLevel.level = applied.logLevel
         await daemon.worker.apply(backoff: RetryPolicy(base: applied.backoffBase, cap: applied.backoffCap).backoff, maxRetryAfter: applied.backoffCap)

@@ -12,7 +12,7 @@ extension Daemon {
     /// made): the start-time checks that need nothing opened, with the messages a start gives.
     /// Nothing is created, bound or locked.
     /// - Throws: `DaemonStartError` when no server URL is configured or the socket group does not
-    ///   exist; `ConfigurationError` for a kiosk logo that cannot be used.
+    ///   exist; `ConfigurationError` for a kiosk logo, a key or a staff PIN file that cannot be used.
     public static func check(_ configuration: DaemonConfiguration) throws {
         guard let serverURL = configuration.serverURL.flatMap(URL.init(string:)), TCPConnectProbe(baseURL: serverURL) != nil else {
             throw noServerURL
@@ -20,6 +20,7 @@ extension Daemon {
         _ = try group(configuration.socketGroup)
         _ = try kioskPlan(configuration)
         _ = try DaemonEncryption.keys(configuration)
+        _ = try staffPin(configuration)
     }
 
     /// The resolved settings, one `key: value` line each (`surveyd --check-config` prints them).

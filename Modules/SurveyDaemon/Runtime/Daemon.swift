@@ -74,6 +74,7 @@ public final class Daemon: Sendable {
         }
         let socketGroup = try Self.group(configuration.socketGroup)
         let kioskPlan = try Self.kioskPlan(configuration)
+        let staffPin = try Self.staffPin(configuration)
         // Before anything is created or opened: a refused key leaves the state directory as it was.
         let keys = try DaemonEncryption.keys(configuration)
         try DaemonEncryption.check(state: configuration.stateDirectory, keys: keys)
@@ -190,8 +191,10 @@ public final class Daemon: Sendable {
         } else {
             logger.warning("answers are stored in the clear: no encryptionKeyFile and no surveyd-key credential (doc/security.md)")
         }
+        let staffDesk = Self.staffDesk(configuration, pin: staffPin, exporter: exporter, logger: logger)
+        backend.staffDesk = staffDesk
         self.backend = backend
-        kiosk = kioskPlan.map { KioskServer(address: $0.address, settings: $0.settings, brand: KioskBrandStore($0.brand), sessions: sessions, logger: logger) }
+        kiosk = kioskPlan.map { KioskServer(address: $0.address, settings: $0.settings, brand: KioskBrandStore($0.brand), sessions: sessions, staff: staffDesk, control: backend, logger: logger) }
         let controlLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         self.controlLoops = controlLoops
         control = ControlServer(
@@ -240,6 +243,7 @@ public final class Daemon: Sendable {
         let watcher = ConnectivityWatcher(monitor: monitor, worker: worker, queue: queue.queue, schedule: configuration.probeSchedule)
         let lifecycle = lifecycle
         var extra: [ServiceGroupConfiguration.ServiceConfiguration] = kioskServices
+        if let today = backend.staffDesk?.today { extra.append(.init(service: today)) }
         if let tokenFile = configuration.tokenFile {
             extra.append(.init(service: TokenFileWatcher(path: tokenFile, worker: worker, client: surveyClient)))
         }

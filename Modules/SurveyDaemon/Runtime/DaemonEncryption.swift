@@ -66,8 +66,13 @@ enum DaemonEncryption {
 extension DaemonConfiguration {
     /// `$CREDENTIALS_DIRECTORY/surveyd-key` when systemd passed that credential.
     static func credentialKeyFile(environment: [String: String]) -> String? {
+        credentialFile(DaemonEncryption.credentialName, environment: environment)
+    }
+
+    /// `$CREDENTIALS_DIRECTORY/NAME` when systemd passed that credential.
+    static func credentialFile(_ name: String, environment: [String: String]) -> String? {
         guard let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty else { return nil }
-        let path = directory + "/" + DaemonEncryption.credentialName
+        let path = directory + "/" + name
         return FileManager.default.fileExists(atPath: path) ? path : nil
     }
 }

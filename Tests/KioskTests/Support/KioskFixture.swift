@@ -13,6 +13,8 @@ struct KioskFixture {
     var settings: KioskSettings
     /// The logo and accent colour the pages show; a test may replace them while it runs.
     var brand = KioskBrandStore()
+    /// The staff screen's backend; nil: no staff screen.
+    var staff: (any KioskStaffBackend)?
 
     init(settings: KioskSettings = KioskSettings(titles: [.ko: "음료 설문", .en: "Drinks survey"], defaultLanguage: .ko)) throws {
         backend = try SurveyKioskBackend(definitions: Self.definitions())
@@ -24,7 +26,7 @@ struct KioskFixture {
         let clock = clock
         var logger = Logger(label: "kiosk-tests")
         logger.logLevel = .critical
-        let router = try KioskApplication.router(backend: backend, settings: settings, brand: brand, logger: logger, now: { clock.now() })
+        let router = try KioskApplication.router(backend: backend, settings: settings, brand: brand, staff: staff, logger: logger, now: { clock.now() })
         return try await Application(router: router).test(.router, test)
     }
 

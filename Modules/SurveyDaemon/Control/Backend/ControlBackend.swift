@@ -3,7 +3,7 @@ import ControlAPI
 /// What the control API asks of the daemon, by what each group of routes needs: sessions,
 /// delivery, health and metrics, and the queue's operator endpoints. ``DaemonBackend`` is all
 /// four; a test's fake is what its test serves, and ``MetricsListener`` asks only for health.
-public typealias ControlBackend = ControlSessionBackend & ControlDeliveryBackend & ControlHealthBackend & ControlQueueBackend
+public typealias ControlBackend = ControlSessionBackend & ControlDeliveryBackend & ControlHealthBackend & ControlQueueBackend & ControlKioskBackend
 
 /// The sessions' endpoints (`/v1/sessions`, `/v1/answers`).
 public protocol ControlSessionBackend: Sendable {

@@ -78,6 +78,8 @@ public struct DaemonBackend: ControlBackend {
     /// How long the daemon has run, on a monotonic clock, for `status`'s `uptimeSeconds` (a step
     /// of the wall clock does not change it); nil: counted from `startedAt` on `now`.
     public var uptime: (@Sendable () -> Duration)?
+    /// The kiosk's staff state (out of service, survey, PIN lockout); nil without kiosk pages.
+    public var staffDesk: KioskStaffDesk?
 
     public init(
         version: String, startedAt: Date, sessions: SessionManager, worker: DeliveryWorker, inspector: any QueueInspector, connectivity: any ConnectivityObserver,
@@ -98,6 +100,7 @@ public struct DaemonBackend: ControlBackend {
         var view = DaemonHealth.view(phase: lifecycle?.phase ?? .serving, journals: await inspector.journalHealth())
         view.encryption = await encryptionView()
         view.connectivity = await connectivityView()
+        view.kiosk = staffDesk?.view.state
         return view
     }
 
@@ -183,6 +186,7 @@ public struct DaemonBackend: ControlBackend {
         view.erasure = await erasureView(at: time)
         view.encryption = await encryptionView()
         view.paused = snapshot.paused.map { StatusView.Paused(reason: $0.reason, since: $0.since.iso8601Seconds) }
+        view.kiosk = staffDesk?.view
         return view
     }
 

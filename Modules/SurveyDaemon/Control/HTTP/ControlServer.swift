@@ -74,6 +74,7 @@ public struct ControlServer: Sendable {
         addSessionRoutes(to: v1, backend: backend, limit: limit)
         addDeliveryRoutes(to: v1, backend: backend, limit: limit)
         addQueueRoutes(to: v1, backend: backend, limit: limit)
+        addKioskRoutes(to: v1, backend: backend, limit: limit)
         // `dead//requeue`: the router drops the empty segment; an empty id names no dead letter.
         v1.post("dead/requeue") { _, _ -> Response in
             throw ControlError.notFound("no_such_dead_letter", "no dead letter with an empty id; `surveyctl dead` lists them")

@@ -1,0 +1,161 @@
+import ControlAPI
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Kiosk
+import Logging
+import NIOPosix
+import Synchronization
+
+/// The kiosk's staff state in the daemon, shared by the staff screen and the control API: out of
+/// service, the survey chosen among `kioskSurveys`, and the staff PIN with its lockout. Every
+/// change is kept in `STATE/kiosk-staff.json` (``KioskStaffRecord``), logged and published as a
+/// `staff_action` event; nothing in it is a respondent's.
+public final class KioskStaffDesk: Sendable {
+    struct State {
+        var outOfService: KioskStaffRecord.OutOfService?
+        var survey: String?
+        var lockout = StaffLockout()
+        var pin: StaffPinHash?
+        var surveys: [KioskSurveyChoice]
+        var verifying = false
+        /// Bumped by every change, so that the newest record is the one left on disk.
+        var version = 0
+    }
+
+    let state: Mutex<State>
+    let written = Mutex(0)
+    let directory: String
+    let defaultStage: String
+    let now: @Sendable () -> ContinuousClock.Instant
+    let wallNow: @Sendable () -> Date
+    let logger: Logger
+    let events: DaemonEvents?
+    let metrics: StaffMetrics?
+    /// Whether a PIN matches a hash: slow, so the daemon runs it on NIO's thread pool.
+    let matches: @Sendable (StaffPinHash, String) async -> Bool
+    /// Whether the kiosk is inside its opening hours now; nil: always open.
+    let isOpen: (@Sendable () -> Bool)?
+    /// Today's counts, for the staff screen; a service of the daemon keeps them.
+    let today: KioskTodayCounter?
+
+    init(
+        directory: String, defaultStage: String, pin: StaffPinHash?, surveys: [KioskSurveyChoice], logger: Logger,
+        events: DaemonEvents? = nil, metrics: StaffMetrics? = nil, isOpen: (@Sendable () -> Bool)? = nil, today: KioskTodayCounter? = nil,
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }, wallNow: @escaping @Sendable () -> Date = { Date() },
+        matches: @escaping @Sendable (StaffPinHash, String) async -> Bool = KioskStaffDesk.matchOnThreadPool
+    ) {
+        self.directory = directory
+        self.defaultStage = defaultStage
+        self.now = now
+        self.wallNow = wallNow
+        self.logger = logger
+        self.events = events
+        self.metrics = metrics
+        self.matches = matches
+        self.isOpen = isOpen
+        self.today = today
+        let record = KioskStaffRecord.load(directory: directory) { logger.warning("kiosk staff settings: \($0)") }
+        var initial = State(outOfService: record.outOfService, survey: record.survey, pin: pin, surveys: surveys)
+        if let lockout = record.lockout { initial.lockout = StaffLockout(record: lockout, now: now(), wallNow: wallNow()) }
+        if let chosen = record.survey, !surveys.contains(where: { $0.stage == chosen }) {
+            logger.notice("kiosk: the survey chosen on the staff screen is no longer in kioskSurveys; the default is used", metadata: ["stage": "\(chosen)"])
+            initial.survey = nil
+        }
+        state = Mutex(initial)
+        metrics?.outOfService(record.outOfService != nil)
+    }
+
+    @Sendable static func matchOnThreadPool(_ hash: StaffPinHash, _ pin: String) async -> Bool {
+        (try? await NIOThreadPool.singleton.runIfActive { hash.matches(pin) }) ?? false
+    }
+
+    /// The survey kiosk respondents start now: the one chosen on the staff screen, else the first of `kioskSurveys`.
+    public var survey: KioskSurveyChoice? {
+        state.withLock { state in
+            state.survey.flatMap { chosen in state.surveys.first { $0.stage == chosen } } ?? state.surveys.first
+        }
+    }
+
+    /// Whether a kiosk session may start now.
+    public var availability: KioskAvailability {
+        let (outOfService, survey) = state.withLock { state in
+            (state.outOfService, state.survey.flatMap { chosen in state.surveys.first { $0.stage == chosen } } ?? state.surveys.first)
+        }
+        if let outOfService { return .outOfService(message: outOfService.message) }
+        if let isOpen, !isOpen() { return .closed }
+        return .open(survey: survey)
+    }
+
+    var staffScreenEnabled: Bool { state.withLock { $0.pin != nil } }
+
+    /// What `status` shows.
+    public var view: KioskStatusView {
+        let at = now()
+        let wall = wallNow()
+        let availability = availability
+        return state.withLock { state in
+            let stateName = switch availability {
+            case .open: KioskStatusView.inService
+            case .outOfService: KioskStatusView.outOfServiceState
+            case .closed: KioskStatusView.closed
+            }
+            let chosen = state.survey.flatMap { chosen in state.surveys.first { $0.stage == chosen } } ?? state.surveys.first
+            let locked = state.lockout.remaining(at: at).map { wall.addingTimeInterval(StaffLockout.seconds($0)).iso8601Seconds }
+            return KioskStatusView(
+                state: stateName,
+                outOfService: state.outOfService.map { .init(message: $0.message, since: $0.since.iso8601Seconds) },
+                survey: chosen?.stage ?? defaultStage,
+                staffPin: .init(configured: state.pin != nil, wrongInARow: state.lockout.failuresInARow, lockedUntil: locked))
+        }
+    }
+
+    /// Applies a SIGHUP's PIN file and survey list; a chosen survey no longer listed falls back to the default.
+    func reload(pin: StaffPinHash?, surveys: [KioskSurveyChoice]) async {
+        let dropped: String? = state.withLock { state in
+            state.pin = pin
+            state.surveys = surveys
+            guard let chosen = state.survey, !surveys.contains(where: { $0.stage == chosen }) else { return nil }
+            state.survey = nil
+            state.version += 1
+            return chosen
+        }
+        if let dropped {
+            logger.notice("kiosk: the survey chosen on the staff screen is no longer in kioskSurveys; the default is used", metadata: ["stage": "\(dropped)"])
+            await persist()
+        }
+    }
+
+    /// Logs and publishes a staff action (never a PIN's digits).
+    func announce(_ action: String, by actor: String, _ metadata: Logger.Metadata = [:]) {
+        var metadata = metadata
+        metadata["action"] = "\(action)"
+        metadata["by"] = "\(actor)"
+        logger.notice("kiosk staff action", metadata: metadata)
+        events?.publish(DaemonEvent(.staffAction, at: wallNow(), action: action, by: actor))
+    }
+
+    /// Writes the state as it is now, unless a newer write already did.
+    func persist() async {
+        let at = now()
+        let wall = wallNow()
+        let (record, version) = state.withLock { state in
+            (KioskStaffRecord(outOfService: state.outOfService, survey: state.survey, lockout: state.lockout.record(now: at, wallNow: wall)), state.version)
+        }
+        let directory = directory
+        let logger = logger
+        await onPool {
+            written.withLock { last in
+                guard version >= last else { return }
+                do {
+                    try record.write(directory: directory)
+                    last = version
+                } catch {
+                    logger.error("kiosk staff settings not kept: \(error)")
+                }
+            }
+        }
+    }
+}
