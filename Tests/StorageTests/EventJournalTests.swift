@@ -117,3 +117,13 @@ enum TestEvent: Codable, Sendable, Equatable {
     #expect(reopened.recovered.isEmpty)
     #expect(try EventJournal<TestEvent>(journal: reopened).replay().isEmpty)
 }
+
+/// Freed heap memory goes back to the system when asked (the daemon asks once its sessions are
+/// restored, the queue once it is replayed).
+@Test(.timeLimit(.minutes(2))) func freedHeapMemoryIsGivenBack() {
+    // 32 MiB in pieces of 4 KiB, freed: whole pages the allocator keeps unless told.
+    var pieces: [[UInt8]] = (0..<8192).map { [UInt8](repeating: UInt8(truncatingIfNeeded: $0), count: 4096) }
+    #expect(pieces.count == 8192)
+    pieces = []
+    #expect(Journal.releaseFreedMemory(), "malloc_trim released nothing")
+}

@@ -15,8 +15,9 @@ extension Journal {
     }
 
     /// Gives freed heap memory back to the system (glibc's `malloc_trim`), e.g. after the records
-    /// ``takeRecovered()`` handed over were replayed and let go.
-    public static func releaseFreedMemory() {
-        _ = system_memory_trim()
+    /// ``takeRecovered()`` handed over were replayed and let go. Returns whether some was released.
+    @discardableResult
+    public static func releaseFreedMemory() -> Bool {
+        system_memory_trim() == 1
     }
 }

@@ -2,6 +2,9 @@
 #ifndef SURVEYD_SYSTEM_MEMORY_H
 #define SURVEYD_SYSTEM_MEMORY_H
 
+// <stdlib.h> first: it defines __GLIBC__ (through <features.h>) where the C library is glibc;
+// tested before any header, __GLIBC__ is never defined and the trim below would do nothing.
+#include <stdlib.h>
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif

@@ -86,6 +86,17 @@ enum SessionReplay {
 }
 
 extension StorageBenchmark {
+    struct FillSessions: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "fill-sessions", abstract: "Fills DIR with a sessions journal of COUNT answer events, kept, to replay it again and again.")
+        @Argument(help: "The journal's directory.") var dir: String
+        @Argument(help: "How many events.") var count: Int
+
+        func run() async throws {
+            try await SessionReplay.fill(directory: dir, count: count, keys: nil)
+            print("filled \(dir) with \(count) events")
+        }
+    }
+
     struct Replay: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Opens the sessions journal in DIR, replays it and prints this process's memory before and after (the child process the measurement starts).")
         @Argument(help: "The sessions journal's directory.") var dir: String

@@ -39,7 +39,7 @@ import Storage
 struct StorageBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "The Storage module measured against the disk: durable appends, opening a large queue, with and without encryption.",
-        subcommands: [Measure.self, Open.self, Fill.self, Replay.self], defaultSubcommand: Measure.self)
+        subcommands: [Measure.self, Open.self, Fill.self, FillSessions.self, Replay.self], defaultSubcommand: Measure.self)
 
     static let payloadSize = 100
     static let bodySize = 200
