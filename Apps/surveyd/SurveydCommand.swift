@@ -104,6 +104,12 @@ struct SurveydCommand: AsyncParsableCommand {
         return flags
     }
 
+    /// The allocator is set up before anything runs on another thread (`Daemon.prepareMemory()`).
+    static func main() async {
+        Daemon.prepareMemory()
+        await main(nil)
+    }
+
     func run() async throws {
         umask(0o077)
         let environment = ProcessInfo.processInfo.environment

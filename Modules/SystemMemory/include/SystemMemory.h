@@ -19,4 +19,15 @@ static inline int system_memory_trim(void) {
 #endif
 }
 
+/// Makes every thread allocate from glibc's main arena (M_ARENA_MAX 1), so that freed memory of
+/// any thread can be given back by system_memory_trim (the top of another thread's arena is not);
+/// returns 1 on success, 0 where the C library has no such setting.
+static inline int system_memory_single_arena(void) {
+#if defined(__GLIBC__)
+    return mallopt(M_ARENA_MAX, 1);
+#else
+    return 0;
+#endif
+}
+
 #endif

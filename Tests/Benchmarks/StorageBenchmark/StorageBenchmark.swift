@@ -44,6 +44,12 @@ struct StorageBenchmark: AsyncParsableCommand {
     static let payloadSize = 100
     static let bodySize = 200
 
+    /// The allocator set up as surveyd sets it up, before anything runs on other threads.
+    static func main() async {
+        Journal.useOneHeap()
+        await main(nil)
+    }
+
     struct Measure: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Every measurement, in one run on one directory (the default).")
         @Option(help: "Where to measure (a new directory under the temporary directory by default); removed afterwards.") var dir: String?
