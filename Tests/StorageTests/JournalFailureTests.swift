@@ -23,6 +23,8 @@ final class Faults: Sendable {
     let open = Mutex<(String, Int32)?>(nil)
     /// Paths opened, in order.
     let opened = Mutex<[String]>([])
+    /// Calls failed on purpose so far (each a retry or probe that met the fault).
+    let failed = Mutex(0)
 
     func clear() {
         write.withLock { $0 = nil }
@@ -43,11 +45,11 @@ final class Faults: Sendable {
                 return Glibc.write(fd, buffer.baseAddress, buffer.count)
             },
             fdatasync: { [self] fd in
-                if let code = fdatasync.withLock({ $0 }) { errno = code; return -1 }
+                if let code = fdatasync.withLock({ $0 }) { failed.withLock { $0 += 1 }; errno = code; return -1 }
                 return Glibc.fdatasync(fd)
             },
             fsync: { [self] fd in
-                if let code = fsync.withLock({ $0 }) { errno = code; return -1 }
+                if let code = fsync.withLock({ $0 }) { failed.withLock { $0 += 1 }; errno = code; return -1 }
                 return Glibc.fsync(fd)
             },
             open: { [self] path, flags, mode in
@@ -179,8 +181,9 @@ private func payloadsOnDisk(_ dir: TemporaryDirectory, encrypted: Bool = false) 
         // A record that waits for its sync: the sync fails, the record is refused.
         await #expect(throws: StorageError.self) { try await journal.appendLocated(type: 1, payload: payload(99), kind: .carriedCopy) }
         #expect(journal.currentFailure?.errnoName == "EIO")
-        // The probe fails while syncs fail; the journal keeps refusing.
-        try await Task.sleep(for: .milliseconds(100))
+        // The probe fails while syncs fail; the journal keeps refusing (two more probes met the fault).
+        let before = faults.failed.withLock { $0 }
+        #expect(await eventually { faults.failed.withLock { $0 } >= before + 2 })
         #expect(journal.currentFailure != nil)
         faults.clear()
         try await waitUntilItWritesAgain(journal)
@@ -201,7 +204,9 @@ private func payloadsOnDisk(_ dir: TemporaryDirectory, encrypted: Bool = false) 
         let first = try #require(journal.currentFailure)
         // The restore's fsync failed too: that is the cause shown now, since the same time.
         #expect(first.call == "fsync" && first.errnoName == "EIO")
-        try await Task.sleep(for: .milliseconds(100))
+        // Two more restores met the fault: the outage still dates from its start.
+        let before = faults.failed.withLock { $0 }
+        #expect(await eventually { faults.failed.withLock { $0 } >= before + 2 })
         #expect(journal.currentFailure?.since == first.since)
         faults.clear()
         try await waitUntilItWritesAgain(journal)

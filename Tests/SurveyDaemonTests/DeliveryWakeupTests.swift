@@ -20,7 +20,8 @@ import Testing
                 await wakeup.wait()
                 ended.value.withLock { $0 = true }
             }
-            try? await Task.sleep(for: .milliseconds(50))
+            // Parked: from here on only a wake can end it.
+            #expect(await eventually(every: .milliseconds(1)) { wakeup.isWaiting })
             #expect(!ended.value.withLock { $0 }, "a wait ended without a new wake")
             wakeup.wake()
         }
