@@ -135,6 +135,20 @@ final class Stack: @unchecked Sendable {
         (daemon?.errorOutput ?? "").split(separator: "\n").filter { $0.contains("sending a request to the survey server") && $0.contains("/api/answers/") }.count
     }
 
+    /// Runs `body` with a new stack (each process living at most `deadline`), finished (every
+    /// process stopped, the directory removed) however the body ends.
+    static func with(deadline: Duration? = nil, _ body: (Stack) async throws -> Void) async throws {
+        let stack = try Stack()
+        if let deadline { stack.deadline = deadline }
+        do {
+            try await body(stack)
+        } catch {
+            await stack.finish()
+            throw error
+        }
+        await stack.finish()
+    }
+
     func finish() async {
         for other in others { await other.stop() }
         await daemon?.stop()

@@ -32,18 +32,6 @@ import Testing
         }
     }
 
-    /// Runs `body` with a stack, finished (every process stopped) however the body ends.
-    func withStack(_ body: (Stack) async throws -> Void) async throws {
-        let stack = try Stack()
-        do {
-            try await body(stack)
-        } catch {
-            await stack.finish()
-            throw error
-        }
-        await stack.finish()
-    }
-
     static func port(of daemon: BackgroundProcess) async throws -> Int {
         let line = try await daemon.waitForLine(containing: "surveyd ready", onStandardError: true)
         let field = try #require(line.split(separator: " ").first { $0.hasPrefix("kiosk=") })
@@ -90,7 +78,7 @@ import Testing
     /// The logo and colour on the pages; SIGHUP reads the logo again and keeps it when the new
     /// file is refused.
     @Test func theBrandOnThePagesAndASIGHUPThatKeepsTheOldLogo() async throws {
-        try await withStack { stack in
+        try await Stack.with { stack in
             try await stack.startMock()
             let logo = stack.dir.appending("logo.svg")
             try Self.svg.write(to: logo)
@@ -122,7 +110,7 @@ import Testing
     /// A first stage the server does not have: the respondent gets "not available", the operator
     /// a status line and a log line; `surveyctl start` without `--type` leaves the choice to the daemon.
     @Test func aFirstStageTheServerDoesNotHave() async throws {
-        try await withStack { stack in
+        try await Stack.with { stack in
             try await stack.startMock()
             let daemon = try await stack.startDaemon(socket: stack.socket, state: stack.state, ["--kiosk-listen", "127.0.0.1:0", "--first-stage", "spring"])
             var browser = Browser(port: try await Self.port(of: daemon))
@@ -148,7 +136,7 @@ import Testing
     }
 
     @Test func surveyctlStartWithoutTypeStartsAtTheDaemonsFirstStage() async throws {
-        try await withStack { stack in
+        try await Stack.with { stack in
             try await stack.startMock()
             try await stack.startDaemon(["--first-stage", "2"])
             let started = try await stack.ctl(["start", "--lang", "en"])

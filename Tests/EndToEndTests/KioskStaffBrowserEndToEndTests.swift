@@ -14,15 +14,7 @@ import Testing
 
     @Test(.enabled(if: KioskBrowserEndToEndTests.missing() == nil, "needs Tests/Browser/install.sh (Chromium, chromedriver, the Python venv)"))
     func staffScreenTappedAsAPersonWould() async throws {
-        let stack = try Stack()
-        stack.deadline = .seconds(600)
-        do {
-            try await check(stack)
-        } catch {
-            await stack.finish()
-            throw error
-        }
-        await stack.finish()
+        try await Stack.with(deadline: .seconds(600), check)
     }
 
     func check(_ stack: Stack) async throws {

@@ -44,14 +44,7 @@ import Testing
     }
 
     @Test func outOfServiceIsShownEverywhereAndSurvivesARestart() async throws {
-        let stack = try Stack()
-        do {
-            try await check(stack)
-        } catch {
-            await stack.finish()
-            throw error
-        }
-        await stack.finish()
+        try await Stack.with(check)
     }
 
     func check(_ stack: Stack) async throws {
