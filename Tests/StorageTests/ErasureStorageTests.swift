@@ -43,12 +43,12 @@ private let logger = Logger(label: "erasure-storage-tests")
             #expect(DiskSearch.find(["Kestrelbyte", "Lapwingdusk"], under: dir.path).isEmpty)
             #expect(await queue.pending(limit: 10).map(\.id) == [kept.id])
             try await queue.markDelivered(kept.id, response: nil)
-            queue.close()
+            await queue.close()
         }
         // Opened again with the delivered body still in its file: it waits from the open.
         dates.advance(100)
         let queue = try SubmissionQueue(directory: dir.path, options: options, logger: logger)
-        defer { queue.close() }
+        defer { queue.close(then: {}) }
         #expect(await queue.erasableSince == dates.now())
         _ = try await queue.purge()
         #expect(await queue.erasableSince == nil)
@@ -63,10 +63,10 @@ private let logger = Logger(label: "erasure-storage-tests")
             let s = try await queue.enqueueNew(metadata(), body: Array("{}".utf8))
             try await queue.markDelivered(s.id, response: nil)
             _ = try await queue.purge()
-            queue.close()
+            await queue.close()
         }
         let queue = try SubmissionQueue(directory: dir.path, logger: logger)
-        defer { queue.close() }
+        defer { queue.close(then: {}) }
         #expect(await queue.erasableSince == nil, "the purge's marker keeps the ordinal, not a body")
     }
 
@@ -76,7 +76,7 @@ private let logger = Logger(label: "erasure-storage-tests")
         do {
             let journal = try Journal(directory: dir.path, logger: logger)
             _ = try await journal.append(type: 1, payload: Array("Nightjarveil".utf8))
-            journal.close()
+            await journal.close()
         }
         let segment = try #require(try FileManager.default.contentsOfDirectory(atPath: dir.path).first { $0.hasPrefix("segment-") })
         let handle = try #require(FileHandle(forWritingAtPath: dir.path + "/" + segment))
@@ -84,7 +84,7 @@ private let logger = Logger(label: "erasure-storage-tests")
         handle.write(Data("a torn Nightjarveil".utf8))
         try handle.close()
         let journal = try Journal(directory: dir.path, logger: logger)
-        defer { journal.close() }
+        defer { journal.close(then: {}) }
         let copies = try journal.keptCopies()
         #expect(copies.count == 1 && copies[0].hasPrefix(segment + ".torn-"), "\(copies)")
         #expect(try journal.removeKeptCopies(copies + ["lock", segment]) == 1, "only kept copies are removed")

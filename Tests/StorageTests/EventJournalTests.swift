@@ -27,9 +27,9 @@ enum TestEvent: Codable, Sendable, Equatable {
     let first = try Journal(directory: dir.path, logger: Logger(label: "t"))
     let log = EventJournal<TestEvent>(journal: first)
     for e in events { _ = try await log.append(e) }
-    first.close()
+    await first.close()
     let second = try Journal(directory: dir.path, logger: Logger(label: "t"))
-    defer { second.close() }
+    defer { second.close(then: {}) }
     let replayed = try EventJournal<TestEvent>(journal: second).replay()
     #expect(replayed.map(\.event) == events)
     #expect(replayed.map(\.sequence) == [1, 2, 3, 4])
@@ -40,9 +40,9 @@ enum TestEvent: Codable, Sendable, Equatable {
     defer { dir.remove() }
     let first = try Journal(directory: dir.path, logger: Logger(label: "t"))
     _ = try await first.append(type: EventJournal<TestEvent>.recordType, payload: Array("{\"nope\":1}".utf8))
-    first.close()
+    await first.close()
     let second = try Journal(directory: dir.path, logger: Logger(label: "t"))
-    defer { second.close() }
+    defer { second.close(then: {}) }
     let error = #expect(throws: StorageError.self) { try EventJournal<TestEvent>(journal: second).replay() }
     #expect(error?.code == .undecodableEvent)
     #expect(error?.message.contains("record 1") == true)
@@ -65,9 +65,9 @@ enum TestEvent: Codable, Sendable, Equatable {
     #expect(removed == before.count, "every segment before the snapshot's is removed")
     _ = try await log.append(.stageCompleted(session: b))
     #expect(try journal.segments().count == 1)
-    journal.close()
+    await journal.close()
     let reopened = try Journal(directory: dir.path, options: options, logger: Logger(label: "t"))
-    defer { reopened.close() }
+    defer { reopened.close(then: {}) }
     let replayed = try EventJournal<TestEvent>(journal: reopened).replay()
     #expect(replayed.map(\.event) == kept + [.stageCompleted(session: b)])
 }
@@ -81,7 +81,7 @@ enum TestEvent: Codable, Sendable, Equatable {
     options.durability = .relaxed(syncInterval: .seconds(3600))
     options.fileOperations = JournalFileOperations(fdatasync: { fd in syncs.withLock { $0 += 1 }; return Glibc.fdatasync(fd) })
     let journal = try Journal(directory: dir.path, options: options, logger: Logger(label: "t"))
-    defer { journal.close() }
+    defer { journal.close(then: {}) }
     let log = EventJournal<TestEvent>(journal: journal)
     _ = try await log.append(.sessionStarted(id: UUID(), stage: "common"))
     let before = syncs.withLock { $0 }
@@ -102,10 +102,10 @@ enum TestEvent: Codable, Sendable, Equatable {
     for name in old { copies[name] = try Data(contentsOf: dir.appending(name)) }
     try await log.compact(keeping: [.sessionStarted(id: a, stage: "1")])
     _ = try await log.append(.stageCompleted(session: a))
-    journal.close()
+    await journal.close()
     for (name, data) in copies { try data.write(to: dir.appending(name)) }
     let reopened = try Journal(directory: dir.path, logger: Logger(label: "t"))
-    defer { reopened.close() }
+    defer { reopened.close(then: {}) }
     #expect(reopened.recovered.count == 4, "the old segment is back")
     // Finishing the compaction takes the old segment, and what it held, off the disk.
     #expect(try EventJournal<TestEvent>(journal: reopened).removeSegmentsBeforeSnapshot() == old.count)

@@ -29,12 +29,14 @@ private func size(_ path: String) -> Int {
 
 /// Reopens the journal without faults and returns the payloads recovered, expecting consecutive
 /// sequence numbers from `first` and no recovery problem.
-private func payloadsOnDisk(_ dir: TemporaryDirectory, from first: UInt64 = 1) throws -> [[UInt8]] {
+private func payloadsOnDisk(_ dir: TemporaryDirectory, from first: UInt64 = 1) async throws -> [[UInt8]] {
     let journal = try Journal(directory: dir.path, logger: logger)
-    defer { journal.close() }
+    defer { journal.close(then: {}) }  // when it throws
     #expect(journal.recoveryReport.isEmpty, "\(journal.recoveryReport)")
     #expect(journal.recovered.map(\.sequence) == (0..<journal.recovered.count).map { first + UInt64($0) }, "sequence numbers go on without a gap")
-    return journal.recovered.map(\.payload)
+    let result = journal.recovered.map(\.payload)
+    await journal.close()
+    return result
 }
 
 /// Writes payloads 1 to 5 into a journal in `dir`, closes it and appends `tail` to its segment
@@ -43,7 +45,7 @@ private func journalWithTornTail(_ dir: TemporaryDirectory, _ tail: [UInt8]) asy
     let journal = try Journal(directory: dir.path, logger: logger)
     for i in 1...5 { _ = try await journal.append(type: 1, payload: payload(i)) }
     let segment = dir.path + "/" + (try journal.segments().last!.name)
-    journal.close()
+    await journal.close()
     let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: segment))
     try handle.seekToEnd()
     try handle.write(contentsOf: Data(tail))
@@ -81,8 +83,8 @@ private func journalWithTornTail(_ dir: TemporaryDirectory, _ tail: [UInt8]) asy
         _ = try await journal.append(type: 1, payload: payload(50))
         acknowledged.append(payload(50))
         #expect(try journal.segments().count == 2)
-        journal.close()
-        #expect(try payloadsOnDisk(dir) == acknowledged)
+        await journal.close()
+        await #expect(try payloadsOnDisk(dir) == acknowledged)
     }
 
     @Test func aTornTailIsNotCutWhileItsCopyCannotBeWritten() async throws {
@@ -99,7 +101,7 @@ private func journalWithTornTail(_ dir: TemporaryDirectory, _ tail: [UInt8]) asy
         #expect(size(segment) == damaged, "nothing is cut before its copy is durable")
         faults.clear()
         let reopened = try Journal(directory: dir.path, options: options(faults), logger: logger)
-        defer { reopened.close() }
+        defer { reopened.close(then: {}) }
         #expect(reopened.recovered.map(\.payload) == (1...5).map(payload))
         let problem = try #require(reopened.recoveryReport.first)
         #expect(problem.kind == .tornTail)
@@ -118,7 +120,7 @@ private func journalWithTornTail(_ dir: TemporaryDirectory, _ tail: [UInt8]) asy
         #expect(error?.message.contains("Cannot cut the torn tail of \(segment)") == true, "\(error?.message ?? "")")
         faults.clear()
         let reopened = try Journal(directory: dir.path, options: options(faults), logger: logger)
-        defer { reopened.close() }
+        defer { reopened.close(then: {}) }
         #expect(reopened.recovered.map(\.payload) == (1...5).map(payload))
         #expect(try files(dir.path).contains { $0.contains(".torn-") }, "the cut bytes were kept")
         #expect(try await reopened.append(type: 1, payload: payload(6)) == 6)
@@ -148,8 +150,8 @@ private func journalWithTornTail(_ dir: TemporaryDirectory, _ tail: [UInt8]) asy
         try journal.removeSegments(sealed)
         #expect(try journal.segments().allSatisfy { !sealed.contains($0.name) })
         let kept = locations.filter { !sealed.contains($0.segment) }.map(\.sequence)
-        journal.close()
-        #expect(try payloadsOnDisk(dir, from: kept.first!) == kept.map { payload(Int($0)) } + [payload(13)])
+        await journal.close()
+        await #expect(try payloadsOnDisk(dir, from: kept.first!) == kept.map { payload(Int($0)) } + [payload(13)])
     }
 
     @Test func aFailedUnlinkLeavesTheCheckpointAndTheNextOpenFinishesTheRemoval() async throws {
@@ -166,10 +168,10 @@ private func journalWithTornTail(_ dir: TemporaryDirectory, _ tail: [UInt8]) asy
         #expect(error?.message.contains("Cannot remove settled segment \(sealed[0])") == true, "\(error?.message ?? "")")
         #expect(try files(dir.path).contains("checkpoint"))
         #expect(try await journal.append(type: 1, payload: payload(13)) == 13)
-        journal.close()
+        await journal.close()
         faults.clear()
         let reopened = try Journal(directory: dir.path, logger: logger)
-        defer { reopened.close() }
+        defer { reopened.close(then: {}) }
         #expect(try reopened.segments().allSatisfy { !sealed.contains($0.name) })
         #expect(try !files(dir.path).contains("checkpoint"))
         #expect(reopened.recovered.last?.payload == payload(13))
@@ -182,7 +184,7 @@ private func journalWithTornTail(_ dir: TemporaryDirectory, _ tail: [UInt8]) asy
         let journal = try Journal(directory: dir.path, logger: logger)
         _ = try await journal.append(type: 1, payload: payload(1))
         let segment = dir.path + "/" + (try journal.segments().last!.name)
-        journal.close()
+        await journal.close()
         chmod(segment, 0o644)
         let faults = FileFaults()
         faults.fail("chmod", .exactly(segment), with: EPERM)
@@ -190,7 +192,7 @@ private func journalWithTornTail(_ dir: TemporaryDirectory, _ tail: [UInt8]) asy
         #expect(error?.message.contains("Cannot make \(segment) owner-only") == true, "\(error?.message ?? "")")
         faults.clear()
         let reopened = try Journal(directory: dir.path, options: options(faults), logger: logger)
-        defer { reopened.close() }
+        defer { reopened.close(then: {}) }
         #expect(reopened.recovered.map(\.payload) == [payload(1)])
     }
 
@@ -204,12 +206,12 @@ private func journalWithTornTail(_ dir: TemporaryDirectory, _ tail: [UInt8]) asy
         for i in 1...12 { _ = try await journal.append(type: 1, payload: payload(i)) }
         let sealed = try journal.segments().filter { !$0.isActive }.map(\.name)
         try journal.removeSegments([sealed[0]])
-        journal.close()
+        await journal.close()
         let reopened = try Journal(directory: dir.path + "/journal", options: options(FileFaults(), encrypted: encrypted), logger: logger)
         #expect(reopened.recoveryReport.isEmpty)
         #expect(reopened.recovered.last?.payload == payload(12))
         #expect(reopened.recovered.count < 12, "the first segment was removed")
-        reopened.close()
+        await reopened.close()
         let cache = try DefinitionCache(directory: dir.path + "/definitions", operations: faults.operations)
         let bytes = Array(#"{"questions":[1,2,3,4,5,6,7,8,9]}"#.utf8)
         try cache.store(typeID: "common", language: "en", bytes: bytes)
@@ -238,12 +240,12 @@ private func journalWithTornTail(_ dir: TemporaryDirectory, _ tail: [UInt8]) asy
             faults.clear()
             try await waitUntilItWritesAgain(queue.journal)
             queued.append(try await queue.enqueueNew(metadata(3), body: payload(3)))
-            queue.close()
+            await queue.close()
         }
         var reopen = SubmissionQueueOptions()
         reopen.journal.encryption = encrypted ? Encryption.keys(1) : nil
         let queue = try SubmissionQueue(directory: dir.path, options: reopen, logger: logger)
-        defer { queue.close() }
+        defer { queue.close(then: {}) }
         #expect(await queue.pending(limit: 10) == queued)
         for (i, s) in queued.enumerated() { #expect(Array(try await queue.body(of: s.id)) == payload(i)) }
     }
@@ -274,11 +276,11 @@ private func journalWithTornTail(_ dir: TemporaryDirectory, _ tail: [UInt8]) asy
             let report = try await queue.compact()
             #expect(!report.removedSegments.isEmpty)
             #expect(await queue.pending(limit: 10) == kept)
-            queue.close()
+            await queue.close()
         }
         o.journal.fileOperations = JournalFileOperations()
         let queue = try SubmissionQueue(directory: dir.path, options: o, logger: logger)
-        defer { queue.close() }
+        defer { queue.close(then: {}) }
         #expect(await queue.pending(limit: 10) == kept)
         for s in kept { #expect(Array(try await queue.body(of: s.id)) == payload(Int(s.id.ordinal) - 1)) }
     }
@@ -317,7 +319,7 @@ private func journalWithTornTail(_ dir: TemporaryDirectory, _ tail: [UInt8]) asy
         for i in 1...12 { locations.append(try await journal.appendLocated(type: 1, payload: payload(i))) }
         _ = try journal.read(at: locations[0])
         try journal.removeSegments([locations[0].segment])
-        journal.close()
+        await journal.close()
         let seen = faults.calls.withLock { $0 }
         let expected: Set<String> = ["mkdir", "chmod", "lstat", "stat", "open", "fchmod", "flock", "listDirectory", "fstat", "write", "fdatasync", "fsync", "pread", "rename", "unlink", "close", "fallocate", "lseek"]
         #expect(expected.subtracting(seen).isEmpty, "not seen: \(expected.subtracting(seen).sorted())")

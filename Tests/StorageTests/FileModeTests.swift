@@ -49,7 +49,7 @@ import Testing
         defer { umask(old) }
         let journal = try Journal(directory: path, logger: logger)
         _ = try await journal.append(type: 1, payload: [1, 2, 3])
-        journal.close()
+        await journal.close()
         try expectOwnerOnly(under: path)
     }
 
@@ -61,21 +61,21 @@ import Testing
         options.segmentSize = 256
         let journal = try Journal(directory: path, options: options, logger: logger)
         for i in 0..<20 { _ = try await journal.append(type: 1, payload: [UInt8](repeating: UInt8(i), count: 40)) }
-        journal.close()
+        await journal.close()
         // A torn tail, so that recovery keeps a quarantined copy.
         let last = try #require(try FileManager.default.contentsOfDirectory(atPath: path).filter { $0.hasSuffix(".log") }.sorted().last)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path + "/" + last))
         try handle.seekToEnd()
         try handle.write(contentsOf: Data([1, 2, 3]))
         try handle.close()
-        try Journal(directory: path, options: options, logger: logger).close()
+        try await Journal(directory: path, options: options, logger: logger).close()
         #expect(try FileManager.default.contentsOfDirectory(atPath: path).contains { $0.contains(".torn-") })
         #expect(try FileManager.default.contentsOfDirectory(atPath: path).filter { $0.hasSuffix(".log") }.count > 2)
         try loosen(under: path)
         let reopened = try Journal(directory: path, options: options, logger: logger)
         try expectOwnerOnly(under: path)
         _ = try await reopened.append(type: 1, payload: [9])
-        reopened.close()
+        await reopened.close()
         try expectOwnerOnly(under: path)
     }
 
@@ -135,7 +135,7 @@ import Testing
         #expect(error?.message.contains(root + "/x/y") == true)
     }
 
-    @Test func aNewJournalDirectoryIsSyncedInItsParent() throws {
+    @Test func aNewJournalDirectoryIsSyncedInItsParent() async throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         let synced = SyncedPaths()
@@ -143,7 +143,7 @@ import Testing
         var options = JournalOptions()
         options.fileOperations = synced.operations
         let journal = try Journal(directory: root + "/journal", options: options, logger: Logger(label: "t"))
-        journal.close()
+        await journal.close()
         let paths = synced.paths.withLock { $0 }
         #expect(paths.first == root, "\(paths)")
         #expect(paths.contains(root + "/journal"), "the first segment is synced in the journal directory: \(paths)")

@@ -22,10 +22,12 @@ private func payload(_ i: Int) -> [UInt8] { Array("answer-secretword-\(i % 10)".
 /// Writes records 1 to `count` into a journal under `keys`, closes it and returns the locations.
 private func journal(_ dir: TemporaryDirectory, _ keys: JournalKeys?, count: Int = 3, first: Int = 1) async throws -> [JournalLocation] {
     let journal = try Journal(directory: dir.path, options: options(keys), logger: logger)
-    defer { journal.close() }
+    defer { journal.close(then: {}) }  // when it throws
     var locations: [JournalLocation] = []
     for i in first..<(first + count) { locations.append(try await journal.appendLocated(type: 1, payload: payload(i))) }
-    return locations
+    let result = locations
+    await journal.close()
+    return result
 }
 
 @Suite(.timeLimit(.minutes(5))) struct JournalEncryptionTests {
@@ -35,7 +37,7 @@ private func journal(_ dir: TemporaryDirectory, _ keys: JournalKeys?, count: Int
         let locations = try await journal(dir, Encryption.keys(1), count: 5)
         #expect(try Encryption.anyFile(under: dir.path, holds: "secretword") == nil)
         let reopened = try Journal(directory: dir.path, options: options(Encryption.keys(1)), logger: logger)
-        defer { reopened.close() }
+        defer { reopened.close(then: {}) }
         #expect(reopened.recoveryReport.isEmpty)
         #expect(reopened.recovered.map(\.payload) == (1...5).map(payload))
         #expect(try reopened.read(at: locations[2]).payload == payload(3))
@@ -65,7 +67,7 @@ private func journal(_ dir: TemporaryDirectory, _ keys: JournalKeys?, count: Int
         if fixCRC { Encryption.fixCRC(&segment, frame: frame.offset, length: frame.length) }
         try Encryption.write(segment, to: path)
         let reopened = try Journal(directory: dir.path, options: options(Encryption.keys(1)), logger: logger)
-        defer { reopened.close() }
+        defer { reopened.close(then: {}) }
         #expect(reopened.recovered.map(\.payload) == [payload(1), payload(3)])
         #expect(reopened.recoveryReport.map(\.kind) == [.corruptSegment])
         #expect(throws: StorageError.self) { try reopened.read(at: locations[1]) }
@@ -87,7 +89,7 @@ private func journal(_ dir: TemporaryDirectory, _ keys: JournalKeys?, count: Int
         withUnsafeBytes(of: crc.littleEndian) { segment.replaceSubrange(44..<48, with: $0) }
         try Encryption.write(segment, to: path)
         let reopened = try Journal(directory: dir.path, options: options(Encryption.keys(1)), logger: logger)
-        defer { reopened.close() }
+        defer { reopened.close(then: {}) }
         #expect(reopened.recovered.isEmpty)
     }
 
@@ -104,7 +106,7 @@ private func journal(_ dir: TemporaryDirectory, _ keys: JournalKeys?, count: Int
         segment.replaceSubrange(frames[0].offset..<frames[2].offset, with: second + first)
         try Encryption.write(segment, to: path)
         let reopened = try Journal(directory: dir.path, options: options(Encryption.keys(1)), logger: logger)
-        defer { reopened.close() }
+        defer { reopened.close(then: {}) }
         #expect(reopened.recovered.map(\.payload) == [payload(3)])
     }
 
@@ -121,7 +123,7 @@ private func journal(_ dir: TemporaryDirectory, _ keys: JournalKeys?, count: Int
         to.replaceSubrange(frame.offset..<(frame.offset + 21 + frame.length), with: from[frame.offset..<(frame.offset + 21 + frame.length)])
         try Encryption.write(to, to: dir.path + "/" + after[0].segment)
         let reopened = try Journal(directory: dir.path, options: options(Encryption.keys(1)), logger: logger)
-        defer { reopened.close() }
+        defer { reopened.close(then: {}) }
         #expect(reopened.recovered.map(\.sequence) == [1, 2, 3, 5, 6])
     }
 
@@ -148,7 +150,7 @@ private func journal(_ dir: TemporaryDirectory, _ keys: JournalKeys?, count: Int
         let cutSegment = try #require(cut)
         #expect(try Encryption.bytes(dir.path + "/" + cutSegment.name).count == cutSegment.size, "the cut segment was written to again")
         let reopened = try Journal(directory: dir.path, options: options(Encryption.keys(1)), logger: logger)
-        defer { reopened.close() }
+        defer { reopened.close(then: {}) }
         #expect(reopened.recovered.map(\.payload) == (1...8).map(payload))
     }
 
@@ -161,7 +163,7 @@ private func journal(_ dir: TemporaryDirectory, _ keys: JournalKeys?, count: Int
         var o = options(Encryption.keys(1))
         o.fileOperations = faults.operations
         let journal = try Journal(directory: dir.path, options: o, logger: logger)
-        defer { journal.close() }
+        defer { journal.close(then: {}) }
         let first = try await journal.appendLocated(type: 1, payload: payload(1))
         // Where the acknowledged record ends (the open segment is preallocated past it).
         let size = first.offset + 21 + payload(1).count + 16
@@ -186,12 +188,13 @@ private func journal(_ dir: TemporaryDirectory, _ keys: JournalKeys?, count: Int
         let location: JournalLocation
         do {
             let journal = try Journal(directory: dir.path, options: o, logger: logger)
-            defer { journal.close() }
+            defer { journal.close(then: {}) }  // when the block throws
             location = try await journal.appendLocated(type: 1, payload: largest)
             #expect(try journal.read(at: location).payload == largest)
+            await journal.close()
         }
         let reopened = try Journal(directory: dir.path, options: o, logger: logger)
-        defer { reopened.close() }
+        defer { reopened.close(then: {}) }
         #expect(reopened.recoveryReport.isEmpty)
         #expect(reopened.recovered.map(\.payload) == [largest])
         #expect(try reopened.read(at: location).payload == largest)
@@ -208,7 +211,7 @@ private func journal(_ dir: TemporaryDirectory, _ keys: JournalKeys?, count: Int
         segment += segment[frames[2].offset..<(frames[2].offset + 30)]  // and a torn tail
         try Encryption.write(segment, to: path)
         let reopened = try Journal(directory: dir.path, options: options(Encryption.keys(1)), logger: logger)
-        defer { reopened.close() }
+        defer { reopened.close(then: {}) }
         #expect(Set(reopened.recoveryReport.map(\.kind)) == [.corruptSegment, .tornTail])
         #expect(try Encryption.anyFile(under: dir.path, holds: "secretword") == nil)
     }

@@ -73,14 +73,16 @@ private func payload(_ i: Int) -> [UInt8] { Array("record-\(i)-".utf8) + [UInt8]
 
 /// Reopens the journal and returns the payloads recovered; expects no recovery problem (a torn
 /// tail would mean bytes of a failed append were left behind).
-private func payloadsOnDisk(_ dir: TemporaryDirectory, encrypted: Bool = false) throws -> [[UInt8]] {
+private func payloadsOnDisk(_ dir: TemporaryDirectory, encrypted: Bool = false) async throws -> [[UInt8]] {
     var o = JournalOptions()
     if encrypted { o.encryption = Encryption.keys(1) }
     let journal = try Journal(directory: dir.path, options: o, logger: logger)
-    defer { journal.close() }
+    defer { journal.close(then: {}) }  // when it throws
     #expect(journal.recoveryReport.isEmpty, "\(journal.recoveryReport)")
     #expect(journal.recovered.map(\.sequence) == (0..<journal.recovered.count).map { UInt64($0 + 1) }, "sequence numbers go on without a gap")
-    return journal.recovered.map(\.payload)
+    let result = journal.recovered.map(\.payload)
+    await journal.close()
+    return result
 }
 
 @Suite(.timeLimit(.minutes(5))) struct JournalFailureTests {
@@ -106,8 +108,8 @@ private func payloadsOnDisk(_ dir: TemporaryDirectory, encrypted: Bool = false) 
         faults.clear()
         try await waitUntilItWritesAgain(journal)
         #expect(try await journal.append(type: 1, payload: payload(4)) == 4)
-        journal.close()
-        #expect(try payloadsOnDisk(dir, encrypted: encrypted) == (1...4).map(payload))
+        await journal.close()
+        await #expect(try payloadsOnDisk(dir, encrypted: encrypted) == (1...4).map(payload))
     }
 
     @Test(arguments: [false, true])
@@ -135,8 +137,8 @@ private func payloadsOnDisk(_ dir: TemporaryDirectory, encrypted: Bool = false) 
         faults.clear()
         #expect(try await journal.append(type: 1, payload: payload(2)) == 2)
         #expect(journal.currentFailure == nil)
-        journal.close()
-        #expect(try payloadsOnDisk(dir, encrypted: encrypted) == [payload(1), payload(2)])
+        await journal.close()
+        await #expect(try payloadsOnDisk(dir, encrypted: encrypted) == [payload(1), payload(2)])
     }
 
     @Test(arguments: [false, true])
@@ -165,8 +167,8 @@ private func payloadsOnDisk(_ dir: TemporaryDirectory, encrypted: Bool = false) 
         faults.clear()
         #expect(try await journal.append(type: 1, payload: payload(3)) == 3)
         #expect(journal.currentFailure == nil)
-        journal.close()
-        #expect(try payloadsOnDisk(dir, encrypted: encrypted) == (1...3).map(payload))
+        await journal.close()
+        await #expect(try payloadsOnDisk(dir, encrypted: encrypted) == (1...3).map(payload))
     }
 
     @Test func relaxedModeKeepsWhatItAcknowledgedWhenASyncFails() async throws {
@@ -188,8 +190,8 @@ private func payloadsOnDisk(_ dir: TemporaryDirectory, encrypted: Bool = false) 
         faults.clear()
         try await waitUntilItWritesAgain(journal)
         _ = try await journal.append(type: 1, payload: payload(4))
-        journal.close()
-        #expect(try payloadsOnDisk(dir) == (1...4).map(payload))
+        await journal.close()
+        await #expect(try payloadsOnDisk(dir) == (1...4).map(payload))
     }
 
     @Test func aRestoreThatFailsIsTriedAgainAndTheOutageKeepsItsStart() async throws {
@@ -211,8 +213,8 @@ private func payloadsOnDisk(_ dir: TemporaryDirectory, encrypted: Bool = false) 
         faults.clear()
         try await waitUntilItWritesAgain(journal)
         #expect(try await journal.append(type: 1, payload: payload(2)) == 2)
-        journal.close()
-        #expect(try payloadsOnDisk(dir) == [payload(1), payload(2)])
+        await journal.close()
+        await #expect(try payloadsOnDisk(dir) == [payload(1), payload(2)])
     }
 
     @Test func aSegmentThatCannotBeCreatedLeavesTheJournalOnItsOldOne() async throws {
@@ -236,8 +238,8 @@ private func payloadsOnDisk(_ dir: TemporaryDirectory, encrypted: Bool = false) 
         try await waitUntilItWritesAgain(journal)
         _ = try await journal.append(type: 1, payload: payload(50))
         acknowledged.append(payload(50))
-        journal.close()
-        #expect(try payloadsOnDisk(dir) == acknowledged)
+        await journal.close()
+        await #expect(try payloadsOnDisk(dir) == acknowledged)
     }
 
     /// A real file system that fills up: a 256 KiB tmpfs. Needs the right to mount (root), and
@@ -251,7 +253,7 @@ private func payloadsOnDisk(_ dir: TemporaryDirectory, encrypted: Bool = false) 
         var o = JournalOptions()
         o.retryInterval = .milliseconds(20)
         let journal = try Journal(directory: dir.path + "/journal", options: o, logger: logger)
-        defer { journal.close() }
+        defer { journal.close(then: {}) }
         var acknowledged: [[UInt8]] = []
         for i in 1...5 {
             _ = try await journal.append(type: 1, payload: payload(i))
@@ -266,9 +268,9 @@ private func payloadsOnDisk(_ dir: TemporaryDirectory, encrypted: Bool = false) 
         try await waitUntilItWritesAgain(journal)
         _ = try await journal.append(type: 1, payload: payload(7))
         acknowledged.append(payload(7))
-        journal.close()
+        await journal.close()
         let reopened = try Journal(directory: dir.path + "/journal", logger: logger)
-        defer { reopened.close() }
+        defer { reopened.close(then: {}) }
         #expect(reopened.recoveryReport.isEmpty, "\(reopened.recoveryReport)")
         #expect(reopened.recovered.map(\.payload) == acknowledged)
     }

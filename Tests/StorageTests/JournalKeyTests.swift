@@ -24,18 +24,20 @@ private func body(_ i: Int) -> [UInt8] { Array("{\"email\":\"respondent\(i)@exam
 /// Enqueues `count` submissions into the queue in `dir` under `keys` and closes it.
 private func enqueue(_ dir: TemporaryDirectory, _ keys: JournalKeys?, count: Int, from first: Int = 0) async throws {
     let queue = try SubmissionQueue(directory: dir.path, options: queueOptions(keys), logger: logger)
-    defer { queue.close() }
+    defer { queue.close(then: {}) }  // when it throws
     for i in first..<(first + count) { _ = try await queue.enqueue(metadata(), body: body(i)) }
+    await queue.close()
 }
 
 /// The bodies of the pending submissions of the queue in `dir`, opened under `keys`.
 private func bodies(_ dir: TemporaryDirectory, _ keys: JournalKeys?) async throws -> [[UInt8]] {
     let queue = try SubmissionQueue(directory: dir.path, options: queueOptions(keys), logger: logger)
-    defer { queue.close() }
+    defer { queue.close(then: {}) }  // when it throws
     var result: [[UInt8]] = []
     for submission in await queue.pending(limit: 100) {
         result.append(Array(try await queue.body(of: submission.id)))
     }
+    await queue.close()
     return result
 }
 
@@ -130,12 +132,13 @@ private func bodies(_ dir: TemporaryDirectory, _ keys: JournalKeys?) async throw
         try await enqueue(dir, Encryption.keys(1), count: 3)
         do {
             let queue = try SubmissionQueue(directory: dir.path, options: queueOptions(Encryption.keys(2, old: [1])), logger: logger)
-            defer { queue.close() }
+            defer { queue.close(then: {}) }  // when the block throws
             #expect(try queue.journal.segments().map(\.protection) == [.oldKey, .currentKey])
             _ = try await queue.enqueue(metadata(), body: body(3))
             let report = try await queue.compact()
             #expect(report.carriedRecords == 3)
             #expect(try queue.journal.segments().allSatisfy { $0.protection == .currentKey })
+            await queue.close()
         }
         #expect(try await bodies(dir, Encryption.keys(2)) == (0..<4).map(body))
         #expect(try Encryption.anyFile(under: dir.path, holds: "respondent0@example.org") == nil)
@@ -154,13 +157,14 @@ private func bodies(_ dir: TemporaryDirectory, _ keys: JournalKeys?) async throw
         o.journal.retryInterval = .milliseconds(20)
         do {
             let queue = try SubmissionQueue(directory: dir.path, options: o, logger: logger)
-            defer { queue.close() }
+            defer { queue.close(then: {}) }  // when the block throws
             faults.fail(call, with: code)
             await #expect(throws: StorageError.self) { try await queue.compact() }
             faults.clear()
             #expect(await eventually(every: .milliseconds(10)) { queue.journal.currentFailure == nil })
             _ = try await queue.compact()
             #expect(try queue.journal.segments().allSatisfy { $0.protection == .currentKey })
+            await queue.close()
         }
         #expect(try await bodies(dir, Encryption.keys(1)) == (0..<5).map(body))
         #expect(try Encryption.anyFile(under: dir.path, holds: "respondent0@example.org") == nil)
@@ -173,11 +177,12 @@ private func bodies(_ dir: TemporaryDirectory, _ keys: JournalKeys?) async throw
         #expect(try Encryption.anyFile(under: dir.path, holds: "respondent0@example.org") != nil)
         do {
             let queue = try SubmissionQueue(directory: dir.path, options: queueOptions(Encryption.keys(1)), logger: logger)
-            defer { queue.close() }
+            defer { queue.close(then: {}) }  // when the block throws
             #expect(try queue.journal.segments().map(\.protection) == [.plain, .currentKey])
             _ = try await queue.enqueue(metadata(), body: body(3))
             _ = try await queue.compact()
             #expect(try queue.journal.segments().allSatisfy { $0.protection == .currentKey })
+            await queue.close()
         }
         #expect(try await bodies(dir, Encryption.keys(1)) == (0..<4).map(body))
         #expect(try Encryption.anyFile(under: dir.path, holds: "respondent0@example.org") == nil)

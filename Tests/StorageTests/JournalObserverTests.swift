@@ -33,7 +33,7 @@ import Testing
         // Strict mode: each acknowledged append was covered by an fdatasync.
         #expect(counts.syncs >= 1 && counts.syncs <= 5)
         #expect(counts.bytes == journal.diskBytes)
-        journal.close()
+        await journal.close()
     }
 
     final class Switch: Sendable {
@@ -58,6 +58,6 @@ import Testing
         await #expect(throws: StorageError.self) { _ = try await journal.append(type: 1, payload: Array("refused".utf8)) }
         #expect(tally.counts.withLock { $0.records } == 1)
         failing.on.withLock { $0 = false }
-        journal.close()
+        await journal.close()
     }
 }

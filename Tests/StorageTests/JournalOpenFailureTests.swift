@@ -23,7 +23,7 @@ import Testing
         do {
             let journal = try Journal(directory: dir.path, options: options, logger: Logger(label: "t"))
             _ = try await journal.append(type: 1, payload: Array("before".utf8))
-            journal.close()
+            await journal.close()
         }
         let faults = FileFaults()
         faults.fail(call, .containing("segment-"), with: EIO)
@@ -33,7 +33,7 @@ import Testing
             let journal = try Journal(directory: dir.path, options: options, logger: Logger(label: "t"))
             // It opened despite the fault (the call is not made while opening, or its failure is
             // handled): closing leaves nothing open either.
-            journal.close()
+            await journal.close()
         } catch {
             // Refused: what it opened is closed.
         }
@@ -41,6 +41,6 @@ import Testing
         // And the directory opens again.
         faults.clear()
         let again = try Journal(directory: dir.path, options: options, logger: Logger(label: "t"))
-        again.close()
+        await again.close()
     }
 }

@@ -36,10 +36,10 @@ private func segments(_ dir: TemporaryDirectory) throws -> [String] {
     // Rotation happens between batches (a batch is never split), so add batches one by one.
     var all = seqs
     for i in 200..<300 { all[try await journal.append(type: 1, payload: payload(i))] = i }
-    journal.close()
+    await journal.close()
     #expect(try segments(dir).count > 1, "a 2 KiB segment size must rotate")
     let reopened = try Journal(directory: dir.path, options: options(segmentSize: 2048), logger: logger)
-    defer { reopened.close() }
+    defer { reopened.close(then: {}) }
     #expect(reopened.recovered.count == 300)
     #expect(reopened.recovered.map(\.sequence) == Array(1...300))
     for r in reopened.recovered { #expect(r.payload == payload(all[r.sequence]!)) }
@@ -51,7 +51,7 @@ private func segments(_ dir: TemporaryDirectory) throws -> [String] {
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let journal = try Journal(directory: dir.path, logger: logger)
-    defer { journal.close() }
+    defer { journal.close(then: {}) }
     let error = #expect(throws: StorageError.self) { try Journal(directory: dir.path, logger: logger) }
     #expect(error?.code == .locked)
     #expect(error?.message.contains(dir.path) == true)
@@ -65,7 +65,7 @@ private func writeBatches(_ dir: TemporaryDirectory) async throws -> (String, In
     // The last batch's frame: where it starts and ends (the open segment is preallocated, so its
     // size says nothing of where the records end; closed, it ends with them).
     let last = try await journal.appendLocated(type: 1, payload: payload(10))
-    journal.close()
+    await journal.close()
     let after = (try FileManager.default.attributesOfItem(atPath: seg)[.size] as! NSNumber).intValue
     #expect(after == last.offset + 21 + payload(10).count)
     return (seg, last.offset, after)
@@ -85,7 +85,7 @@ private func writeBatches(_ dir: TemporaryDirectory) async throws -> (String, In
         #expect(j.recovered.count == 10, "cut at \(cut)")
         #expect(j.recovered.map(\.payload) == (0..<10).map(payload))
         if cut > start { #expect(j.recoveryReport.first?.kind == .tornTail) }
-        j.close()
+        await j.close()
         #expect(try Data(contentsOf: URL(fileURLWithPath: seg)).count == start)
     }
 }
@@ -100,7 +100,7 @@ func garbageTailIsCutAndKept(fill: UInt8) async throws {
     try h.write(contentsOf: Data(repeating: fill, count: 300))
     try h.close()
     let j = try Journal(directory: dir.path, options: options(), logger: logger)
-    defer { j.close() }
+    defer { j.close(then: {}) }
     #expect(j.recovered.count == 11)
     let problem = try #require(j.recoveryReport.first)
     #expect(problem.kind == .tornTail && problem.offset == end)
@@ -122,10 +122,10 @@ func garbageTailIsCutAndKept(fill: UInt8) async throws {
     #expect(j.recovered.count == 11)
     #expect(j.recoveryReport.isEmpty, "\(j.recoveryReport)")
     #expect(try await j.append(type: 1, payload: [9]) == 12)
-    j.close()
+    await j.close()
     #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).allSatisfy { !$0.contains(".torn-") && !$0.contains(".corrupt") })
     let reopened = try Journal(directory: dir.path, options: options(), logger: logger)
-    defer { reopened.close() }
+    defer { reopened.close(then: {}) }
     #expect(reopened.recovered.map(\.sequence) == Array(1...12))
     #expect(reopened.recovered.last?.payload == [9])
     #expect(reopened.recoveryReport.isEmpty)
@@ -142,7 +142,7 @@ func garbageTailIsCutAndKept(fill: UInt8) async throws {
     bytes = Array(bytes[..<start]) + torn + [UInt8](repeating: 0, count: 4096)
     try Data(bytes).write(to: URL(fileURLWithPath: seg))
     let j = try Journal(directory: dir.path, options: options(), logger: logger)
-    defer { j.close() }
+    defer { j.close(then: {}) }
     #expect(j.recovered.map(\.payload) == (0..<10).map(payload))
     let problem = try #require(j.recoveryReport.first)
     #expect(j.recoveryReport.count == 1 && problem.kind == .tornTail && problem.offset == start)
@@ -169,13 +169,13 @@ func garbageTailIsCutAndKept(fill: UInt8) async throws {
     let first = try await journal.appendLocated(type: 1, payload: payload(1))
     let carrier = try await journal.appendLocated(type: 1, payload: body)
     _ = try await journal.append(type: 1, payload: payload(3))
-    journal.close()
+    await journal.close()
     let seg = dir.path + "/" + first.segment
     var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: seg)))
     bytes[carrier.offset + 21 + 2] ^= 0x01  // in "carrier-": record 2 fails its CRC, its header is sound
     try Data(bytes).write(to: URL(fileURLWithPath: seg))
     let j = try Journal(directory: dir.path, options: options(), logger: logger)
-    defer { j.close() }
+    defer { j.close(then: {}) }
     #expect(j.recovered.map(\.sequence) == [1, 3], "\(j.recovered.map(\.sequence))")
     #expect(!j.recovered.contains { $0.payload == forged })
     #expect(j.recoveryReport.map(\.kind) == [.corruptSegment])
@@ -192,7 +192,7 @@ func corruptionInTheMiddleIsReportedAndLaterRecordsKept(kind: String) async thro
     if kind == "flip" { bytes[25] ^= 0x04 } else { bytes.replaceSubrange(4..<8, with: [0xFF, 0xFF, 0xFF, 0xFF]) }
     try Data(bytes).write(to: URL(fileURLWithPath: seg))
     let j = try Journal(directory: dir.path, options: options(), logger: logger)
-    defer { j.close() }
+    defer { j.close(then: {}) }
     #expect(j.recovered.map(\.sequence) == Array(2...11))
     #expect(j.recovered.map(\.payload) == (1...10).map(payload))
     let problem = try #require(j.recoveryReport.first)
@@ -230,7 +230,7 @@ func sigkillAtRandomMomentsLosesNothingAcknowledged(encrypted: Bool) async throw
         #expect(status == 128 + SIGKILL, "round \(round): helper must have been killed, not exited (status \(status))")
     }
     let journal = try Journal(directory: dir.path, options: journalOptions, logger: logger)
-    defer { journal.close() }
+    defer { journal.close(then: {}) }
     if encrypted {
         #expect(try journal.segments().allSatisfy { $0.protection == .currentKey || $0.protection == nil })
         #expect(try Encryption.anyFile(under: dir.path, holds: "w1-0-") == nil)
@@ -279,11 +279,11 @@ func sigkillAtRandomMomentsLosesNothingAcknowledged(encrypted: Bool) async throw
     let after = try await journal.append(type: 1, payload: [7])
     #expect(after == acknowledged.last! + 1)
     #expect(journal.diskBytes + journal.preallocatedBytes == segmentBytes(dir) && segmentBytes(dir) <= 2048, "the preallocated tail stays within the cap")
-    journal.close()
+    await journal.close()
     let onDisk = segmentBytes(dir)
     // Every acknowledged record in the remaining segment is intact; nothing refused is there.
     let reopened = try Journal(directory: dir.path, options: o, logger: logger)
-    defer { reopened.close() }
+    defer { reopened.close(then: {}) }
     #expect(reopened.recovered.last?.sequence == after)
     #expect(reopened.recovered.allSatisfy { $0.sequence <= after })
     #expect(reopened.diskBytes == journal.diskBytes)
@@ -305,7 +305,7 @@ private func segmentBytes(_ dir: TemporaryDirectory) -> Int {
     var o = options()
     o.diskCap = 300
     let journal = try Journal(directory: dir.path, options: o, logger: logger)
-    defer { journal.close() }
+    defer { journal.close(then: {}) }
     _ = try await journal.append(type: 1, payload: [UInt8](repeating: 1, count: 200))
     await #expect(throws: StorageError.self) { _ = try await journal.append(type: 1, payload: [UInt8](repeating: 2, count: 200)) }
     let carried = try await journal.appendLocated(type: 1, payload: [UInt8](repeating: 3, count: 200), kind: .marker)
@@ -339,7 +339,7 @@ private final class SyncCounter: Sendable {
         _ = try await journal.append(type: 1, payload: payload(i))
         #expect(counter.calls.withLock { $0 } == i + 1, "serial append \(i) returned before its fdatasync")
     }
-    journal.close()
+    await journal.close()
 }
 
 @Test(.timeLimit(.minutes(5))) func relaxedModeAcknowledgesBeforeSyncAndSyncsOnClose() async throws {
@@ -352,10 +352,10 @@ private final class SyncCounter: Sendable {
     let journal = try Journal(directory: dir.path, options: o, logger: logger)
     for i in 0..<20 { _ = try await journal.append(type: 1, payload: payload(i)) }
     #expect(counter.calls.withLock { $0 } == 0, "relaxed appends wait for no fdatasync within the interval")
-    journal.close()
+    await journal.close()
     #expect(counter.calls.withLock { $0 } == 1, "close makes what was acknowledged durable")
     let reopened = try Journal(directory: dir.path, options: options(), logger: logger)
-    defer { reopened.close() }
+    defer { reopened.close(then: {}) }
     #expect(reopened.recovered.map(\.payload) == (0..<20).map(payload))
 }
 
@@ -367,7 +367,7 @@ private final class SyncCounter: Sendable {
     o.fileOperations = counter.operations
     o.durability = .relaxed(syncInterval: .milliseconds(20))
     let journal = try Journal(directory: dir.path, options: o, logger: logger)
-    defer { journal.close() }
+    defer { journal.close(then: {}) }
     _ = try await journal.append(type: 1, payload: [1])
     // With no further append, the writer still syncs once the interval has passed.
     #expect(await eventually { counter.calls.withLock { $0 } != 0 })
@@ -401,10 +401,10 @@ private final class SyncCounter: Sendable {
     _ = try await journal.appendLocated(type: 2, payload: payload(12), kind: .carriedCopy)
     #expect(counter.calls.withLock { $0 } == 2)
     _ = try await journal.append(type: 2, payload: payload(13), kind: .deferredMarker)
-    journal.close()
+    await journal.close()
     #expect(counter.calls.withLock { $0 } == 3, "close makes the deferred record durable")
     let reopened = try Journal(directory: dir.path, options: options(), logger: logger)
-    defer { reopened.close() }
+    defer { reopened.close(then: {}) }
     #expect(reopened.recovered.map(\.payload) == (0..<14).map(payload))
 
     // Without another append, the writer syncs once the deferred interval has passed.
@@ -415,7 +415,7 @@ private final class SyncCounter: Sendable {
     t.fileOperations = timed.operations
     t.deferredSyncInterval = .milliseconds(20)
     let short = try Journal(directory: other.path, options: t, logger: logger)
-    defer { short.close() }
+    defer { short.close(then: {}) }
     _ = try await short.append(type: 2, payload: [1], kind: .deferredMarker)
     #expect(await eventually { timed.calls.withLock({ $0 }) != 0 })
     #expect(timed.calls.withLock { $0 } == 1)
@@ -425,7 +425,7 @@ private final class SyncCounter: Sendable {
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let journal = try Journal(directory: dir.path, options: options(segmentSize: 64 << 10), logger: logger)
-    defer { journal.close() }
+    defer { journal.close(then: {}) }
     // Around the 4 KiB first read: a frame of 4,095, 4,096 and 4,097 bytes, and larger ones.
     let sizes = [0, 1, 4096 - 22, 4096 - 21, 4096 - 20, 10_000, 70_000, 3]
     var locations: [JournalLocation] = []
@@ -456,7 +456,7 @@ private final class SyncCounter: Sendable {
     let gone = #expect(throws: StorageError.self) { try journal.read(at: removed) }
     #expect(gone?.code == .notFound)
     // Once closed, nothing is read (or opened again).
-    journal.close()
+    await journal.close()
     let closed = #expect(throws: StorageError.self) { try journal.read(at: locations.last!) }
     #expect(closed?.code == .closed)
 }

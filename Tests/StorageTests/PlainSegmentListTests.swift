@@ -23,14 +23,17 @@ import Testing
     /// Writes `payloads` to a journal in `dir` under `keys` and closes it.
     static func write(_ dir: String, _ keys: JournalKeys?, _ payloads: [String]) async throws {
         let journal = try Journal(directory: dir, options: options(keys), logger: logger)
-        defer { journal.close() }
+        defer { journal.close(then: {}) }  // when it throws
         for payload in payloads { _ = try await journal.appendLocated(type: 1, payload: Array(payload.utf8)) }
+        await journal.close()
     }
 
-    static func payloads(_ dir: String, _ keys: JournalKeys?) throws -> [String] {
+    static func payloads(_ dir: String, _ keys: JournalKeys?) async throws -> [String] {
         let journal = try Journal(directory: dir, options: options(keys), logger: logger)
-        defer { journal.close() }
-        return journal.recovered.map { String(decoding: $0.payload, as: UTF8.self) }
+        defer { journal.close(then: {}) }  // when it throws
+        let result = journal.recovered.map { String(decoding: $0.payload, as: UTF8.self) }
+        await journal.close()
+        return result
     }
 
     /// A segment in the clear holding `payload`, made by a journal without a key elsewhere.
@@ -50,10 +53,10 @@ import Testing
         try Encryption.write(try await Self.plainSegment("injected-answer"), to: injected)
         #expect(try Journal.checkKeys(directory: dir.path, keys: Encryption.keys(1)) == (), "it sorts first, so the old check let it through")
 
-        #expect(try Self.payloads(dir.path, Encryption.keys(1)) == ["real-1", "real-2"])
+        await #expect(try Self.payloads(dir.path, Encryption.keys(1)) == ["real-1", "real-2"])
         #expect(!FileManager.default.fileExists(atPath: injected))
         #expect(FileManager.default.fileExists(atPath: injected + ".unlisted"), "kept aside for the operator")
-        #expect(try Self.payloads(dir.path, Encryption.keys(1)) == ["real-1", "real-2"], "and stays out")
+        await #expect(try Self.payloads(dir.path, Encryption.keys(1)) == ["real-1", "real-2"], "and stays out")
     }
 
     @Test func aMigrationReadsItsPlainSegmentsAndNothingAddedLater() async throws {
@@ -62,20 +65,20 @@ import Testing
         try await Self.write(dir.path, nil, ["before-1", "before-2"])
         // The first opening with a key lists the plain segment and reads it.
         try await Self.write(dir.path, Encryption.keys(1), ["after-1"])
-        #expect(try Self.payloads(dir.path, Encryption.keys(1)) == ["before-1", "before-2", "after-1"])
+        await #expect(try Self.payloads(dir.path, Encryption.keys(1)) == ["before-1", "before-2", "after-1"])
         // A rotation rewrites the list under the new key; the migration is still read.
-        #expect(try Self.payloads(dir.path, Encryption.keys(2, old: [1])) == ["before-1", "before-2", "after-1"])
+        await #expect(try Self.payloads(dir.path, Encryption.keys(2, old: [1])) == ["before-1", "before-2", "after-1"])
 
         // A second plain segment, named to sort before the migrated one: set aside.
         try Encryption.write(try await Self.plainSegment("injected"), to: dir.path + "/segment-0000000000000000.log")
-        #expect(try Self.payloads(dir.path, Encryption.keys(2, old: [1])) == ["before-1", "before-2", "after-1"])
+        await #expect(try Self.payloads(dir.path, Encryption.keys(2, old: [1])) == ["before-1", "before-2", "after-1"])
 
         // The migrated segment changed (a record appended in the clear): set aside too.
         let migrated = try #require(try Encryption.segmentNames(dir.path).first)
         var bytes = try Encryption.bytes(dir.path + "/" + migrated)
         bytes += try await Self.plainSegment("appended")
         try Encryption.write(bytes, to: dir.path + "/" + migrated)
-        #expect(try Self.payloads(dir.path, Encryption.keys(2, old: [1])) == ["after-1"])
+        await #expect(try Self.payloads(dir.path, Encryption.keys(2, old: [1])) == ["after-1"])
         #expect(FileManager.default.fileExists(atPath: dir.path + "/" + migrated + ".unlisted"))
     }
 
@@ -88,6 +91,6 @@ import Testing
         var bytes = try Encryption.bytes(list)
         bytes[bytes.count - 40] ^= 0x01
         try Encryption.write(bytes, to: list)
-        #expect(try Self.payloads(dir.path, Encryption.keys(1)) == ["after"])
+        await #expect(try Self.payloads(dir.path, Encryption.keys(1)) == ["after"])
     }
 }

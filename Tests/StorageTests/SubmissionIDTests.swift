@@ -31,7 +31,7 @@ import Testing
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         let queue = try SubmissionQueue(directory: dir.path, logger: Logger(label: "id-tests"))
-        defer { queue.close() }
+        defer { queue.close(then: {}) }
         var queued: [QueuedSubmission] = []
         for i in 0..<3 {
             let metadata = SubmissionMetadata(key: UUID(), stage: "s\(i)", language: "ko", definitionHash: "h", queuedAt: Date(timeIntervalSince1970: 1_700_000_000 + Double(i)))

@@ -37,7 +37,7 @@ private func body(_ i: Int) -> [UInt8] { Array(#"{"answers":{"n":\#(i)}}"#.utf8)
             #expect(await queue.dead().map(\.submission) == [q[1]])
             #expect(await queue.state(of: q[0].metadata.key) == nil)
             #expect(await queue.counts().dead == 1)
-            queue.close()
+            await queue.close()
         }
         do {
             let queue = try SubmissionQueue(directory: dir.path, options: options, logger: logger)
@@ -51,10 +51,10 @@ private func body(_ i: Int) -> [UInt8] { Array(#"{"answers":{"n":\#(i)}}"#.utf8)
                 try await queue.markDelivered(s.id, response: nil)
             }
             _ = try await queue.compact()
-            queue.close()
+            await queue.close()
         }
         let queue = try SubmissionQueue(directory: dir.path, options: options, logger: logger)
-        defer { queue.close() }
+        defer { queue.close(then: {}) }
         #expect(await queue.dead().map(\.submission) == [q[1]])
         #expect(await queue.pending(limit: 10) == [q[2], q[3]])
         #expect(Array(try await queue.body(of: q[2].id)) == body(2))
@@ -80,10 +80,10 @@ private func body(_ i: Int) -> [UInt8] { Array(#"{"answers":{"n":\#(i)}}"#.utf8)
             try await queue.markDelivered(first.id, response: "2")
             #expect(try await queue.importSubmission(first.metadata, body: body(0)) == .known(.delivered(response: "2")))
             #expect(await queue.counts().pending == 1)
-            queue.close()
+            await queue.close()
         }
         let queue = try SubmissionQueue(directory: dir.path, logger: logger)
-        defer { queue.close() }
+        defer { queue.close(then: {}) }
         #expect(await queue.pending(limit: 10).map(\.id) == [id])
         #expect(try await queue.details(of: id) == imported)
         #expect(Array(try await queue.body(of: id)) == body(1))
@@ -117,10 +117,10 @@ private func body(_ i: Int) -> [UInt8] { Array(#"{"answers":{"n":\#(i)}}"#.utf8)
             #expect(queue.diskBytes == report.bytesAfter)
             #expect(await queue.dead() == dead)
             #expect(Array(try await queue.body(of: q[7].id)) == body(7))
-            queue.close()
+            await queue.close()
         }
         let queue = try SubmissionQueue(directory: dir.path, options: options, logger: logger)
-        defer { queue.close() }
+        defer { queue.close(then: {}) }
         #expect(await queue.pending(limit: 10) == [q[7]])
         let dead = try #require(await queue.dead().first)
         #expect(dead.submission.id == q[3].id && dead.reason == "HTTP 409" && dead.outcome == .rejected && dead.submission.requeueKey != nil)
@@ -144,10 +144,10 @@ private func body(_ i: Int) -> [UInt8] { Array(#"{"answers":{"n":\#(i)}}"#.utf8)
             renewed = try await queue.requeue(q[2].id)
             try await queue.markDelivered(q[2].id, response: nil)
             try await queue.markDelivered(q[3].id, response: "1")
-            queue.close()
+            await queue.close()
         }
         let queue = try SubmissionQueue(directory: dir.path, logger: logger)
-        defer { queue.close() }
+        defer { queue.close(then: {}) }
         let live = try await queue.exportLive(states: [.pending, .dead])
         #expect(live.map(\.id) == [q[0].id, q[1].id] && live.map(\.state) == [.pending, .dead])
         #expect(live.map(\.metadata) == [items[0], items[1]] && live.map(\.body) == [body(0), body(1)])

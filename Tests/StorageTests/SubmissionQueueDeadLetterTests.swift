@@ -33,7 +33,7 @@ private func body(_ i: Int) -> [UInt8] { Array(#"{"answers":{"n":\#(i)}}"#.utf8)
             requeued.append(try #require(try await queue.requeue(q[1].id)))
             requeued.append(try #require(try await queue.requeue(q[2].id, key: .keep)))
             requeued.append(try #require(try await queue.requeue(q[3].id, key: .new)))
-            queue.close()
+            await queue.close()
         }
         // Rejected: a new key; unknown: its own; `.keep` and `.new` override.
         #expect(requeued[0].requeueKey != nil && requeued[0].idempotencyKey != q[0].metadata.key)
@@ -42,7 +42,7 @@ private func body(_ i: Int) -> [UInt8] { Array(#"{"answers":{"n":\#(i)}}"#.utf8)
         #expect(requeued[3].requeueKey != nil && requeued[3].idempotencyKey != q[3].metadata.key)
         #expect(Set(requeued.compactMap(\.requeueKey)).count == 2)
         let queue = try SubmissionQueue(directory: dir.path, logger: logger)
-        defer { queue.close() }
+        defer { queue.close(then: {}) }
         // The new keys were journaled with the requeues; the submissions keep their own key as identity.
         #expect(await queue.pending(limit: 10) == requeued + [q[4]])
         #expect(await queue.state(of: q[0].metadata.key) == .pending)
@@ -85,13 +85,13 @@ private func body(_ i: Int) -> [UInt8] { Array(#"{"answers":{"n":\#(i)}}"#.utf8)
             #expect(report.carriedRecords >= 4 && !report.removedSegments.isEmpty)
             #expect(await queue.pending(limit: 10) == pending)
             #expect(await queue.dead() == dead)
-            queue.close()
+            await queue.close()
         }
         #expect(pending.count == 2 && pending[0].requeueKey != nil && pending[1].requeueKey == nil)
         #expect(dead.map(\.outcome) == [.rejected, .unknown, .rejected])
         #expect(dead.map { $0.submission.requeueKey != nil } == [false, false, true])
         let queue = try SubmissionQueue(directory: dir.path, options: options, logger: logger)
-        defer { queue.close() }
+        defer { queue.close(then: {}) }
         #expect(await queue.pending(limit: 10) == pending)
         #expect(await queue.dead() == dead)
         for letter in dead { #expect(Array(try await queue.body(of: letter.submission.id)) == body(Int(letter.submission.id.ordinal) - 1)) }
@@ -114,10 +114,10 @@ private func body(_ i: Int) -> [UInt8] { Array(#"{"answers":{"n":\#(i)}}"#.utf8)
             _ = try await journal.append(type: 3, payload: Self.oldMarker(ordinal: 1, key: keys[0], text: "isSuccess: false"))
             _ = try await journal.append(type: 3, payload: Self.oldMarker(ordinal: 2, key: keys[1], text: "HTTP 400"))
             _ = try await journal.append(type: 4, payload: Self.oldMarker(ordinal: 2, key: keys[1], text: nil))
-            journal.close()
+            await journal.close()
         }
         let queue = try SubmissionQueue(directory: dir.path, logger: logger)
-        defer { queue.close() }
+        defer { queue.close(then: {}) }
         let dead = await queue.dead()
         #expect(dead.map(\.submission.metadata.key) == [keys[0], keys[2]])
         #expect(dead.map(\.reason) == ["isSuccess: false", "carried dead"])
@@ -142,7 +142,7 @@ private func body(_ i: Int) -> [UInt8] { Array(#"{"answers":{"n":\#(i)}}"#.utf8)
             let journal = try Journal(directory: dir.path, logger: logger)
             _ = try await journal.append(type: 1, payload: Self.oldEnqueued(ordinal: 1, key: key, deadReason: nil))
             _ = try await journal.append(type: type, payload: Self.oldMarker(ordinal: 1, key: key, text: type == 3 ? "reason" : nil) + trailing)
-            journal.close()
+            await journal.close()
         }
         #expect { try SubmissionQueue(directory: dir.path, logger: logger) } throws: { ($0 as? StorageError)?.code == .undecodableRecord }
     }
@@ -161,10 +161,10 @@ private func body(_ i: Int) -> [UInt8] { Array(#"{"answers":{"n":\#(i)}}"#.utf8)
             let results = try await [first, second].compactMap { $0 }
             #expect(results.count == 1)
             winner = results.first
-            queue.close()
+            await queue.close()
         }
         let queue = try SubmissionQueue(directory: dir.path, logger: logger)
-        defer { queue.close() }
+        defer { queue.close(then: {}) }
         #expect(await queue.pending(limit: 10) == [try #require(winner)])
     }
 

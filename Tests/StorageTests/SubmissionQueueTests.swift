@@ -32,7 +32,7 @@ private func smallSegments(_ size: Int = 4096, encrypted: Bool = false) -> Submi
         let queue = try SubmissionQueue(directory: dir.path, logger: logger)
         _ = try await queue.enqueueNew(metadata(1), body: body(1))
         #expect(queue.threadsRunning.count == 2, "\(queue.threadsRunning)")
-        queue.close()
+        await queue.close()
         #expect(queue.threadsRunning.isEmpty, "\(queue.threadsRunning)")
         #expect(await queue.counts().pending == 1)
         #expect(await eventually { queue.threadsRunning.isEmpty }, "\(queue.threadsRunning)")
@@ -48,10 +48,10 @@ private func smallSegments(_ size: Int = 4096, encrypted: Bool = false) -> Submi
             for i in 0..<50 { queued.append(try await queue.enqueueNew(metadata(i), body: body(i))) }
             #expect(await queue.pending(limit: 100) == queued)
             #expect(await queue.pending(limit: 3) == Array(queued.prefix(3)))
-            queue.close()
+            await queue.close()
         }
         let reopened = try SubmissionQueue(directory: dir.path, options: smallSegments(), logger: logger)
-        defer { reopened.close() }
+        defer { reopened.close(then: {}) }
         #expect(await reopened.pending(limit: 100) == queued)
         for (i, q) in queued.enumerated() {
             #expect(Array(try await reopened.body(of: q.id)) == body(i))
@@ -77,10 +77,10 @@ private func smallSegments(_ size: Int = 4096, encrypted: Bool = false) -> Submi
             try await queue.markDead(q[2].id, reason: "isSuccess false")
             #expect(try await queue.requeue(q[2].id) == q[2])
             #expect(try await queue.requeue(q[3].id) == nil)
-            queue.close()
+            await queue.close()
         }
         let queue = try SubmissionQueue(directory: dir.path, logger: logger)
-        defer { queue.close() }
+        defer { queue.close(then: {}) }
         #expect(await queue.pending(limit: 10) == [q[2], q[3]])
         #expect(await queue.dead() == [DeadSubmission(submission: q[1], reason: "400: missing like")])
         #expect(await queue.state(of: q[0].metadata.key) == .delivered(response: "1"))
@@ -98,7 +98,7 @@ private func smallSegments(_ size: Int = 4096, encrypted: Bool = false) -> Submi
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         let queue = try SubmissionQueue(directory: dir.path, logger: logger)
-        defer { queue.close() }
+        defer { queue.close(then: {}) }
         let m = metadata(1)
         let first = try await queue.enqueueNew(m, body: body(1))
         #expect(try await queue.enqueue(m, body: body(2)) == .alreadyQueued(first))
@@ -116,7 +116,7 @@ private func smallSegments(_ size: Int = 4096, encrypted: Bool = false) -> Submi
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         let queue = try SubmissionQueue(directory: dir.path, logger: logger)
-        defer { queue.close() }
+        defer { queue.close(then: {}) }
         let m = metadata(1)
         async let first = queue.enqueue(m, body: body(1))
         async let second = queue.enqueue(m, body: body(2))
@@ -152,10 +152,10 @@ private func smallSegments(_ size: Int = 4096, encrypted: Bool = false) -> Submi
             #expect(after.count == 1 && after[0].isActive)
             // Changes go on after compaction and reads find the carried records.
             #expect(Array(try await queue.body(of: q[3].id)) == body(3))
-            queue.close()
+            await queue.close()
         }
         let queue = try SubmissionQueue(directory: dir.path, options: smallSegments(), logger: logger)
-        defer { queue.close() }
+        defer { queue.close(then: {}) }
         #expect(await queue.pending(limit: 10) == [q[3]])
         #expect(await queue.dead() == [DeadSubmission(submission: q[40], reason: "refused 40")])
         #expect(Array(try await queue.body(of: q[40].id)) == body(40))
@@ -169,7 +169,7 @@ private func smallSegments(_ size: Int = 4096, encrypted: Bool = false) -> Submi
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         let queue = try SubmissionQueue(directory: dir.path, options: smallSegments(), logger: logger)
-        defer { queue.close() }
+        defer { queue.close(then: {}) }
         for i in 0..<100 { try await queue.enqueue(metadata(i), body: body(i)) }
         let before = try queue.journal.segments()
         let report = try await queue.compact()
@@ -196,10 +196,10 @@ private func smallSegments(_ size: Int = 4096, encrypted: Bool = false) -> Submi
                 group.addTask { _ = try await queue.compact() }
                 try await group.waitForAll()
             }
-            queue.close()
+            await queue.close()
         }
         let queue = try SubmissionQueue(directory: dir.path, options: smallSegments(2048), logger: logger)
-        defer { queue.close() }
+        defer { queue.close(then: {}) }
         #expect(await queue.pending(limit: 20) == q.prefix(10).enumerated().filter { $0.offset % 2 == 1 }.map(\.element))
     }
 
@@ -231,10 +231,10 @@ private func smallSegments(_ size: Int = 4096, encrypted: Bool = false) -> Submi
             let report = try await queue.compact()
             #expect(!report.removedSegments.isEmpty)
             late = try await queue.enqueueNew(metadata(5000), body: body(5000))
-            queue.close()
+            await queue.close()
         }
         let queue = try SubmissionQueue(directory: dir.path, options: o, logger: logger)
-        defer { queue.close() }
+        defer { queue.close(then: {}) }
         #expect(await queue.pending(limit: 2000) == Array(accepted.dropFirst(delivered)) + [try #require(late)])
     }
 
@@ -254,7 +254,7 @@ private func smallSegments(_ size: Int = 4096, encrypted: Bool = false) -> Submi
             for (i, s) in q.enumerated() where !keepPending.contains(i) {
                 if keepDead.contains(i) { try await queue.markDead(s.id, reason: "refused \(i)") } else { try await queue.markDelivered(s.id, response: nil) }
             }
-            queue.close()
+            await queue.close()
         }
         let fm = FileManager.default
         var before: [String: Data] = [:]
@@ -265,7 +265,7 @@ private func smallSegments(_ size: Int = 4096, encrypted: Bool = false) -> Submi
             let queue = try SubmissionQueue(directory: dir.path, options: smallSegments(encrypted: encrypted), logger: logger)
             let report = try await queue.compact()
             #expect(report.carriedRecords > 0 && report.removedSegments.count > 2)
-            queue.close()
+            await queue.close()
             // Put the removed segments back, as a crash before (or during) their removal leaves them.
             let removed = report.removedSegments.sorted()
             let restored = crashPoint == "halfUnlinked" ? Array(removed.suffix(removed.count / 2)) : removed
@@ -285,7 +285,7 @@ private func smallSegments(_ size: Int = 4096, encrypted: Bool = false) -> Submi
             if crashPoint != "carried" { #expect(!fm.fileExists(atPath: dir.appending("checkpoint").path)) }
             // A compaction after the restart settles the directory again.
             _ = try await queue.compact()
-            queue.close()
+            await queue.close()
         }
         #expect(try fm.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix("segment-") && $0.hasSuffix(".log") }.count <= 2)
     }
@@ -319,9 +319,9 @@ private func smallSegments(_ size: Int = 4096, encrypted: Bool = false) -> Submi
         #expect(await queue.pending(limit: 10_000) == kept)
         #expect(await queue.state(of: doomed.last!.metadata.key) == .delivered(response: "\(doomed.last!.id)"))
         for s in kept.prefix(20) { #expect(try await queue.body(of: s.id).count > 0) }
-        queue.close()
+        await queue.close()
         let reopened = try SubmissionQueue(directory: dir.path, logger: logger)
-        defer { reopened.close() }
+        defer { reopened.close(then: {}) }
         #expect(await reopened.pending(limit: 10_000) == kept)
     }
 
@@ -341,10 +341,10 @@ private func smallSegments(_ size: Int = 4096, encrypted: Bool = false) -> Submi
             }
             let report = try await queue.compact()
             #expect(report.carriedRecords == 1)
-            queue.close()
+            await queue.close()
         }
         let queue = try SubmissionQueue(directory: dir.path, options: smallSegments(), logger: logger)
-        defer { queue.close() }
+        defer { queue.close(then: {}) }
         let id = try #require(kept).id
         #expect(try await queue.details(of: id).session == session)
         #expect(try await queue.details(of: id).stage == "common")
@@ -359,7 +359,7 @@ private func smallSegments(_ size: Int = 4096, encrypted: Bool = false) -> Submi
         var o = SubmissionQueueOptions()
         o.journal.diskCap = 64 << 10
         let queue = try SubmissionQueue(directory: dir.path, options: o, logger: logger)
-        defer { queue.close() }
+        defer { queue.close(then: {}) }
         var accepted: [QueuedSubmission] = []
         while true {
             do { accepted.append(try await queue.enqueueNew(metadata(accepted.count), body: body(accepted.count))) } catch { break }
@@ -377,7 +377,7 @@ private func smallSegments(_ size: Int = 4096, encrypted: Bool = false) -> Submi
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         let queue = try SubmissionQueue(directory: dir.path, logger: logger)
-        defer { queue.close() }
+        defer { queue.close(then: {}) }
         var a = metadata(1), b = metadata(2)
         a.key = UUID(uuid: (1, 2, 3, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1))
         b.key = UUID(uuid: (1, 2, 3, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2))
@@ -394,7 +394,7 @@ private func smallSegments(_ size: Int = 4096, encrypted: Bool = false) -> Submi
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         let queue = try SubmissionQueue(directory: dir.path, logger: logger)
-        defer { queue.close() }
+        defer { queue.close(then: {}) }
         let big = [UInt8](repeating: 0x41, count: 64 * 1024)
         let s = try await queue.enqueueNew(metadata(1), body: big)
         #expect(Array(try await queue.body(of: s.id)) == big)

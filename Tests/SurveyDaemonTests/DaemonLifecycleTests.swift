@@ -96,12 +96,12 @@ import Testing
         try FileManager.default.createDirectory(at: dir.appending("state"), withIntermediateDirectories: true)
         let journal = try Journal(directory: dir.appending("state/sessions").path, logger: Logger(label: "t"))
         _ = try await journal.append(type: 1, payload: Array("not an event".utf8))
-        journal.close()
+        await journal.close()
         let configuration = try await InProcessDaemon.configuration(in: dir)
         await #expect(throws: StorageError.self) { _ = try await Daemon(configuration: configuration, version: "test", logger: Logger(label: "t")) }
         // The journals were closed: the state directory can be opened again.
         let reopened = try Journal(directory: dir.appending("state/sessions").path, logger: Logger(label: "t"))
-        reopened.close()
+        await reopened.close()
     }
 
     /// A definition cache that cannot be opened (its path is a file) or a device id that cannot
@@ -123,7 +123,7 @@ import Testing
         await #expect(throws: (any Error).self) { _ = try await Daemon(configuration: configuration, version: "test", logger: Logger(label: "t")) }
         for journal in ["sessions", "queue"] {
             let reopened = try Journal(directory: state.appending(path: journal).path, logger: Logger(label: "t"))
-            reopened.close()
+            await reopened.close()
         }
     }
 }

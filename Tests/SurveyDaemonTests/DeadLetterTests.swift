@@ -85,7 +85,7 @@ import Testing
         let dir = try TemporaryDirectory(prefix: "dl")
         defer { dir.remove() }
         let storage = try SubmissionQueue(directory: dir.path, logger: Logger(label: "test"))
-        defer { storage.close() }
+        defer { storage.close(then: {}) }
         let wakeup = DeliveryWakeup()
         let queue = StoredSubmissionQueue(queue: storage, wakeup: wakeup)
         let backend = Self.backend(queue: queue, wakeup: wakeup)

@@ -55,8 +55,8 @@ final class ErasureFixture: @unchecked Sendable {
     /// Closes the journals, as a stop (or a crash: what was acknowledged is on disk) does, and
     /// opens them again with a new manager that restores its sessions.
     func restart(logger: Logger = Logger(label: "test")) async throws {
-        sessionJournal.close()
-        submissionQueue.close()
+        await sessionJournal.close()
+        await submissionQueue.close()
         (sessionJournal, submissionQueue, manager, erasure) = try Self.open(directory.path, clock: clock, delay: delay, keptSince: keptSince, operations: JournalFileOperations(), logger: logger)
         try await manager.restore()
     }
@@ -92,8 +92,8 @@ final class ErasureFixture: @unchecked Sendable {
     }
 
     func finish() {
-        sessionJournal.close()
-        submissionQueue.close()
+        sessionJournal.close(then: {})
+        submissionQueue.close(then: {})
         directory.remove()
     }
 }
@@ -223,7 +223,7 @@ final class ErasureFixture: @unchecked Sendable {
         // A torn tail after the last record: recovery keeps it aside on the next open.
         let segment = try #require(try fixture.sessionJournal.segments().last?.name)
         // Closed first: a closed segment ends with its last record (an open one is preallocated).
-        fixture.sessionJournal.close()
+        await fixture.sessionJournal.close()
         let handle = try #require(FileHandle(forWritingAtPath: fixture.directory.path + "/sessions/" + segment))
         handle.seekToEndOfFile()
         handle.write(Data("torn Gannetwhorl record".utf8))

@@ -76,7 +76,7 @@ import Testing
         let dir = try TemporaryDirectory(prefix: "keep")
         defer { dir.remove() }
         let parts = try HousekeepingParts(in: dir)
-        defer { parts.storage.close() }
+        defer { parts.storage.close(then: {}) }
         let (storage, cache, dates, sessions) = (parts.storage, parts.cache, parts.dates, parts.sessions)
         let started = try await sessions.start(StartSessionRequest())
         dates.advance(61)
@@ -98,7 +98,7 @@ import Testing
         let dir = try TemporaryDirectory(prefix: "keep")
         defer { dir.remove() }
         let parts = try HousekeepingParts(in: dir)
-        defer { parts.storage.close() }
+        defer { parts.storage.close(then: {}) }
         let (storage, cache, dates, sessions) = (parts.storage, parts.cache, parts.dates, parts.sessions)
         #expect(Housekeeping.interval(idleTimeout: .seconds(60)) == .seconds(15))
         #expect(Housekeeping.interval(idleTimeout: .seconds(8)) == .seconds(2))

@@ -34,11 +34,11 @@ import Testing
         let full = Full()
         let logger = Logger(label: "journal-health")
         let sessionJournal = try Journal(directory: dir.path + "/sessions", options: full.options, logger: logger)
-        defer { sessionJournal.close() }
+        defer { sessionJournal.close(then: {}) }
         var queueOptions = SubmissionQueueOptions()
         queueOptions.journal = full.options
         let submissionQueue = try SubmissionQueue(directory: dir.path + "/queue", options: queueOptions, logger: logger)
-        defer { submissionQueue.close() }
+        defer { submissionQueue.close(then: {}) }
         let queue = StoredSubmissionQueue(queue: submissionQueue, wakeup: DeliveryWakeup(), otherJournals: [("sessions", sessionJournal)])
         let manager = SessionManager(
             journal: StoredSessionJournal(journal: sessionJournal), definitions: FixtureDefinitions(offline: false), queue: queue,

@@ -80,7 +80,7 @@ private actor Witness {
         let dir = try TemporaryDirectory(prefix: "lb")
         defer { dir.remove() }
         let storage = try SubmissionQueue(directory: dir.path, logger: Logger(label: "test"))
-        defer { storage.close() }
+        defer { storage.close(then: {}) }
         let queue = StoredSubmissionQueue(queue: storage, wakeup: DeliveryWakeup())
         let loop = Self.loops.next()
         let (beside, inside) = await withTaskExecutorPreference(EventLoopTaskExecutor(loop)) {

@@ -44,7 +44,7 @@ import Testing
         let dir = try TemporaryDirectory(prefix: "qe")
         defer { dir.remove() }
         let d = try Self.daemon(dir.path)
-        defer { d.storage.close() }
+        defer { d.storage.close(then: {}) }
         _ = try await Self.enqueue(d, 1)
         _ = try await Self.enqueue(d, 2)
         // Damage the first submission's body in its segment file.
@@ -72,7 +72,7 @@ import Testing
         let dirs = (try TemporaryDirectory(prefix: "qa"), try TemporaryDirectory(prefix: "qb"))
         defer { dirs.0.remove(); dirs.1.remove() }
         let a = try Self.daemon(dirs.0.path)
-        defer { a.storage.close() }
+        defer { a.storage.close(then: {}) }
         let keys = [try await Self.enqueue(a, 1), try await Self.enqueue(a, 2), try await Self.enqueue(a, 3)]
         let pending = try await a.queue.pending(limit: 10, excluding: [])
         try await a.queue.markDead(pending[2].id, reason: "HTTP 400: bad", outcome: .rejected)
@@ -113,7 +113,7 @@ import Testing
 
             // Into another daemon's queue: queued once, under the exported key.
             let b = try Self.daemon(dirs.1.path)
-            defer { b.storage.close() }
+            defer { b.storage.close(then: {}) }
             try await withControlServer(maxRequestBytes: 65536, backend: b.backend) { other, _ in
                 let imported = try await UnixHTTP.request(socket: other, method: "POST", target: "/v1/queue/import", body: lines[0])
                 #expect(imported.status == 201, "\(imported.bodyText)")
@@ -166,9 +166,9 @@ import Testing
             #expect(after.queue.bytesOnDisk == purge.bytesAfter)
         }
         // The drop holds across a restart.
-        d.storage.close()
+        await d.storage.close()
         d = try Self.daemon(dir.path)
-        defer { d.storage.close() }
+        defer { d.storage.close(then: {}) }
         let deadAfter = try await d.queue.deadLetters()
         let pendingAfter = try await d.queue.pending(limit: 10, excluding: [])
         #expect(deadAfter.isEmpty && pendingAfter.isEmpty)
@@ -179,7 +179,7 @@ import Testing
         let dir = try TemporaryDirectory(prefix: "qe")
         defer { dir.remove() }
         let d = try Self.daemon(dir.path)
-        defer { d.storage.close() }
+        defer { d.storage.close(then: {}) }
         let count = ControlServer.exportPageSize * 2 + 7
         var keys: [String] = []
         for i in 0 ..< count { keys.append(try await Self.enqueue(d, i).text(uppercase: false)) }
@@ -197,7 +197,7 @@ import Testing
         let dir = try TemporaryDirectory(prefix: "qa")
         defer { dir.remove() }
         var d = try Self.daemon(dir.path)
-        defer { d.storage.close() }
+        defer { d.storage.close(then: {}) }
         d.backend.queueAdministration = nil
         await #expect(throws: ControlError.self) { _ = try await d.backend.queue() }
         do { _ = try await d.backend.queue() } catch let error as ControlError {

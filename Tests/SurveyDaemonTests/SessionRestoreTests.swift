@@ -18,7 +18,7 @@ import Testing
     /// A manager over the journal in `dir`, restored; `body` runs with it, then the journal closes.
     func withManager<T>(_ body: (SessionManager) async throws -> T) async throws -> T {
         let journal = try Journal(directory: dir.path, logger: logger)
-        defer { journal.close() }
+        defer { journal.close(then: {}) }  // when it throws
         let manager = SessionManager(
             journal: StoredSessionJournal(journal: journal), definitions: FixtureDefinitions(offline: false), queue: queue,
             settings: .init(defaultLanguage: "en", idleTimeout: .seconds(600), deliveryWait: .seconds(5)), logger: logger)
@@ -31,14 +31,16 @@ import Testing
             }
         }
         try await manager.restore()
-        return try await body(manager)
+        let result = try await body(manager)
+        await journal.close()
+        return result
     }
 
     /// Where each record lies in the journal, by sequence number.
-    func locations() throws -> [UInt64: JournalLocation] {
+    func locations() async throws -> [UInt64: JournalLocation] {
         var found: [UInt64: JournalLocation] = [:]
         let journal = try Journal(directory: dir.path, logger: logger) { record, location in found[record.sequence] = location }
-        journal.close()
+        await journal.close()
         return found
     }
 
@@ -54,7 +56,7 @@ import Testing
             return started.id
         }
         // Records: 1 stageStarted, 2..4 the three answers. Zero the second answer's record.
-        let at = try locations()
+        let at = try await locations()
         let segment = dir.path + "/" + (try #require(at[3]?.segment))
         var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: segment)))
         let start = try #require(at[3]?.offset), end = try #require(at[4]?.offset)

@@ -175,9 +175,9 @@ import Testing
         let journal = try Journal(directory: directory.path, logger: Logger(label: "test"))
         try await StoredSessionJournal(journal: journal).append(Array(events[..<5]))
         try await StoredSessionJournal(journal: journal).append(Array(events[5...]))
-        journal.close()
+        await journal.close()
         let reopened = try Journal(directory: directory.path, logger: Logger(label: "test"))
-        defer { reopened.close() }
+        defer { reopened.close(then: {}) }
         let decoded = try await StoredSessionJournal(journal: reopened).replay()
         #expect(decoded.count == events.count)
         // A whole number decodes as an integer answer, as it did from the encoder's JSON.

@@ -7,6 +7,7 @@
 import Glibc
 #endif
 import Dispatch
+import class Foundation.Thread
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -14,43 +15,105 @@ import Foundation
 #endif
 
 extension Journal {
-    func writerLoop() {
-        var buffer: [UInt8] = []
-        // The batch being committed; swapped with the (empty) pending list under the lock, so
-        // that appends go into storage that already has room for a batch.
-        var batch: [Pending] = []
-        batch.reserveCapacity(Journal.batchCapacity)
-        while true {
-            var timedOut = false
-            if failed {
-                timedOut = wakeup.wait(timeout: .now() + Journal.dispatchInterval(options.retryInterval)) == .timedOut
-            } else if let since = unsyncedSince {
-                let left = lazySyncInterval - (ContinuousClock.now - since)
-                if left <= .zero || wakeup.wait(timeout: .now() + Journal.dispatchInterval(left)) == .timedOut {
-                    syncWritten()
-                    continue
-                }
-            } else {
+    /// What the writer waits for between turns.
+    enum WriterWait {
+        /// An append or ``close()``.
+        case signal
+        /// Also the next attempt to write again after a failure, at this time.
+        case retry(DispatchTime)
+        /// Also the fdatasync that written records wait for, at this time.
+        case sync(DispatchTime)
+
+        /// Waits; returns what the turn that follows is for.
+        func wait(on wakeup: DispatchSemaphore) -> WriterWake {
+            switch self {
+            case .signal:
                 wakeup.wait()
+                return .signalled
+            case .retry(let deadline):
+                return wakeup.wait(timeout: deadline) == .timedOut ? .retryDue : .signalled
+            case .sync(let deadline):
+                if deadline <= .now() { return .syncDue }
+                return wakeup.wait(timeout: deadline) == .timedOut ? .syncDue : .signalled
             }
-            let closing = state.withLock { s -> Bool in
-                swap(&s.pending, &batch)
-                return s.closing
-            }
-            // Failed: restore the active segment if needed; with no append to try, probe.
-            if failed && !closing { attemptRecovery(probe: timedOut && batch.isEmpty) }
-            if !batch.isEmpty { commit(batch, buffer: &buffer) }
-            if batch.capacity > Journal.batchCapacity * 16 {
-                batch = []
-                batch.reserveCapacity(Journal.batchCapacity)
-            } else {
-                batch.removeAll(keepingCapacity: true)
-            }
-            if closing && state.withLock({ $0.pending.isEmpty }) { break }
         }
-        if unsyncedSince != nil && !failed { syncWritten() }
-        writerRunning.store(false, ordering: .releasing)
-        writerDone.signal()
+    }
+
+    enum WriterWake { case signalled, retryDue, syncDue }
+
+    /// The writer's buffers, kept from turn to turn.
+    struct WriterWork {
+        var buffer: [UInt8] = []
+        /// The batch being committed; swapped with the (empty) pending list under the lock, so
+        /// that appends go into storage that already has room for a batch.
+        var batch: [Pending] = []
+        init() { batch.reserveCapacity(Journal.batchCapacity) }
+    }
+
+    /// Starts the writer thread. It holds the journal only during a turn, never while it waits:
+    /// a journal its owners let go without ``close()`` is released (its deinit reports it) and
+    /// the thread ends at its next wake.
+    func startWriter() {
+        let wakeup = self.wakeup
+        let thread = Thread { [weak self] in
+            var work = WriterWork()
+            var wait = WriterWait.signal
+            while true {
+                let wake = wait.wait(on: wakeup)
+                switch self?.writerTurn(wake, work: &work) {
+                case .wait(let next)?: wait = next
+                // Called once the turn let go of the journal: whoever waits for the close may
+                // release it at once.
+                case .closed(let waiters)?: for waiter in waiters { waiter() }; return
+                case nil: return
+                }
+            }
+        }
+        thread.name = "journal-writer"
+        thread.start()
+    }
+
+    /// What follows a turn of the writer.
+    enum WriterNext {
+        case wait(WriterWait)
+        /// The journal is closed; these wait for it.
+        case closed([@Sendable () -> Void])
+    }
+
+    /// One turn of the writer: commits what is pending (or syncs, or probes after a failure).
+    private func writerTurn(_ wake: WriterWake, work: inout WriterWork) -> WriterNext {
+        if wake == .syncDue {
+            syncWritten()
+            return .wait(nextWait())
+        }
+        let closing = state.withLock { s -> Bool in
+            swap(&s.pending, &work.batch)
+            return s.closing
+        }
+        // Failed: restore the active segment if needed; with no append to try, probe.
+        if failed && !closing { attemptRecovery(probe: wake == .retryDue && work.batch.isEmpty) }
+        if !work.batch.isEmpty { commit(work.batch, buffer: &work.buffer) }
+        if work.batch.capacity > Journal.batchCapacity * 16 {
+            work.batch = []
+            work.batch.reserveCapacity(Journal.batchCapacity)
+        } else {
+            work.batch.removeAll(keepingCapacity: true)
+        }
+        if closing && state.withLock({ $0.pending.isEmpty }) {
+            if unsyncedSince != nil && !failed { syncWritten() }
+            return .closed(finishClose())
+        }
+        return .wait(nextWait())
+    }
+
+    /// The writer's next wait: for an append, and for the retry after a failure or the
+    /// fdatasync that written records wait for.
+    private func nextWait() -> WriterWait {
+        if failed { return .retry(.now() + Journal.dispatchInterval(options.retryInterval)) }
+        if let since = unsyncedSince {
+            return .sync(.now() + Journal.dispatchInterval(lazySyncInterval - (ContinuousClock.now - since)))
+        }
+        return .signal
     }
 
     /// How long written records may wait for their fdatasync: relaxed mode's interval, or in
@@ -62,7 +125,7 @@ extension Journal {
 
     /// Makes what was written so far durable (relaxed mode, deferred records); a failure makes
     /// the journal fail until it can write again.
-    private func syncWritten() {
+    func syncWritten() {
         unsyncedSince = nil
         guard !needsRestore, segmentFD >= 0 else { return }
         do {

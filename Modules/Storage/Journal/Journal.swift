@@ -51,6 +51,10 @@ public final class Journal: Sendable {
         /// with `error` until a write succeeds again.
         var failure: (info: JournalFailure, error: StorageError)?
         var closing = false
+        /// Set by the writer once it has stopped and released the descriptors and the lock.
+        var closed = false
+        /// Called once the journal is closed (``close(then:)``).
+        var closeWaiters: [@Sendable () -> Void] = []
         /// The segment appends go to; written by the writer thread under the lock.
         var activeSegment = ""
         /// Bytes of the segments' records (headers included): the writer adds what it writes,
@@ -64,8 +68,7 @@ public final class Journal: Sendable {
 
     let state: Mutex<State>
     let wakeup = DispatchSemaphore(value: 0)
-    let writerDone = DispatchSemaphore(value: 0)
-    /// True from the writer thread's start until its loop has ended (``close()`` waits for that).
+    /// True from the writer thread's start until the journal is closed (``close()`` waits for that).
     let writerRunning = Atomic<Bool>(true)
     let options: JournalOptions
     /// Every system call goes through it (and `options.fileOperations`, the seam).
@@ -73,7 +76,7 @@ public final class Journal: Sendable {
     /// `options.segmentSize`, or a quarter of the disk cap when that is smaller: with a cap, the
     /// active segment (which is never removed) must leave room for the removable ones.
     let segmentLimit: Int
-    private let lockFD: Int32
+    let lockFD: Int32
     let logger: Logger
     // Writer-thread-only state, never touched by other threads after open.
     nonisolated(unsafe) var segmentFD: Int32
@@ -191,9 +194,15 @@ public final class Journal: Sendable {
         segmentInfo = Mutex(recovered.infos)
         recoveryReport = recovered.problems
         state = Mutex(State(activeSegment: segmentName, diskBytes: recovered.bytes, reserved: max(0, segmentAllocated - segmentBytes), activeBytes: segmentBytes))
-        let thread = Thread { [self] in self.writerLoop() }
-        thread.name = "journal-writer"
-        thread.start()
+        startWriter()
+    }
+
+    deinit {
+        let (closing, closed) = state.withLock { ($0.closing, $0.closed) }
+        if !closing { releasedWithoutClose() }
+        // Released while the writer had yet to wake for its last turn (``close(then:)``): that
+        // turn is this one, and the thread ends at its wake.
+        if !closed { closeOnRelease() }
     }
 
     /// Creates the `lock` file and takes its lock; throws `.locked` when another opener holds it.
@@ -238,44 +247,6 @@ public final class Journal: Sendable {
             }
             if let err { cont.resume(throwing: err) } else { wakeup.signal() }
         }
-    }
-
-    /// Whether the writer thread still runs: true until ``close()`` has returned.
-    public var writerThreadRunning: Bool { writerRunning.load(ordering: .acquiring) }
-
-    /// Stops the writer after it has committed what is pending, and releases the directory lock.
-    public func close() {
-        let first = state.withLock { s in
-            defer { s.closing = true }
-            return !s.closing
-        }
-        guard first else { return }
-        wakeup.signal()
-        writerDone.wait()
-        if segmentFD >= 0 {
-            // The writer has stopped: its state is this thread's now. A closed journal's
-            // segments end with their last record.
-            if !needsRestore {
-                do {
-                    try cutReservation()
-                } catch {
-                    logger.warning("cannot cut the preallocated tail of the active segment; the next opening cuts it", metadata: ["directory": "\(directory)", "segment": "\(segmentName)", "cause": "\(error)"])
-                }
-            }
-            io.close(segmentFD)
-        }
-        readers.withLock { readers in
-            for fd in readers.values { io.close(fd) }
-            readers.removeAll()
-        }
-        // Unlock before closing: a child forked meanwhile (not yet exec'd) shares the open file
-        // description, and closing our descriptor alone would leave the directory locked.
-        do {
-            try io.unlock(lockFD)
-        } catch {
-            logger.warning("cannot unlock the journal directory; it stays locked until every process that shares the lock exits", metadata: ["directory": "\(directory)", "cause": "\(error)"])
-        }
-        io.close(lockFD)
     }
 
     /// The error appends fail with while the journal cannot write durably; nil when it can.

@@ -19,6 +19,9 @@ final class QueueExecutor: SerialExecutor, @unchecked Sendable {
         var finished = false
         /// A thread runs the jobs (or waits for them).
         var threadRunning = false
+        /// Called when no thread runs any more (``finish(waitingAtMost:)``), by key.
+        var endWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
+        var nextWaiter = 0
     }
 
     /// The jobs waiting, shared with the thread; the executor itself is not retained by it, so
@@ -26,8 +29,6 @@ final class QueueExecutor: SerialExecutor, @unchecked Sendable {
     private final class Shared: Sendable {
         let state = Mutex(State())
         let wakeup = DispatchSemaphore(value: 0)
-        /// Signalled by each thread as it ends.
-        let ended = DispatchSemaphore(value: 0)
         let name: String
         init(name: String) { self.name = name }
     }
@@ -40,7 +41,10 @@ final class QueueExecutor: SerialExecutor, @unchecked Sendable {
         Self.startThread(shared, executor: UnownedSerialExecutor(ordinary: self))
     }
 
-    deinit {
+    deinit { finishSoon() }
+
+    /// Lets the thread end once the jobs given so far have run, without waiting for it.
+    func finishSoon() {
         shared.state.withLock { $0.finished = true }
         shared.wakeup.signal()
     }
@@ -65,22 +69,34 @@ final class QueueExecutor: SerialExecutor, @unchecked Sendable {
     }
 
     /// Lets the thread end once the jobs given so far have run, and waits for that at most
-    /// `limit`. Blocks: call it off the concurrency pool and off any event loop. Returns whether
-    /// no thread runs any more.
+    /// `limit`, without holding a thread. Returns whether no thread runs any more.
     @discardableResult
-    func finish(waitingAtMost limit: Duration) -> Bool {
+    func finish(waitingAtMost limit: Duration) async -> Bool {
+        let shared = self.shared
         let running = shared.state.withLock { s in
             s.finished = true
             return s.threadRunning
         }
         guard running else { return true }
         shared.wakeup.signal()
-        let (seconds, attoseconds) = limit.components
-        let deadline = DispatchTime.now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
-        while threadRunning {
-            if shared.ended.wait(timeout: deadline) == .timedOut { return !threadRunning }
+        let key = shared.state.withLock { s in
+            defer { s.nextWaiter += 1 }
+            return s.nextWaiter
         }
-        return true
+        let timer = Task {
+            try? await Task.sleep(for: limit)
+            shared.state.withLock { $0.endWaiters.removeValue(forKey: key) }?.resume()
+        }
+        await withCheckedContinuation { (ended: CheckedContinuation<Void, Never>) in
+            let waiting = shared.state.withLock { s in
+                guard s.threadRunning else { return false }
+                s.endWaiters[key] = ended
+                return true
+            }
+            if !waiting { ended.resume() }
+        }
+        timer.cancel()
+        return !threadRunning
     }
 
     /// Whether a thread of this executor runs (or waits for jobs).
@@ -91,7 +107,6 @@ final class QueueExecutor: SerialExecutor, @unchecked Sendable {
             while let job = Self.next(shared) {
                 job.runSynchronously(on: executor)
             }
-            shared.ended.signal()
         }
         thread.name = shared.name
         thread.start()
@@ -101,7 +116,7 @@ final class QueueExecutor: SerialExecutor, @unchecked Sendable {
     /// finished and nothing is left.
     private static func next(_ shared: Shared) -> UnownedJob? {
         while true {
-            let taken: UnownedJob?? = shared.state.withLock { s in
+            let (taken, ended): (UnownedJob??, [CheckedContinuation<Void, Never>]) = shared.state.withLock { s in
                 if s.first < s.jobs.count {
                     defer {
                         s.first += 1
@@ -110,12 +125,14 @@ final class QueueExecutor: SerialExecutor, @unchecked Sendable {
                             s.first = 0
                         }
                     }
-                    return .some(s.jobs[s.first])
+                    return (.some(s.jobs[s.first]), [])
                 }
-                guard s.finished else { return nil }
+                guard s.finished else { return (nil, []) }
                 s.threadRunning = false
-                return .some(nil)
+                defer { s.endWaiters = [:] }
+                return (.some(nil), Array(s.endWaiters.values))
             }
+            for waiter in ended { waiter.resume() }
             if let taken { return taken }
             shared.wakeup.wait()
         }

@@ -81,10 +81,17 @@ public actor SubmissionQueue {
     }
 
     /// Stops accepting changes, closes the journal and ends the queue's thread (waiting for it at
-    /// most `threadLimit`). Blocks: call it off the concurrency pool and off any event loop.
-    public nonisolated func close(threadLimit: Duration = .seconds(10)) {
-        journal.close()
-        executor.finish(waitingAtMost: threadLimit)
+    /// most `threadLimit`). Waits without holding a thread.
+    public nonisolated func close(threadLimit: Duration = .seconds(10)) async {
+        await journal.close()
+        await executor.finish(waitingAtMost: threadLimit)
+    }
+
+    /// Starts closing, as ``close(threadLimit:)`` does, without waiting: `closed` is called once
+    /// the journal is closed; the queue's thread ends once the calls already made have run.
+    public nonisolated func close(then closed: @escaping @Sendable () -> Void) {
+        executor.finishSoon()
+        journal.close(then: closed)
     }
 
     /// The threads of this queue that still run: its journal's writer and the actor's own thread

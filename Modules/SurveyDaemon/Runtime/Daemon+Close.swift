@@ -1,4 +1,3 @@
-import class Foundation.Thread
 import Logging
 
 /// The daemon's stop: its journals, its HTTP client and its control loop are closed, and no
@@ -6,19 +5,17 @@ import Logging
 extension Daemon {
     /// Closes the journals (after what was pending is durable) and shuts the HTTP client down
     /// without blocking a thread of the concurrency pool; removes the control socket (when it is
-    /// still the one this daemon bound) and releases its lock.
-    func close() async {
+    /// still the one this daemon bound) and releases its lock. ``run(signals:systemd:onReady:reload:)``
+    /// calls it as it ends; a daemon that is not run must be closed by its owner (a debug build
+    /// traps when one is released without it). Closing again does nothing.
+    public func close() async {
+        guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         socketClaim.release()
-        // Closing waits for each journal's writer thread to commit and stop: on a thread of its
-        // own, not on one of the concurrency pool's few threads.
-        let journals = (sessions: sessionJournal, queue: queue.queue)
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            Thread.detachNewThread {
-                journals.sessions.close()
-                journals.queue.close()
-                done.resume()
-            }
-        }
+        // Each journal's writer thread commits what is pending and stops; nothing here waits on
+        // a thread of the concurrency pool.
+        async let sessionsClosed: Void = sessionJournal.close()
+        async let queueClosed: Void = queue.queue.close()
+        _ = await (sessionsClosed, queueClosed)
         do {
             try await httpClient.shutdown()
         } catch {
@@ -45,5 +42,12 @@ extension Daemon {
     var threadsRunning: [String] {
         (sessionJournal.writerThreadRunning ? ["\(sessionJournal.directory) journal writer"] : []) + queue.queue.threadsRunning
             + (wallClockWatcher.threadRunning ? ["wall clock watcher"] : [])
+    }
+
+    /// From the deinit of a daemon nobody closed: a trap in debug builds. Its journals' deinits
+    /// then close them, and its HTTP client's reports itself.
+    func releasedWithoutClose() {
+        assertionFailure("The daemon for \(configuration.stateDirectory) was released without close(): run it, or await its close(), before letting it go.")
+        logger.error("the daemon was released without being closed", metadata: ["state": "\(configuration.stateDirectory)"])
     }
 }

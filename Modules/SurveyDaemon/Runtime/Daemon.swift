@@ -59,6 +59,8 @@ public final class Daemon: Sendable {
     /// Notices steps of the wall clock (`Clock/`); its thread runs while the daemon does.
     let wallClockWatcher: WallClockWatcher
     let logger: Logger
+    /// Set by ``close()``; a daemon released without it is a programming error.
+    let closed = Atomic<Bool>(false)
 
     /// The TCP port metrics are served on (`metricsListen`), once it listens.
     public var metricsPort: Int? { metricsPortValue.withLock { $0 } }
@@ -112,7 +114,7 @@ public final class Daemon: Sendable {
         do {
             submissionQueue = try SubmissionQueue(directory: state + "/queue", options: queueOptions, logger: logger)
         } catch {
-            sessionJournal.close()
+            await sessionJournal.close()
             throw error
         }
         // From here on a failed start closes both journals again (their writer threads and locks).
@@ -126,8 +128,8 @@ public final class Daemon: Sendable {
                 throw DaemonStartError(error.message)
             }
         } catch {
-            sessionJournal.close()
-            submissionQueue.close()
+            await sessionJournal.close()
+            await submissionQueue.close()
             throw error
         }
         self.cache = cache
@@ -210,6 +212,10 @@ public final class Daemon: Sendable {
             await close()
             throw error
         }
+    }
+
+    deinit {
+        if !closed.load(ordering: .acquiring) { releasedWithoutClose() }
     }
 
     /// Runs every service until a graceful shutdown (one of `signals`, or the group ending), then

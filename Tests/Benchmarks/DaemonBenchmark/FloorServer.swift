@@ -30,7 +30,7 @@ enum FloorServer {
         let router = Router()
         let address: BindAddress
         var journaled: Journal?
-        defer { journaled?.close() }
+        defer { journaled?.close(then: {}) }
         switch (arguments.first, arguments.count) {
         case ("unix", 2):
             address = .unixDomainSocket(path: arguments[1])

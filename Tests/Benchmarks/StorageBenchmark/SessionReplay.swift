@@ -29,7 +29,7 @@ enum SessionReplay {
         var logger = Logger(label: "storage-bench-sessions")
         logger.logLevel = .error
         let journal = try Journal(directory: directory, options: options, logger: logger)
-        defer { journal.close() }
+        defer { journal.close(then: {}) }  // when it throws
         let events = EventJournal<[String: String]>(journal: journal)
         var done = 0
         while done < count {
@@ -40,17 +40,18 @@ enum SessionReplay {
             }
             done += batch
         }
+        await journal.close()
     }
 
     /// Child mode: opens the journal, measures, replays and lets the events go, measures again.
-    static func measureInThisProcess(directory: String, keys: JournalKeys?) throws {
+    static func measureInThisProcess(directory: String, keys: JournalKeys?) async throws {
         var options = JournalOptions()
         options.encryption = keys
         var logger = Logger(label: "storage-bench-replay")
         logger.logLevel = .error
         let emptyMB = BenchmarkSupport.memoryMegabytes()
         let journal = try Journal(directory: directory, options: options, logger: logger)
-        defer { journal.close() }
+        defer { journal.close(then: {}) }  // when it throws
         let records = journal.recovered.count
         let openMB = BenchmarkSupport.memoryMegabytes()
         // What the daemon does: replay, keep nothing of it here (the daemon keeps its open sessions).
@@ -60,6 +61,7 @@ enum SessionReplay {
         Journal.releaseFreedMemory()
         let replayedMB = BenchmarkSupport.memoryMegabytes()
         print("records=\(records) emptyMB=\(emptyMB) openMB=\(openMB) replayedMB=\(replayedMB)")
+        await journal.close()
     }
 
     /// Runs `StorageBenchmark replay DIR` and reads its line.
@@ -102,7 +104,7 @@ extension StorageBenchmark {
         @Argument(help: "The sessions journal's directory.") var dir: String
 
         func run() async throws {
-            try SessionReplay.measureInThisProcess(directory: dir, keys: nil)
+            try await SessionReplay.measureInThisProcess(directory: dir, keys: nil)
         }
     }
 }

@@ -19,7 +19,7 @@ private let logger = Logger(label: "queue-replay")
         var queued: [QueuedSubmission] = []
         do {
             let queue = try SubmissionQueue(directory: dir.path, options: options, logger: logger)
-            defer { queue.close() }
+            defer { queue.close(then: {}) }  // when the block throws
             for i in 0..<(kinds * 3) {
                 // Cycles through more kinds than replay keeps, with a few repeated back to back.
                 let kind = i % 5 == 4 ? (i - 1) % kinds : i % kinds
@@ -28,9 +28,10 @@ private let logger = Logger(label: "queue-replay")
                     queuedAt: Date(timeIntervalSince1970: 1_700_000_000 + Double(i)), session: nil)
                 queued.append(try await queue.enqueueNew(metadata, body: Array("body \(i)".utf8)))
             }
+            await queue.close()
         }
         let reopened = try SubmissionQueue(directory: dir.path, options: options, logger: logger)
-        defer { reopened.close() }
+        defer { reopened.close(then: {}) }
         #expect(await reopened.pending(limit: .max) == queued)
         #expect(await reopened.definitionHashes() == Set(queued.map(\.metadata.definitionHash)))
     }

@@ -52,11 +52,11 @@ private func end(of location: JournalLocation, _ payload: [UInt8], encrypted: Bo
             last = try await journal.appendLocated(type: 1, payload: payload(i))
             #expect(size(active) == 64 << 10, "append \(i) changed the segment's size")
         }
-        journal.close()
+        await journal.close()
         let records = end(of: try #require(last), payload(20), encrypted: encrypted)
         #expect(size(active) == records, "a closed segment ends with its last record")
         let reopened = try Journal(directory: dir.path, options: options(segmentSize: 64 << 10, encrypted: encrypted), logger: logger)
-        defer { reopened.close() }
+        defer { reopened.close(then: {}) }
         #expect(reopened.recovered.map(\.payload) == (1...20).map(payload))
         #expect(reopened.recoveryReport.isEmpty)
     }
@@ -66,7 +66,7 @@ private func end(of location: JournalLocation, _ payload: [UInt8], encrypted: Bo
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         let journal = try Journal(directory: dir.path, options: options(segmentSize: 4096, encrypted: encrypted), logger: logger)
-        defer { journal.close() }
+        defer { journal.close(then: {}) }
         var ends: [String: Int] = [:]
         for i in 1...120 {
             let location = try await journal.appendLocated(type: 1, payload: payload(i))
@@ -96,7 +96,7 @@ private func end(of location: JournalLocation, _ payload: [UInt8], encrypted: Bo
         // The files as a crash would leave them: copied while the journal is open.
         var files: [String: [UInt8]] = [:]
         for name in try Encryption.segmentNames(source.path) { files[name] = try Encryption.bytes(source.path + "/" + name) }
-        journal.close()
+        await journal.close()
         let last = try #require(locations.last)
         let active = last.segment
         let synced = end(of: last, payload(40), encrypted: encrypted)
@@ -137,7 +137,7 @@ private func end(of location: JournalLocation, _ payload: [UInt8], encrypted: Bo
             #expect(reopened.recovered.map(\.payload) == (1...40).map(payload), "trial \(trial): \(what)")
             #expect(reopened.recoveryReport.allSatisfy { $0.kind == .tornTail }, "trial \(trial): \(what): \(reopened.recoveryReport)")
             #expect(try await reopened.append(type: 1, payload: [1]) == 41, "trial \(trial): \(what)")
-            reopened.close()
+            await reopened.close()
         }
     }
 
@@ -158,9 +158,9 @@ private func end(of location: JournalLocation, _ payload: [UInt8], encrypted: Bo
             _ = try await journal.append(type: 1, payload: payload(i))
             #expect(size(active) == 16 << 10)
         }
-        journal.close()
+        await journal.close()
         let reopened = try Journal(directory: dir.path, options: options(segmentSize: 16 << 10, encrypted: encrypted), logger: logger)
-        defer { reopened.close() }
+        defer { reopened.close(then: {}) }
         #expect(reopened.recovered.map(\.payload) == (1...10).map(payload))
         #expect(reopened.recoveryReport.isEmpty)
     }
@@ -182,9 +182,9 @@ private func end(of location: JournalLocation, _ payload: [UInt8], encrypted: Bo
         #expect(sizes.count > 10, "the segments grew with the appends")
         #expect(journal.currentFailure == nil)
         #expect(try journal.segments().count > 2, "segments still rotate")
-        journal.close()
+        await journal.close()
         let reopened = try Journal(directory: dir.path, options: options(segmentSize: 2048, encrypted: encrypted), logger: logger)
-        defer { reopened.close() }
+        defer { reopened.close(then: {}) }
         #expect(reopened.recovered.map(\.payload) == (1...40).map(payload))
         #expect(reopened.recoveryReport.isEmpty)
     }
@@ -200,9 +200,9 @@ private func end(of location: JournalLocation, _ payload: [UInt8], encrypted: Bo
         let journal = try Journal(directory: dir.path, options: options(segmentSize: 16 << 10, encrypted: false, faults: faults), logger: logger)
         faults.clear()
         for i in 1...5 { _ = try await journal.append(type: 1, payload: payload(i)) }
-        journal.close()
+        await journal.close()
         let reopened = try Journal(directory: dir.path, options: options(segmentSize: 16 << 10, encrypted: false), logger: logger)
-        defer { reopened.close() }
+        defer { reopened.close(then: {}) }
         #expect(reopened.recovered.map(\.payload) == (1...5).map(payload))
         #expect(reopened.recoveryReport.isEmpty)
     }
@@ -228,9 +228,9 @@ private func end(of location: JournalLocation, _ payload: [UInt8], encrypted: Bo
         try await waitUntilItWritesAgain(journal)
         _ = try await journal.append(type: 1, payload: payload(99))
         acknowledged.append(payload(99))
-        journal.close()
+        await journal.close()
         let reopened = try Journal(directory: dir.path, options: options(segmentSize: 512, encrypted: encrypted), logger: logger)
-        defer { reopened.close() }
+        defer { reopened.close(then: {}) }
         #expect(reopened.recovered.map(\.payload) == acknowledged)
         #expect(reopened.recoveryReport.isEmpty, "\(reopened.recoveryReport)")
     }
@@ -251,9 +251,9 @@ private func end(of location: JournalLocation, _ payload: [UInt8], encrypted: Bo
         let snapshot = try await journal.appendLocated(type: 2, payload: payload(3), kind: .snapshot)
         #expect(snapshot.segment != first.segment && snapshot.sequence == 2)
         #expect(size(dir.path + "/" + first.segment) == end(of: first, payload(1), encrypted: false), "the sealed segment ends with its record")
-        journal.close()
+        await journal.close()
         let reopened = try Journal(directory: dir.path, options: options(segmentSize: 64 << 10, encrypted: false), logger: logger)
-        defer { reopened.close() }
+        defer { reopened.close(then: {}) }
         #expect(reopened.recovered.map(\.payload) == [payload(1), payload(3)])
         #expect(reopened.recoveryReport.isEmpty)
     }
