@@ -92,6 +92,6 @@ extension DaemonBenchmark {
         guard String(decoding: head.prefix(12), as: UTF8.self).hasSuffix("200") else {
             throw BenchmarkError("the export answered \(String(decoding: head, as: UTF8.self))")
         }
-        return (total, newlines)
+        return (total, entries)
     }
 }
