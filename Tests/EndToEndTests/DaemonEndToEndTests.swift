@@ -218,12 +218,11 @@ final class Stack: @unchecked Sendable {
         try await stack.answer([["Kim Minsu"], ["kim@example.com"], ["kim@example.com"]])
         let screened = try await stack.json(["answer", "17"])
         #expect(stack.outcome(screened) == "no_target", "\(screened)")
-        // "Nothing is sent" about another process: no clock of ours reaches it and no event marks
-        // an upload that never happens, so a bounded wait gives one a chance to show.
-        try await Task.sleep(for: .milliseconds(500))
-        #expect(try stack.records().isEmpty)
+        // Nothing was queued (the reply came after the session's close was journaled), so nothing
+        // can be sent: the queue is the daemon's own word for it, then the server's record.
         let queue = try await stack.queue()
-        #expect(queue["pending"] as? Int == 0 && queue["delivered"] as? Int == 0)
+        #expect(queue["pending"] as? Int == 0 && queue["delivered"] as? Int == 0 && queue["inFlight"] as? Int == 0, "\(queue)")
+        #expect(try stack.records().isEmpty)
         await stack.finish()
     }
 
@@ -266,9 +265,9 @@ final class Stack: @unchecked Sendable {
         #expect(shown.stdout.contains("delivered later: the server named stage 1 next"), "\(shown.stdout)")
         let again = try await stack.ctl(["flush", "--wait", "--timeout", "5"])
         #expect(again.status == 0)
-        // A second delivery would show in the mock's record; surveyd is another process, so a
-        // bounded wait gives it the chance.
-        try await Task.sleep(for: .milliseconds(300))
+        // The flush ran the worker and returned with nothing pending; with nothing in flight
+        // either, no second delivery can still come.
+        #expect(try await stack.queue()["inFlight"] as? Int == 0)
         #expect(try stack.records().count == 1)
         await stack.finish()
     }
@@ -331,10 +330,11 @@ final class Stack: @unchecked Sendable {
         try await stack.startAndAnswerAllButLast()
         let last = try await stack.json(["answer"] + Stack.common.last!)
         #expect(stack.outcome(last) == "queued", "\(last)")
-        // Wait for the refusal, then (surveyd being another process, whose clock the test cannot
-        // move) a bounded 2 s in which, with a 0.2 s backoff, a retry would be sent several times.
+        // Wait for the refusal, then a flush: it runs the worker, which would send the letter
+        // again were it still pending (and the flush would then wait for it).
         #expect(try await stack.waitFor("one dead letter") { try await stack.queue()["dead"] as? Int == 1 })
-        try await Task.sleep(for: .seconds(2))
+        let flushed = try await stack.ctl(["flush", "--wait", "--timeout", "10"])
+        #expect(flushed.status == 0, "\(flushed.stdout) \(flushed.stderr)")
         let queue = try await stack.queue()
         #expect(queue["dead"] as? Int == 1 && queue["pending"] as? Int == 0)
         let dead = try await stack.ctl(["dead"])

@@ -142,11 +142,14 @@ extension Stack {
         return try #require(letters.first, "no dead letter: \(daemon?.errorOutput ?? "")")
     }
 
-    /// Polls (for up to 10 s) until the mock has recorded `count` accepted submissions, then waits
-    /// a little more, so that a second delivery would show; returns the records.
+    /// Polls (for up to 10 s) until the mock has recorded `count` accepted submissions, then until
+    /// nothing is pending or in flight, so that a second delivery would show; returns the records.
     func waitForRecords(_ count: Int) async throws -> [[String: Any]] {
         #expect(try await waitFor("\(count) submissions at the server") { try records().count >= count }, "fewer than \(count) records in time")
-        try await Task.sleep(for: .milliseconds(500))
+        #expect(try await waitFor("nothing pending or in flight") {
+            let queue = try await queue()
+            return queue["pending"] as? Int == 0 && queue["inFlight"] as? Int == 0
+        })
         return try records()
     }
 }
