@@ -92,7 +92,7 @@ public enum InputParser {
         throw InputError(formName: form.name, problem: "\"\(token)\" is not one of the options", accepted: describe(options, withExtra: withExtra))
     }
 
-    private static func describe(_ options: [ChoiceOption], withExtra: Bool = false) -> [String] {
+    static func describe(_ options: [ChoiceOption], withExtra: Bool = false) -> [String] {
         options.enumerated().map { index, option in
             var line = "\(index + 1)) \(option.value)"
             if option.label != option.value { line += " (\(option.label))" }
@@ -102,7 +102,7 @@ public enum InputParser {
         }
     }
 
-    private static func describeScore(_ options: [ChoiceOption]) -> [String] {
+    static func describeScore(_ options: [ChoiceOption]) -> [String] {
         let range = "a score from \(FormInput.scoreRange.lowerBound) to \(FormInput.scoreRange.upperBound)"
         return options.isEmpty ? [range] : [range] + describe(options)
     }

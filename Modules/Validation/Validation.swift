@@ -3,7 +3,9 @@
 /// It checks one answer against its form (`required` and the five rule types, first failure
 /// wins, its `validateText` is the message), decides whether a respondent is screened out
 /// (`escapeValidate`), and parses what a person typed into a typed ``Entities/AnswerValue`` for
-/// each form type, with messages that list what would be accepted. Every front end (the
+/// each form type, with messages that list what would be accepted; it reads a form's fields as a
+/// page posts them (``Entities/FormEntry``) the same way, and says what an answer with nothing in
+/// it means (``Entities/Form/blankAnswer(nothingChosen:emptyEntry:)``). Every front end (the
 /// daemon's sessions, `surveyctl`) shares this code, so an answer means the same everywhere.
 
 import Entities

@@ -88,15 +88,15 @@ extension SessionManagerTests {
     @Test(.timeLimit(.minutes(5))) func rejectionsSayWhatKindTheyAre() async throws {
         let m = manager()
         let id = try await m.start(StartSessionRequest()).id
-        let rule = try await m.take(AnswerRequest(session: id, values: ["K"]))
+        let rule = try await m.take(SessionAnswer(session: id, input: .words(["K"])))
         #expect(rule.rejection == .rule && rule.message == "Your name must be 2 to 20 characters long.")
-        let missing = try await m.take(AnswerRequest(session: id, skip: true))
+        let missing = try await m.take(SessionAnswer(session: id, input: .skip))
         #expect(missing.rejection == .missing)
-        _ = try await m.take(AnswerRequest(session: id, values: ["Kim"]))
-        _ = try await m.take(AnswerRequest(session: id, values: ["kim.cs@gmail.com"]))
-        _ = try await m.take(AnswerRequest(session: id, values: ["kim.cs@gmail.com"]))
-        let unreadable = try await m.take(AnswerRequest(session: id, values: ["thirty"]))
+        _ = try await m.take(SessionAnswer(session: id, input: .words(["Kim"])))
+        _ = try await m.take(SessionAnswer(session: id, input: .words(["kim.cs@gmail.com"])))
+        _ = try await m.take(SessionAnswer(session: id, input: .words(["kim.cs@gmail.com"])))
+        let unreadable = try await m.take(SessionAnswer(session: id, input: .words(["thirty"])))
         #expect(unreadable.rejection == .unreadable)
-        #expect(try await m.take(AnswerRequest(session: id, values: ["30"])).rejection == nil)
+        #expect(try await m.take(SessionAnswer(session: id, input: .words(["30"]))).rejection == nil)
     }
 }

@@ -8,12 +8,7 @@ import Validation
     let forms: [String: Form]
 
     init() throws {
-        var forms: [String: Form] = [:]
-        for stage in Fixtures.stages {
-            let q = try Questionnaire.decode(response: try Fixtures.data("questions/\(stage).en.json"), stage: stage)
-            for form in q.forms { forms[form.name] = form }
-        }
-        self.forms = forms
+        forms = try FixtureForms.load()
     }
 
     func parse(_ words: [String], _ name: String) throws -> AnswerValue {

@@ -78,11 +78,12 @@ public enum KioskOutcome: String, Sendable, Hashable, CaseIterable {
 
 /// What a respondent posted for a question.
 public enum KioskInput: Sendable, Hashable {
-    /// The posted values, as the session logic's input parser reads typed words: the text of a
-    /// `text` or `number` form, the chosen option value(s) of a choice form, the score of a
-    /// `radioNumber` form, and for `radioWithInput` the option value followed by the free text
-    /// when the option is ``Entities/ChoiceOption/extraValue``.
-    case values([String])
+    /// What was entered on the question's form (Next), field by field: the text of a `text` or
+    /// `number` form, the chosen option value(s) of a choice form, the score of a `radioNumber`
+    /// form, and the free text of a `radioWithInput` form's extra option. The session logic
+    /// decides what it means, a form posted empty included (a skip of an optional question,
+    /// "please answer" for a required one).
+    case entry(FormEntry)
     /// The respondent skipped the question (allowed for optional questions only).
     case skip
 }

@@ -57,7 +57,7 @@ struct KioskPages: Sendable {
         }
         switch view.state {
         case .asking(let question):
-            let shown = BrowserBindings.ShownQuestion(name: question.form.name, position: view.position, isRequired: question.form.isRequired)
+            let shown = BrowserBindings.ShownQuestion(name: question.form.name, position: view.position)
             let flash = bindings.update(found.token) { binding -> BrowserBindings.Flash? in
                 let flash = binding.flash
                 binding.flash = nil
@@ -122,11 +122,8 @@ struct KioskPages: Sendable {
                 return badRequest(error, language: found.binding.language)
             }
             let posted = PostedAnswer(values: form.values("value"), extra: form.value("extra"))
-            var input = skip ? KioskInput.skip : .values(posted.input)
-            // Next on an optional question with nothing entered is a skip.
-            if !skip, posted.isBlank, let shown = found.binding.shown, shown.name == question, shown.position == position, !shown.isRequired {
-                input = .skip
-            }
+            // What Next with nothing entered means is the session's to decide.
+            let input = skip ? KioskInput.skip : .entry(posted.entry)
             do throws(KioskError) {
                 switch try await backend.answer(session: session, question: question, position: position, input: input) {
                 case .accepted(let view):

@@ -67,16 +67,8 @@ struct PostedAnswer: Sendable, Hashable {
     var values: [String]
     var extra: String?
 
-    /// Nothing typed or chosen.
-    var isBlank: Bool {
-        values.allSatisfy(\.isBlank) && (extra ?? "").isBlank
-    }
-
-    /// The values the session logic reads: the free text follows the extra option's value.
-    var input: [String] {
-        if values == [ChoiceOption.extraValue], let extra { return [ChoiceOption.extraValue, extra] }
-        return values
-    }
+    /// The entry the session logic reads, field by field.
+    var entry: FormEntry { FormEntry(values: values, extra: extra) }
 }
 
 extension QuestionPage {

@@ -38,11 +38,10 @@ final class BrowserBindings: Sendable {
         var posted: PostedAnswer
     }
 
-    /// The question a page showed, as the kiosk needs it to read the next POST.
+    /// The question a page showed, as the kiosk needs it to take the next Back.
     struct ShownQuestion: Sendable, Hashable {
         var name: String
         var position: Int
-        var isRequired: Bool
     }
 
     /// What a lookup found.

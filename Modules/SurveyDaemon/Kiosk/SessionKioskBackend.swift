@@ -1,4 +1,3 @@
-import ControlAPI
 import Entities
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -36,17 +35,14 @@ public struct SessionKioskBackend: KioskBackend {
     }
 
     public func answer(session: KioskSessionID, question: String, position: Int, input: KioskInput) async throws(KioskError) -> KioskAnswerResult {
-        var answer = AnswerRequest(session: session.rawValue, question: question, position: position)
+        let answer: SessionAnswer.Input
         switch input {
-        case .skip:
-            answer.skip = true
-        case .values(let values):
-            answer.values = values
-            if let refused = try await refuseBlank(values, session: session, question: question, position: position) { return refused }
+        case .skip: answer = .skip
+        case .entry(let entry): answer = .entry(entry)
         }
         let result: AnswerResult
         do {
-            result = try await sessions.take(answer)
+            result = try await sessions.take(SessionAnswer(session: session.rawValue, input: answer, question: question, position: position))
         } catch where error.code == .questionChanged && error.session != nil {
             return .questionChanged(error.session!.respondentView)
         } catch {
@@ -60,26 +56,6 @@ public struct SessionKioskBackend: KioskBackend {
         case .unreadable: rejection = .unreadable(detail: result.message ?? "")
         }
         return .rejected(rejection, result.session.respondentView)
-    }
-
-    /// Nothing chosen or entered on a form that is not free text: the pages show "please answer"
-    /// for a required question, and an optional one is skipped with its Skip button (the pages
-    /// turn an empty Next into a skip themselves). Nothing is recorded either way.
-    private func refuseBlank(_ values: [String], session: KioskSessionID, question: String, position: Int) async throws(KioskError) -> KioskAnswerResult? {
-        guard values.allSatisfy(\.isBlank) else { return nil }
-        let current: Session
-        do {
-            current = try await sessions.session(id: session.rawValue)
-        } catch {
-            throw KioskError(error)
-        }
-        guard let form = current.currentForm, form.name == question, current.position + 1 == position else { return nil }
-        switch form.input {
-        case .text, .checkbox: return nil
-        case .number, .radio, .score, .choiceWithInput:
-            let rejection: KioskRejection = form.isRequired ? .missing : .unreadable(detail: "nothing was given; skip the question instead")
-            return .rejected(rejection, current.respondentView)
-        }
     }
 
     public func back(session: KioskSessionID) async throws(KioskError) -> RespondentView {

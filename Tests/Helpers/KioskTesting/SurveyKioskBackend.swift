@@ -4,9 +4,10 @@ import Kiosk
 import Validation
 
 /// The project's survey behind the kiosk, in memory: sessions walk the stages of
-/// ``SurveyDefinitions``, answers go through `InputParser` and `AnswerValidator`, screening ends a
-/// session as `no_target`, and a completed stage moves on by `mock/routing.json` (or ends as
-/// `queued` while ``isOnline`` is false). Every change is recorded in ``events``, as a journal would.
+/// ``SurveyDefinitions``, an entry is read with the session logic's `Form.blankAnswer` and
+/// `FormEntry.answer(for:)` and checked by `AnswerValidator`, screening ends a session as
+/// `no_target`, and a completed stage moves on by `mock/routing.json` (or ends as `queued`
+/// while ``isOnline`` is false). Every change is recorded in ``events``, as a journal would.
 public actor SurveyKioskBackend: KioskBackend {
     /// What happened, in order.
     public enum Event: Sendable, Hashable {
@@ -105,20 +106,26 @@ public actor SurveyKioskBackend: KioskBackend {
         guard form.name == question, position == session.position + 1 else {
             return .questionChanged(view(of: session))
         }
+        var entry: FormEntry?
         switch input {
-        case .skip:
+        case .skip: entry = nil
+        case .entry(let posted): entry = posted
+        }
+        // The session logic's rule for a form posted with nothing in it.
+        if let posted = entry, let blank = form.blankAnswer(nothingChosen: posted.nothingChosen, emptyEntry: posted.isBlank) {
+            if case .missing = blank { return .rejected(.missing, view(of: session)) }
+            entry = nil
+        }
+        switch entry {
+        case nil:
             if form.isRequired { return .rejected(.missing, view(of: session)) }
             session.stageAnswers[form.name] = nil
             session.allAnswers[form.name] = nil
             events.append(.skipped(session: session.id, form: form.name))
-        case .values(let values):
-            let blank = values.allSatisfy { $0.trimmingCharacters(in: .whitespaces).isEmpty }
-            if blank, form.type != .text, form.type != .checkbox {
-                return .rejected(form.isRequired ? .missing : .unreadable(detail: "nothing was given; skip the question instead"), view(of: session))
-            }
+        case let entry?:
             let value: AnswerValue
             do {
-                value = try InputParser.parse(values, for: form)
+                value = try entry.answer(for: form)
             } catch {
                 return .rejected(.unreadable(detail: error.message), view(of: session))
             }

@@ -11,7 +11,7 @@ extension SessionManager {
 
     /// Answers the current question of a session (`POST /v1/answers`).
     public nonisolated func answer(_ request: AnswerRequest) async throws(SessionError) -> AnswerReply {
-        let result = try await take(request)
+        let result = try await take(SessionAnswer(request))
         return AnswerReply(accepted: result.accepted, message: result.message, repeated: result.repeated ? true : nil, session: result.session.view())
     }
 
@@ -25,5 +25,12 @@ extension SessionManager {
     /// the respondent left before the server named the stage.
     public nonisolated func recentFollowUps(limit: Int) async -> [SessionView] {
         await queuedSessionsWithFollowUps(limit: limit).map { $0.view() }
+    }
+}
+
+extension SessionAnswer {
+    /// The control API's request as the session manager takes it: the words typed, or a skip.
+    init(_ request: AnswerRequest) {
+        self.init(session: request.session, input: request.skip ? .skip : .words(request.values), question: request.question, position: request.position)
     }
 }

@@ -19,6 +19,9 @@ final class SessionLocks {
     /// Whether a request holds the lock of session `id`.
     func isHeld(_ id: UUID) -> Bool { held[id] != nil }
 
+    /// How many requests wait for the lock of session `id`.
+    func waiting(_ id: UUID) -> Int { held[id]?.count ?? 0 }
+
     /// Takes the lock of session `id`, waiting for the requests before this one.
     func acquire(_ id: UUID, isolation: isolated (any Actor)? = #isolation) async {
         guard held[id] != nil else {

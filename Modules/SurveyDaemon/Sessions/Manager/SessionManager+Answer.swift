@@ -1,4 +1,3 @@
-import ControlAPI
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -31,8 +30,7 @@ struct AcceptedAnswer: Sendable, Hashable {
     var question: String
     /// The question's position in its stage, from 1.
     var position: Int
-    var values: [String]
-    var skip: Bool
+    var input: SessionAnswer.Input
 }
 
 extension SessionManager {
@@ -42,9 +40,9 @@ extension SessionManager {
     /// has moved on, nothing is recorded: the exact answer the session accepted last, sent again,
     /// gets the session as it stands now (``AnswerResult/repeated``); anything else is
     /// ``SessionError/Code/questionChanged`` carrying the session. An answer that names no
-    /// question answers whatever is asked.
-    /// The control API's request is the answer's one type: the kiosk's backend makes one too.
-    public func take(_ answer: AnswerRequest) async throws(SessionError) -> AnswerResult {
+    /// question answers whatever is asked. What the input means (a blank one included) is
+    /// decided by the session, inside this session's lock, against the form it asks then.
+    public func take(_ answer: SessionAnswer) async throws(SessionError) -> AnswerResult {
         if let position = answer.position, position < 1 {
             throw SessionError(.badPosition, "position must be the question's number in its stage, from 1 (the session's `current`), not \(position)")
         }
@@ -56,7 +54,7 @@ extension SessionManager {
 
     /// Decides the answer on `session`, records what it changes and, when it completes the
     /// stage, queues the stage and waits briefly for its delivery.
-    func answer(_ answer: AnswerRequest, on session: inout Session) async throws(SessionError) -> AnswerResult {
+    func answer(_ answer: SessionAnswer, on session: inout Session) async throws(SessionError) -> AnswerResult {
         if case .asking = session.state, isIdle(session) {
             try await close(&session, .abandoned)
             throw SessionError(.sessionClosed, "session \(session.id.text(uppercase: false)) was idle too long and is closed as abandoned; start a new one with `surveyctl start`")
@@ -68,8 +66,13 @@ extension SessionManager {
             throw questionChanged(session, answer)
         }
         let time = now()
-        let asked = session.currentForm.map { AcceptedAnswer(question: $0.name, position: session.position + 1, values: answer.values, skip: answer.skip) }
-        let decision = answer.skip ? session.skip(at: time) : session.answer(answer.values, at: time)
+        let asked = session.currentForm.map { AcceptedAnswer(question: $0.name, position: session.position + 1, input: answer.input) }
+        let decision: AnswerDecision
+        switch answer.input {
+        case .words(let words): decision = session.answer(words, at: time)
+        case .entry(let entry): decision = session.answer(entry, at: time)
+        case .skip: decision = session.skip(at: time)
+        }
         switch decision {
         case .notAsking(let why):
             throw SessionError(.notAsking, "\(why); start a new session with `surveyctl start`")
@@ -91,19 +94,19 @@ extension SessionManager {
     }
 
     /// Whether the session asks the question the answer names (each part it names).
-    func asks(_ session: Session, _ answer: AnswerRequest) -> Bool {
+    func asks(_ session: Session, _ answer: SessionAnswer) -> Bool {
         guard let form = session.currentForm else { return false }
         return (answer.question.map { $0 == form.name } ?? true) && (answer.position.map { $0 == session.position + 1 } ?? true)
     }
 
     /// Whether `answer` is the accepted answer `last` sent again: the same question (each part
-    /// it names) and the same words or skip.
-    static func repeats(_ answer: AnswerRequest, _ last: AcceptedAnswer) -> Bool {
+    /// it names) and the same input (words, entry or skip).
+    static func repeats(_ answer: SessionAnswer, _ last: AcceptedAnswer) -> Bool {
         (answer.question.map { $0 == last.question } ?? true) && (answer.position.map { $0 == last.position } ?? true)
-            && answer.values == last.values && answer.skip == last.skip
+            && answer.input == last.input
     }
 
-    func questionChanged(_ session: Session, _ answer: AnswerRequest) -> SessionError {
+    func questionChanged(_ session: Session, _ answer: SessionAnswer) -> SessionError {
         var named: [String] = []
         if let question = answer.question { named.append("\"\(question)\"") }
         if let position = answer.position { named.append("at position \(position)") }

@@ -78,30 +78,6 @@ public struct Session: Sendable, Hashable {
 
     // MARK: Decisions (no state change; they return the events to journal and apply)
 
-    /// What answering the current form with the typed `words` leads to.
-    /// - Returns: `.rejected` with the message to show, or `.accepted` with the events to journal.
-    public func answer(_ words: [String], at time: Date, newKey: @autoclosure () -> UUID = UUID()) -> AnswerDecision {
-        guard let form = currentForm else { return .notAsking(stateDescription) }
-        let value: AnswerValue
-        do {
-            value = try InputParser.parse(words, for: form)
-        } catch {
-            return .rejected(form: form.name, message: error.message, reason: .unreadable)
-        }
-        if let failure = AnswerValidator.check(value, for: form, earlierAnswers: allAnswers) {
-            return .rejected(form: form.name, message: failure.message, reason: failure.ruleIndex == nil ? .missing : .rule)
-        }
-        var events: [SessionEvent] = [.answerAccepted(session: id, form: form.name, value: value)]
-        var answers = allAnswers
-        answers[form.name] = value
-        if questionnaire.screeningResult(for: answers) != nil {
-            events.append(.closed(session: id, outcome: .noTarget, at: time))
-        } else if position + 1 >= questionnaire.forms.count {
-            events.append(.stageCompleted(session: id, stage: stage, idempotencyKey: newKey(), at: time))
-        }
-        return .accepted(events)
-    }
-
     /// What skipping the current form leads to: rejected when it is required.
     public func skip(at time: Date, newKey: @autoclosure () -> UUID = UUID()) -> AnswerDecision {
         guard let form = currentForm else { return .notAsking(stateDescription) }
@@ -126,7 +102,8 @@ public struct Session: Sendable, Hashable {
     /// The upload body of the current stage: answered forms only (skipped optional ones are left out).
     public var upload: AnswersUpload { AnswersUpload(answers: stageAnswers) }
 
-    private var stateDescription: String {
+    /// Why the session is not asking, for ``AnswerDecision/notAsking(_:)``.
+    var stateDescription: String {
         switch state {
         case .asking: "the session has no question left to ask"
         case .awaitingDelivery: "the session is waiting for its stage \"\(stage)\" to be delivered"
