@@ -182,7 +182,7 @@ def composer_reports_the_preedit(driver, run):
         steps.push(c.preedit(), c.type('ㅏ'), c.preedit(), c.backspace(), c.preedit(), c.end(), c.preedit(), c.backspace());
         return steps;""")
     expected = ["", "", "", "", "닭", "달", "가", True, "ㄱ", "ㄱ", "", False]
-    run.check("composer: commits returned, preedit() open", got == expected, "%r, not %r" % (got, expected))
+    run.check("hangul.js: commits returned, preedit() open", got == expected, "%r, not %r" % (got, expected))
     empty_field(driver)
     osk.tap(driver, "ㄷㅏㄹㄱ")
     shown = driver.execute_script("""
