@@ -172,6 +172,57 @@ def composer_table(driver, run):
     return len(CASES) - len(wrong)
 
 
+def composer_reports_the_preedit(driver, run):
+    """hangul.js alone holds the syllable being composed: its calls return the text they finished,
+    its preedit() the syllable still open, which the field shows before the caret."""
+    got = driver.execute_script("""
+        const c = KioskHangul.composer();
+        const steps = [];
+        for (const key of ['ㄷ', 'ㅏ', 'ㄹ', 'ㄱ']) { steps.push(c.type(key)); }
+        steps.push(c.preedit(), c.type('ㅏ'), c.preedit(), c.backspace(), c.preedit(), c.end(), c.preedit(), c.backspace());
+        return steps;""")
+    expected = ["", "", "", "", "닭", "달", "가", True, "ㄱ", "ㄱ", "", False]
+    run.check("hangul.js: commits returned, preedit() open", got == expected, "%r, not %r" % (got, expected))
+    empty_field(driver)
+    osk.tap(driver, "ㄷㅏㄹㄱ")
+    shown = driver.execute_script("""
+        const f = document.getElementById('answer');
+        return [f.value, f.selectionStart];""")
+    run.check("the field shows the preedit before the caret", shown == ["닭", 1], repr(shown))
+
+
+def layouts_decide(driver, run):
+    """한/영 goes where the layout's `to` says, and a layout's `lang` (not its name) decides
+    whether jamo compose and is the language of its character keys."""
+    empty_field(driver)
+    driver.execute_script("""
+        const L = KioskKeyboardLayouts.layouts;
+        L.hangul = {lang: 'ko', rows: L.korean.rows, shifted: L.korean.shifted};
+        L.english.rows.flat().find(k => k.action === 'switch').to = 'hangul';""")
+    problems = []
+    try:
+        osk.key(driver, "switch").click()
+        langs = driver.execute_script("return Array.from(document.querySelectorAll('#osk [data-action=char]'), k => k.lang)")
+        if osk.layout(driver) != "english" or set(langs) != {"en"}:
+            problems.append("after 한/영 on korean: %s, keys lang %s" % (osk.layout(driver), sorted(set(langs))))
+        osk.key(driver, "switch").click()
+        langs = driver.execute_script("return Array.from(document.querySelectorAll('#osk [data-action=char]'), k => k.lang)")
+        if osk.layout(driver) != "hangul" or set(langs) != {"ko"}:
+            problems.append("after 한/영 on english (to: hangul): %s, keys lang %s" % (osk.layout(driver), sorted(set(langs))))
+        else:
+            osk.tap(driver, "ㄷㅏㄹㄱ")
+            if field_value(driver) != "닭":
+                problems.append("ㄷㅏㄹㄱ on a layout with lang ko gave %r" % field_value(driver))
+    finally:
+        driver.execute_script("""
+            const L = KioskKeyboardLayouts.layouts;
+            L.english.rows.flat().find(k => k.action === 'switch').to = 'korean';""")
+        if osk.layout(driver) == "hangul":
+            osk.key(driver, "switch").click()
+        driver.execute_script("delete KioskKeyboardLayouts.layouts.hangul")
+    run.check("layouts' to and lang decide", not problems, "; ".join(problems))
+
+
 def composition_ends(driver, run):
     empty_field(driver)
     osk.tap(driver, "ㄱ")
@@ -315,6 +366,8 @@ def main():
             start_question(driver, args.base_url)
             if size == "1280x800":
                 composed = composer_table(driver, run)
+                composer_reports_the_preedit(driver, run)
+                layouts_decide(driver, run)
                 composition_ends(driver, run)
                 backspace_repeats(driver, run)
                 smallest = keys_and_names(driver, run)

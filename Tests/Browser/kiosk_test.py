@@ -126,6 +126,7 @@ class Kiosk:
             problems.append("axe %s (%s): %s at %s" % (violation["id"], violation["impact"], violation["help"], targets))
         problems += self.small_targets()
         problems += self.foreign_resources()
+        problems += self.text_size_over_headings()
         lang = self.driver.execute_script("return document.documentElement.lang")
         if lang not in ("ko", "en"):
             problems.append("<html lang> is %r" % lang)
@@ -147,6 +148,20 @@ class Kiosk:
         print("%-28s %-4s axe: %d passed, violations %s%s" % (name, status, record["axe_passes"], counts or "none", "; " + "; ".join(problems) if problems else ""))
         if problems:
             self.failures.append(name)
+
+    def text_size_over_headings(self):
+        """The text size buttons (top right of a respondent screen) cover no h1 or h2 of the page."""
+        overlaps = self.driver.execute_script("""
+            const control = document.getElementById('text-size');
+            if (!control || control.hidden) return [];
+            const c = control.getBoundingClientRect();
+            return Array.from(document.querySelectorAll('h1, h2')).filter(h => !h.closest('dialog')).map(h => {
+                const r = h.getBoundingClientRect();
+                const x = Math.min(r.right, c.right) - Math.max(r.left, c.left);
+                const y = Math.min(r.bottom, c.bottom) - Math.max(r.top, c.top);
+                return x > 0 && y > 0 ? h.tagName.toLowerCase() + ' "' + h.textContent.trim().slice(0, 40) + '" (' + Math.round(x) + 'x' + Math.round(y) + ' px)' : null;
+            }).filter(Boolean);""")
+        return ["the text size buttons cover %s" % overlap for overlap in overlaps]
 
     def small_targets(self):
         script = """

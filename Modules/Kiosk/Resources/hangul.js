@@ -1,12 +1,12 @@
 // The Hangul composer of the on-screen keyboard: 2-set (두벌식) jamo in, text out. Pure: no page,
-// no field. Each call says what to put in place of the syllable being composed (the "preedit"):
-// `commit`, text that is finished, followed by `preedit`, the syllable still being composed.
+// no field. The composer alone knows the syllable being composed (the "preedit", `preedit()`);
+// each call returns the text it finished (the "commit", "" when none), which goes before it.
 //
 //   var c = KioskHangul.composer();
-//   c.type("ㄷ"); c.type("ㅏ"); c.type("ㄹ"); c.type("ㄱ")   // preedit 닭
-//   c.type("ㅏ")                                          // commit 달, preedit 가
-//   c.backspace()                                         // preedit ㄱ (one jamo back)
-//   c.end()                                               // commit ㄱ, nothing composing
+//   c.type("ㄷ"); c.type("ㅏ"); c.type("ㄹ"); c.type("ㄱ")   // "", preedit() 닭
+//   c.type("ㅏ")                                          // "달", preedit() 가
+//   c.backspace()                                         // true, preedit() ㄱ (one jamo back)
+//   c.end()                                               // "ㄱ", preedit() "" (nothing composing)
 //
 // A syllable is initial + medial (+ final), precomposed as U+AC00 + (L×21+V)×28+T. Compound
 // vowels (ㅘ ㅙ ㅚ ㅝ ㅞ ㅟ ㅢ) and finals (ㄳ ㄵ ㄶ ㄺ ㄻ ㄼ ㄽ ㄾ ㄿ ㅀ ㅄ) are made from two
@@ -88,7 +88,7 @@
         if (isVowel(key)) { return this.vowel(key); }
         var done = s.text();
         this.current = new Syllable();
-        return { commit: done + key, preedit: "" };
+        return done + key;
     };
 
     Composer.prototype.consonant = function (key) {
@@ -96,11 +96,11 @@
         var hasVowel = s.vowels.length > 0;
         if (s.initial && hasVowel && s.finals.length === 0 && canEndSyllable(key)) {
             s.push("final", key);
-            return { commit: "", preedit: s.text() };
+            return "";
         }
         if (s.initial && hasVowel && s.finals.length === 1 && COMPOUND_FINALS[s.finals[0] + key]) {
             s.push("final", key);
-            return { commit: "", preedit: s.text() };
+            return "";
         }
         return this.startAgain("initial", key);
     };
@@ -114,15 +114,15 @@
             var done = s.text();
             this.current = started("initial", moved);
             this.current.push("vowel", key);
-            return { commit: done, preedit: this.current.text() };
+            return done;
         }
         if (s.vowels.length === 0 && s.initial) {
             s.push("vowel", key);
-            return { commit: "", preedit: s.text() };
+            return "";
         }
         if (s.vowels.length === 1 && COMPOUND_VOWELS[s.vowels[0] + key]) {
             s.push("vowel", key);
-            return { commit: "", preedit: s.text() };
+            return "";
         }
         return this.startAgain("vowel", key);
     };
@@ -130,22 +130,22 @@
     Composer.prototype.startAgain = function (role, key) {
         var done = this.current.text();
         this.current = started(role, key);
-        return { commit: done, preedit: this.current.text() };
+        return done;
     };
 
-    // Takes back the last jamo of the syllable being composed; null when nothing is being
+    // Takes back the last jamo of the syllable being composed: true; false when nothing is being
     // composed (then backspace deletes the character before the caret as usual).
     Composer.prototype.backspace = function () {
-        if (this.current.isEmpty()) { return null; }
+        if (this.current.isEmpty()) { return false; }
         this.current.pop();
-        return { commit: "", preedit: this.current.text() };
+        return true;
     };
 
     // Ends the composition: the syllable as it stands is committed.
     Composer.prototype.end = function () {
         var done = this.current.text();
         this.current = new Syllable();
-        return { commit: done, preedit: "" };
+        return done;
     };
 
     // The text being composed, "" when none.
@@ -155,18 +155,14 @@
     function compose(keys) {
         var composer = new Composer();
         var text = "";
-        var preedit = "";
         Array.prototype.forEach.call(keys, function (key) {
             if (key === "⌫") {
-                var back = composer.backspace();
-                if (back) { preedit = back.preedit; } else { text = text.slice(0, -1); }
+                if (!composer.backspace()) { text = text.slice(0, -1); }
                 return;
             }
-            var out = composer.type(key);
-            text += out.commit;
-            preedit = out.preedit;
+            text += composer.type(key);
         });
-        return text + preedit;
+        return text + composer.preedit();
     }
 
     global.KioskHangul = {

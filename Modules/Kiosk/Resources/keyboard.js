@@ -8,6 +8,12 @@
 // caret and fires `input`, as typing would; Enter taps Next. The page gets a bottom padding the
 // keyboard's height, and the field (and Next, when they fit) is scrolled above the keyboard. A
 // physical keyboard keeps working: its keys end the Hangul composition and type as usual.
+//
+// The layouts' data decides: 한/영 goes to the layout its key names (`to`), and a layout's `lang`
+// is the language of its character keys (their `lang`) and, for "ko", composes jamo into
+// syllables; the other keys speak the page's language. The syllable being
+// composed is the composer's (`preedit()`): the field shows it before the caret, and nothing here
+// keeps a copy of it.
 (function () {
     "use strict";
 
@@ -27,7 +33,6 @@
         this.shift = "off";          // "off", "once" or "locked"
         this.lastShiftTap = 0;
         this.composer = Hangul.composer();
-        this.preedit = "";
         this.root = document.createElement("div");
         this.root.id = "osk";
         this.root.className = "osk";
@@ -98,6 +103,7 @@
         button.setAttribute("data-action", action);
         button.style.flexGrow = String((typeof key === "string" ? 1 : key.wide || 1));
         if (action === "char") {
+            button.setAttribute("lang", layout.lang);
             button.setAttribute("data-key", key);
             button.textContent = key;
             if (Hangul.isJamo(key)) { button.classList.add("osk-jamo"); }
@@ -105,6 +111,7 @@
             button.setAttribute("data-key", key.text);
             button.textContent = key.text;
         } else {
+            if (action === "switch") { button.setAttribute("data-to", key.to); }
             button.setAttribute("data-key", action);
             button.classList.add("osk-" + action);
             if (action === "switch") { button.textContent = "한/영"; }
@@ -152,7 +159,7 @@
             this.tapShift();
         } else if (action === "switch") {
             this.endComposition();
-            this.textLayout = this.layout === "korean" ? "english" : "korean";
+            this.textLayout = button.getAttribute("data-to");
             this.shift = "off";
             this.render(this.textLayout);
         } else if (action === "enter") {
@@ -164,7 +171,7 @@
 
     // One tap: Shift for the next key; a second tap soon after locks it; a tap then releases.
     Keyboard.prototype.tapShift = function () {
-        var now = Date.now();
+        var now = window.performance.now();
         if (this.shift === "off") {
             this.shift = "once";
         } else if (this.shift === "once" && now - this.lastShiftTap <= SHIFT_LOCK_MS) {
@@ -176,18 +183,25 @@
         this.paintShift();
     };
 
+    Keyboard.prototype.composes = function () {
+        return Layouts.layouts[this.layout].lang === "ko";
+    };
+
     Keyboard.prototype.typeCharacter = function (text) {
-        if (this.layout === "korean" && Hangul.isJamo(text)) {
-            this.apply(this.composer.type(text));
+        var composer = this.composer;
+        if (this.composes() && Hangul.isJamo(text)) {
+            this.compose(function () { return composer.type(text); });
         } else {
-            var done = this.composer.end();
-            this.apply({ commit: done.commit + text, preedit: "" });
+            this.compose(function () { return composer.end() + text; });
         }
     };
 
     Keyboard.prototype.backspace = function () {
-        var back = this.composer.backspace();
-        if (back) { this.apply(back); return; }
+        var composer = this.composer;
+        if (this.composer.preedit()) {
+            this.compose(function () { composer.backspace(); return ""; });
+            return;
+        }
         var field = this.field;
         var start = field.selectionStart;
         var end = field.selectionEnd;
@@ -196,19 +210,20 @@
         this.edit(start, end, "");
     };
 
+    // Ends the composition: the syllable as it stands is already in the field.
     Keyboard.prototype.endComposition = function () {
         this.composer.end();
-        this.preedit = "";
     };
 
-    // Puts `out.commit` + `out.preedit` in place of the syllable being composed.
-    Keyboard.prototype.apply = function (out) {
+    // Runs `step` on the composer (it returns the text it finished) and puts that text and the
+    // composer's new preedit in place of the preedit before the caret.
+    Keyboard.prototype.compose = function (step) {
         var field = this.field;
         var start = field.selectionStart;
         if (start === null) { return; }
-        var from = Math.max(0, start - this.preedit.length);
-        this.preedit = out.preedit;
-        this.edit(from, field.selectionEnd, out.commit + out.preedit);
+        var from = Math.max(0, start - this.composer.preedit().length);
+        var commit = step();
+        this.edit(from, field.selectionEnd, commit + this.composer.preedit());
     };
 
     Keyboard.prototype.edit = function (from, to, text) {
