@@ -186,7 +186,12 @@ import Testing
             }
             #expect(probe.calls.withLock { $0 } == 6)
             #expect(await eventually { queue.states() == [.delivered(response: nil)] })
-            #expect(await eventually { clock.sleeping == 0 }, "online with nothing waiting: no probe, no timer")
+            // At most one more look, one base interval later; then no probe and no timer: the
+            // watcher waits for a round that finds the server offline.
+            #expect(await eventually {
+                if clock.sleeping == 1 { clock.advance(by: .seconds(2)) }
+                return clock.sleeping == 0 && worker.wentOffline.isWaiting
+            }, "online with nothing waiting: no probe, no timer")
         }
     }
 }
