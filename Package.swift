@@ -233,7 +233,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "StartupBenchmark",
-            dependencies: ["BenchmarkSupport", "SurveyTesting", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["BenchmarkSupport", "ControlAPI", "SurveyTesting", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Tests/Benchmarks/StartupBenchmark",
             swiftSettings: swiftSettings
         ),

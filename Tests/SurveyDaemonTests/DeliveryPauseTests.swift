@@ -44,7 +44,8 @@ extension DeliveryWorkerTests {
         try await task.value
     }
 
-    /// The token file watcher resumes a paused worker once the file changes, and not before.
+    /// Where the directory cannot be watched, the token file watcher looks at the file every
+    /// interval, and resumes a paused worker once it changed, not before.
     @Test(.timeLimit(.minutes(5))) func aChangedTokenFileResumesDelivery() async throws {
         let dir = try TemporaryDirectory(prefix: "tok")
         defer { dir.remove() }
@@ -59,7 +60,8 @@ extension DeliveryWorkerTests {
             transport: ScriptedServer { _ in ScriptedServer.ok(Data()) }, connectivity: ConnectivityMonitor(probe: AlwaysReachable(), reuse: .seconds(3600)),
             logger: Logger(label: "test"))
         let clock = ManualClock()
-        let watcher = TokenFileWatcher(path: token, worker: worker, client: client, interval: .seconds(2), clock: clock)
+        // A directory that cannot be watched: the file is looked at every interval instead.
+        let watcher = TokenFileWatcher(path: token, worker: worker, client: client, interval: .seconds(2), clock: clock, watch: { _, _ in .failure(DirectoryWatchError(errno: ENOSPC)) })
         let group = ServiceGroup(services: [worker, watcher], gracefulShutdownSignals: [], logger: Logger(label: "test"))
         let task = Task { try await group.run() }
 
@@ -72,6 +74,38 @@ extension DeliveryWorkerTests {
         clock.advance(by: .seconds(2))
         #expect(await eventually { queue.states() == [.delivered(response: nil)] })
         #expect(await worker.snapshot.paused == nil)
+        await group.triggerGracefulShutdown()
+        try await task.value
+    }
+
+    /// The token file watcher resumes a paused worker when the file is replaced, told by its
+    /// directory: no timer runs while it waits.
+    @Test(.timeLimit(.minutes(5))) func aReplacedTokenFileResumesDeliveryWithoutATimer() async throws {
+        let dir = try TemporaryDirectory(prefix: "tok")
+        defer { dir.remove() }
+        let token = dir.appending("token").path
+        try "old".write(toFile: token, atomically: true, encoding: .utf8)
+        let queue = MemoryDeliveryQueue()
+        _ = queue.add("s1", at: 1)
+        let uploader = ScriptedUploader(["s1": [.unauthorized(status: 403, reason: "token")]])
+        let worker = worker(queue, uploader, maxInFlight: 1)
+        let client = SurveyClient(
+            configuration: SurveyClientConfiguration(baseURL: URL(string: "http://127.0.0.1:9")!, tokenFile: token),
+            transport: ScriptedServer { _ in ScriptedServer.ok(Data()) }, connectivity: ConnectivityMonitor(probe: AlwaysReachable(), reuse: .seconds(3600)),
+            logger: Logger(label: "test"))
+        let clock = ManualClock()
+        let watcher = TokenFileWatcher(path: token, worker: worker, client: client, clock: clock)
+        let group = ServiceGroup(services: [worker, watcher], gracefulShutdownSignals: [], logger: Logger(label: "test"))
+        let task = Task { try await group.run() }
+        #expect(await eventually { await worker.snapshot.paused != nil })
+        // Another file of the directory changes: still paused.
+        try "x".write(toFile: dir.appending("other").path, atomically: true, encoding: .utf8)
+        #expect(clock.sleeping == 0, "the watcher sets no timer")
+        #expect(await worker.snapshot.paused != nil)
+        try "new".write(toFile: token, atomically: true, encoding: .utf8)
+        #expect(await eventually { queue.states() == [.delivered(response: nil)] })
+        #expect(await worker.snapshot.paused == nil)
+        #expect(clock.sleeping == 0)
         await group.triggerGracefulShutdown()
         try await task.value
     }

@@ -257,30 +257,32 @@ final class ErasureFixture: @unchecked Sendable {
     }
 }
 
-/// The erasure service sleeps on its clock until the oldest waiting answer is due.
+/// The erasure service sleeps on its clock until the oldest waiting answer is due, and sets no
+/// timer while no answer waits.
 @Suite(.timeLimit(.minutes(5))) struct ErasureServiceTests {
     @Test func theServiceWakesWhenTheOldestAnswerIsDue() async throws {
         let fixture = try ErasureFixture()
         defer { fixture.finish() }
         let id = try await fixture.respondent("Osprey Quill", "osprey.quill@example.com")
-        try await fixture.manager.abandon(session: id)
         let clock = ManualClock()
         let service = Task { try await ErasureService(erasure: fixture.erasure, clock: clock).run() }
         defer { service.cancel() }
-        // Nothing is due for 600 s: it looks again after 30 s at most.
+        // Nothing waits: no timer, only a wait for answers to start waiting.
+        #expect(await eventually { fixture.manager.erasureWakeup.isWaiting })
+        #expect(clock.sleeping == 0)
+        // The session is abandoned: its answers are due in 600 s; it sleeps exactly that long.
+        try await fixture.manager.abandon(session: id)
         try await clock.waitForSleepers(1)
-        #expect(clock.deadlines == [.seconds(30)])
+        #expect(clock.deadlines == [.seconds(600)])
         fixture.clock.advance(590)
-        clock.advance(by: .seconds(30))
-        // 10 s are left: it sleeps exactly that long, then erases.
-        for _ in 0..<5000 where clock.deadlines != [.seconds(40)] { try await Task.sleep(for: .milliseconds(1)) }
-        #expect(clock.deadlines == [.seconds(40)])
+        clock.advance(by: .seconds(590))
         #expect(await fixture.manager.sessionsAwaitingErasure() == 1)
         fixture.clock.advance(10)
         clock.advance(by: .seconds(10))
-        for _ in 0..<5000 where await fixture.manager.sessionsAwaitingErasure() != 0 { try await Task.sleep(for: .milliseconds(1)) }
-        #expect(await fixture.manager.sessionsAwaitingErasure() == 0)
+        #expect(await eventually { await fixture.manager.sessionsAwaitingErasure() == 0 })
         #expect(fixture.found(["Osprey Quill", "osprey.quill@example.com"]).isEmpty)
+        // Nothing waits any more: no timer again.
+        #expect(await eventually { clock.sleeping == 0 && fixture.manager.erasureWakeup.isWaiting })
     }
 }
 

@@ -159,7 +159,8 @@ import Testing
     }
 
     /// While the server stays unreachable the watcher's probes come at 2, 4, 8, 16 and 32 s
-    /// (the top of each jitter window), not every 2 s; once it is back, one probe wakes the worker.
+    /// (the top of each jitter window), not every 2 s; once it is back, one probe wakes the worker,
+    /// and with nothing left to deliver the watcher sets no timer.
     @Test func theWatcherBacksOffWhileOffline() async throws {
         let offline = OfflineDelivery()
         let (queue, uploader, worker) = (offline.queue, offline.uploader, offline.worker)
@@ -180,10 +181,17 @@ import Testing
             uploader.offline.withLock { $0 = false }
             for _ in 0 ..< 24 {
                 clock.advance(by: .seconds(1))
-                try await clock.waitForSleepers(1)
+                // Asleep until the next probe, or past the one that found the server back.
+                #expect(await eventually { clock.sleeping == 1 || probe.calls.withLock { $0 } == 6 })
             }
             #expect(probe.calls.withLock { $0 } == 6)
             #expect(await eventually { queue.states() == [.delivered(response: nil)] })
+            // At most one more look, one base interval later; then no probe and no timer: the
+            // watcher waits for a round that finds the server offline.
+            #expect(await eventually {
+                if clock.sleeping == 1 { clock.advance(by: .seconds(2)) }
+                return clock.sleeping == 0 && worker.wentOffline.isWaiting
+            }, "online with nothing waiting: no probe, no timer")
         }
     }
 }

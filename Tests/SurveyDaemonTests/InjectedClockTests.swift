@@ -71,60 +71,64 @@ import Testing
         }
     }
 
-    /// Housekeeping's interval is slept on its clock: idle sessions are closed once it has passed.
-    @Test func housekeepingRunsWhenItsClockSays() async throws {
+    /// Housekeeping sleeps on its clock until the open session's idle deadline, closes it then,
+    /// and with nothing left to do but the compaction after the start, sleeps until that.
+    @Test func housekeepingSleepsUntilTheIdleDeadline() async throws {
         let dir = try TemporaryDirectory(prefix: "keep")
         defer { dir.remove() }
         let parts = try HousekeepingParts(in: dir)
         defer { parts.storage.close(then: {}) }
         let (storage, cache, dates, sessions) = (parts.storage, parts.cache, parts.dates, parts.sessions)
         let started = try await sessions.start(StartSessionRequest())
-        dates.advance(61)
+        dates.advance(20)
         let clock = ManualClock()
-        let housekeeping = Housekeeping(sessions: sessions, queue: storage, cache: cache, interval: .seconds(30), clock: clock, logger: Logger(label: "test"))
+        let housekeeping = Housekeeping(sessions: sessions, queue: storage, cache: cache, clock: clock, logger: Logger(label: "test"))
         try await running([housekeeping]) {
-            #expect(await eventually { clock.sleeping == 1 })
-            #expect(await sessions.openSessions().count == 1, "the clock has not moved")
-            clock.advance(by: .seconds(30))
+            try await clock.waitForSleepers(1)
+            #expect(clock.deadlines == [.seconds(40) + .milliseconds(1)], "40 s of the 60 s idle timeout are left")
+            dates.advance(40.001)
+            clock.advance(by: .seconds(40))
+            #expect(clock.deadlines == [.seconds(40) + .milliseconds(1)], "not woken early")
+            #expect(await sessions.openSessions().count == 1)
+            clock.advance(by: .milliseconds(1))
             #expect(await eventually { await sessions.openSessions().isEmpty })
-            let closed = try await sessions.view(id: started.id)
-            #expect(closed.outcome == "abandoned")
+            #expect(try await sessions.view(id: started.id).outcome == "abandoned")
+            // Nothing left but the journal's compaction, 600 s after the start.
+            #expect(await eventually { clock.deadlines == [.seconds(600)] })
         }
     }
 
-    /// Without a fixed interval, housekeeping runs every quarter of the idle timeout as it is at
-    /// each round: a reloaded, shorter timeout closes sessions on the shorter schedule.
-    @Test func housekeepingFollowsAReloadedIdleTimeout() async throws {
+    /// With nothing to do, housekeeping sets no timer: it wakes for a session that starts, or
+    /// for a reloaded idle timeout, and sleeps until the deadline that follows.
+    @Test func housekeepingWithNothingToDoSetsNoTimer() async throws {
         let dir = try TemporaryDirectory(prefix: "keep")
         defer { dir.remove() }
         let parts = try HousekeepingParts(in: dir)
         defer { parts.storage.close(then: {}) }
         let (storage, cache, dates, sessions) = (parts.storage, parts.cache, parts.dates, parts.sessions)
-        #expect(Housekeeping.interval(idleTimeout: .seconds(60)) == .seconds(15))
-        #expect(Housekeeping.interval(idleTimeout: .seconds(8)) == .seconds(2))
-        #expect(Housekeeping.interval(idleTimeout: .seconds(2)) == .seconds(1))
-        #expect(Housekeeping.interval(idleTimeout: .seconds(3600)) == .seconds(30))
         let clock = ManualClock()
-        let housekeeping = Housekeeping(sessions: sessions, queue: storage, cache: cache, clock: clock, logger: Logger(label: "test"))
+        let events = DaemonEvents()
+        let wakeup = DeliveryWakeup()
+        let housekeeping = Housekeeping(sessions: sessions, queue: storage, cache: cache, clock: clock, events: events, wakeup: wakeup, logger: Logger(label: "test"))
         try await running([housekeeping]) {
-            #expect(await eventually { clock.sleeping == 1 })
-            await sessions.apply(idleTimeout: .seconds(8))
+            // The compaction after the start, then nothing.
+            try await clock.waitForSleepers(1)
+            #expect(clock.deadlines == [.seconds(600)])
+            clock.advance(by: .seconds(600))
+            #expect(await eventually { clock.sleeping == 0 && wakeup.isWaiting }, "nothing to do: no timer")
+
+            // A session starts: its idle deadline, 60 s (and a millisecond) away.
             let first = try await sessions.start(StartSessionRequest())
-            dates.advance(9)
-            #expect(clock.deadlines == [.seconds(15)], "the round under the old timeout is 15 s away")
-            clock.advance(by: .seconds(14))
-            #expect(clock.deadlines == [.seconds(15)], "not woken early")
-            #expect(await sessions.openSessions().count == 1)
-            clock.advance(by: .seconds(1))
+            events.publish(DaemonEvent(.sessionStarted))
+            #expect(await eventually { clock.deadlines == [.seconds(660) + .milliseconds(1)] })
+            // A reload shortens the timeout to 8 s: the deadline moves closer.
+            await sessions.apply(idleTimeout: .seconds(8))
+            wakeup.wake()
+            #expect(await eventually { clock.deadlines == [.seconds(608) + .milliseconds(1)] })
+            dates.advance(8.001)
+            clock.advance(by: .seconds(8) + .milliseconds(1))
             #expect(await eventually { await sessions.openSessions().isEmpty })
             #expect(try await sessions.view(id: first.id).outcome == "abandoned")
-
-            #expect(await eventually { clock.deadlines == [.seconds(17)] }, "the next round, 2 s later under the new timeout")
-            let second = try await sessions.start(StartSessionRequest())
-            dates.advance(9)
-            clock.advance(by: .seconds(2))
-            #expect(await eventually { await sessions.openSessions().isEmpty }, "the next round is 2 s away")
-            #expect(try await sessions.view(id: second.id).outcome == "abandoned")
         }
     }
 }

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import ControlAPI
 import Foundation
 import Logging
 import Synchronization
@@ -80,33 +81,45 @@ final class RecordingNotifier: ServiceManagerNotifying {
     final class Box: Sendable {
         let status = Mutex("online, 0 pending, 0 dead, 0 sessions")
         let problem = Mutex<String?>(nil)
+        let reads = Mutex(0)
+
+        func read() -> String {
+            reads.withLock { $0 += 1 }
+            return status.withLock { $0 }
+        }
     }
 
     @Test func readyThenStatusChangesThenStopping() async throws {
         let clock = ManualClock()
         let recorder = RecordingNotifier()
         let box = Box()
+        let events = DaemonEvents()
         let service = SystemdNotifyService(
-            notifier: recorder, watchdogInterval: nil, statusInterval: .seconds(1), clock: clock, logger: Logger(label: "t"),
-            status: { box.status.withLock { $0 } }, health: { nil })
+            notifier: recorder, watchdogInterval: nil, statusInterval: .seconds(1), clock: clock, events: events, logger: Logger(label: "t"),
+            status: { box.read() }, health: { nil })
         let running = Task { try await service.run() }
-        try await clock.waitForSleepers(1)
-        // Nothing before ready: no status line is sent to a service manager still waiting.
-        clock.advance(by: .seconds(1))
-        try await clock.waitForSleepers(1)
-        #expect(recorder.all.isEmpty)
+        #expect(await eventually { events.subscriberCount == 1 })
+        // Nothing before ready: no status line is sent to a service manager still waiting, and
+        // no timer runs.
+        events.publish(DaemonEvent(.sessionStarted))
+        #expect(await eventually { clock.sleeping == 0 && recorder.all.isEmpty })
         await service.ready()
         #expect(recorder.all == ["READY=1\nSTATUS=online, 0 pending, 0 dead, 0 sessions"])
-        // Unchanged: nothing sent.
-        clock.advance(by: .seconds(1))
-        try await clock.waitForSleepers(1)
-        #expect(recorder.all.count == 1)
-        // Changed twice within one interval: one line, the latest.
+        // The loop reads the line once more, unchanged: nothing sent, and no timer.
+        #expect(await eventually { box.reads.withLock { $0 } == 2 })
+        #expect(clock.sleeping == 0)
+        // Something happens twice within one interval: one line, one interval after the last
+        // read, the latest.
         box.status.withLock { $0 = "offline, 1 pending, 0 dead, 1 session" }
+        events.publish(DaemonEvent(.sessionStarted))
         box.status.withLock { $0 = "offline, 2 pending, 0 dead, 1 session" }
-        clock.advance(by: .seconds(1))
+        service.statusMayHaveChanged()
         try await clock.waitForSleepers(1)
-        #expect(recorder.all.last == "STATUS=offline, 2 pending, 0 dead, 1 session")
+        #expect(clock.deadlines == [.seconds(1)], "at most one line per interval")
+        #expect(recorder.all.count == 1)
+        clock.advance(by: .seconds(1))
+        #expect(await eventually { recorder.all.last == "STATUS=offline, 2 pending, 0 dead, 1 session" })
+        #expect(await eventually { clock.sleeping == 0 }, "nothing more to send: no timer")
         #expect(recorder.all.count == 2)
         running.cancel()
         _ = await running.result
@@ -121,42 +134,34 @@ final class RecordingNotifier: ServiceManagerNotifying {
         let service = SystemdNotifyService(
             notifier: recorder, watchdogInterval: .seconds(4), statusInterval: .seconds(1), clock: clock, logger: Logger(label: "t"),
             status: { "online, 0 pending, 0 dead, 0 sessions" }, health: { box.problem.withLock { $0 } })
-        #expect(service.tick == .seconds(1))
         let running = Task { try await service.run() }
-        try await clock.waitForSleepers(1)
+        #expect(await eventually { clock.sleeping == 0 }, "not ready: no timer")
         await service.ready()
         func pings() -> Int { recorder.all.filter { $0 == "WATCHDOG=1" }.count }
-        clock.advance(by: .seconds(1))
+        #expect(await eventually { pings() == 1 }, "the first ping as soon as ready")
+        // Every half interval (2 s), and the only timer is the next ping's.
         try await clock.waitForSleepers(1)
-        #expect(pings() == 1)
-        // Every half interval (2 s), not every tick.
-        clock.advance(by: .seconds(1))
+        #expect(clock.deadlines == [.seconds(2)])
+        clock.advance(by: .seconds(2))
+        #expect(await eventually { pings() == 2 })
         try await clock.waitForSleepers(1)
-        #expect(pings() == 1)
-        clock.advance(by: .seconds(1))
-        try await clock.waitForSleepers(1)
-        #expect(pings() == 2)
-        // The worker stopped: no more pings, however long.
+        #expect(clock.deadlines == [.seconds(4)])
+        // The worker stopped: no more pings, however long; the health is looked at every second.
         box.problem.withLock { $0 = "the delivery worker has stopped" }
-        for _ in 0..<6 {
+        clock.advance(by: .seconds(2))
+        try await clock.waitForSleepers(1)
+        #expect(clock.deadlines == [.seconds(5)])
+        for _ in 0..<4 {
             clock.advance(by: .seconds(1))
             try await clock.waitForSleepers(1)
         }
         #expect(pings() == 2)
-        // Healthy again: pings again.
+        // Healthy again: pings again at the next look.
         box.problem.withLock { $0 = nil }
         clock.advance(by: .seconds(1))
-        try await clock.waitForSleepers(1)
-        #expect(pings() == 3)
+        #expect(await eventually { pings() == 3 })
         running.cancel()
         _ = await running.result
-    }
-
-    @Test func aShortWatchdogShortensTheTick() {
-        let service = SystemdNotifyService(
-            notifier: RecordingNotifier(), watchdogInterval: .milliseconds(600), logger: Logger(label: "t"),
-            status: { "" }, health: { nil })
-        #expect(service.tick == .milliseconds(300))
     }
 
     /// The health the watchdog depends on: a service that is not running is named.

@@ -45,6 +45,8 @@ public actor DeliveryWorker: Service {
     let onFinished: @Sendable (UUID, SubmissionState) async -> Void
     let logger: Logger
     let wakeup: DeliveryWakeup
+    /// Woken when a round finds the server unreachable: what the connectivity watcher waits for.
+    nonisolated let wentOffline = DeliveryWakeup()
     /// The injected clock: backoffs and pauses are measured and slept on it.
     let timeline: Timeline
     /// The injected date source, for the times `surveyctl status` shows.
@@ -253,6 +255,7 @@ public actor DeliveryWorker: Service {
         snapshotValue.inFlight = 0
         snapshotValue.lastOutcomeOffline = offline
         if offline {
+            wentOffline.wake()
             waitOffline(from: timeline.elapsed(), portal: portal)
             return settings.offlinePause
         }

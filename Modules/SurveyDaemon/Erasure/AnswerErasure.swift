@@ -140,15 +140,17 @@ public struct AnswerErasure: Sendable {
     }
 
     /// How long the erasure service sleeps before its next round: until the oldest answer's
-    /// delay is over, at most `min(delay, 30 s)` (so that answers that start waiting meanwhile
-    /// are not late), at least 1 s.
-    func nextRound() async -> Duration {
-        let longest = min(delay, .seconds(30))
-        var wait = longest
-        if let longest = await waiting().longest {
-            let left = delay - longest
-            wait = min(wait, .milliseconds(Int64((max(0, left.timeInterval) * 1000).rounded(.up))))
-        }
-        return max(wait, .seconds(1))
+    /// delay is over, at least 1 s; nil when no answer waits (it then sleeps until one starts
+    /// to, ``answersMayWait()``).
+    func nextRound() async -> Duration? {
+        guard let longest = await waiting().longest else { return nil }
+        let left = delay - longest
+        return max(.milliseconds(Int64((max(0, left.timeInterval) * 1000).rounded(.up))), .seconds(1))
+    }
+
+    /// Something may have started to wait for erasure (a submission delivered, a dead letter
+    /// dropped): the erasure service looks again.
+    public func answersMayWait() {
+        sessions.erasureWakeup.wake()
     }
 }

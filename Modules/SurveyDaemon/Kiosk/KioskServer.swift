@@ -45,10 +45,12 @@ struct KioskServer {
         let staffBackend: (any KioskStaffBackend)? = staff.flatMap { desk in
             control.map { DaemonStaffBackend(desk: desk, control: $0, languages: settings.languages, stateDirectory: desk.directory) }
         }
-        return try KioskApplication.application(
-            backend: SessionKioskBackend(sessions: sessions, staff: staff), settings: settings, brand: brand,
-            staff: staffBackend,
-            address: .hostname(address.host, port: address.port), logger: logger, server: .loopBoundHTTP1()
+        let router = try KioskApplication.router(
+            backend: SessionKioskBackend(sessions: sessions, staff: staff), settings: settings, brand: brand, staff: staffBackend, logger: logger)
+        // Hummingbird's `Application` would format the `Date` header every second, idle or not.
+        return TimerFreeApplication(
+            router: router, server: .loopBoundHTTP1(), configuration: .init(address: .hostname(address.host, port: address.port), serverName: nil),
+            logger: logger
         ) { channel in
             var bound = address
             if let port = channel.localAddress?.port { bound.port = port }

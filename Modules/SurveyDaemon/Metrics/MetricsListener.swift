@@ -19,17 +19,17 @@ struct MetricsListener: Service {
         ControlServer.addHealthRoutes(to: router, backend: backend)
         let logger = logger
         let onListening = onListening
-        let app = Application(
+        let app = TimerFreeApplication(
             router: router,
             configuration: .init(address: .hostname(address.host, port: address.port), serverName: "surveyd"),
-            onServerRunning: { channel in
-                let port = channel.localAddress?.port ?? address.port
-                var bound = address
-                bound.port = port
-                logger.info("serving metrics", metadata: ["address": "\(bound)"])
-                await onListening(port)
-            },
-            logger: logger)
+            logger: logger
+        ) { channel in
+            let port = channel.localAddress?.port ?? address.port
+            var bound = address
+            bound.port = port
+            logger.info("serving metrics", metadata: ["address": "\(bound)"])
+            await onListening(port)
+        }
         do {
             try await app.run()
         } catch {

@@ -75,6 +75,7 @@ actor ConfigurationReloader {
         logLevel.level = applied.logLevel
         await daemon.worker.apply(backoff: RetryPolicy(base: applied.backoffBase, cap: applied.backoffCap).backoff, maxRetryAfter: applied.backoffCap)
         await daemon.sessions.apply(idleTimeout: applied.idleSessionTimeout)
+        daemon.housekeepingWakeup.wake()
         await daemon.surveyClient.reloadToken()
         await daemon.worker.resume(because: "the configuration and the token were read again (SIGHUP)")
         current = applied
@@ -119,7 +120,7 @@ extension DeliveryWorker {
 }
 
 extension SessionManager {
-    /// Closes sessions idle longer than `idleTimeout` from the next housekeeping round on.
+    /// Closes sessions idle longer than `idleTimeout` from now on (housekeeping is woken to look again).
     func apply(idleTimeout: Duration) {
         settings.idleTimeout = idleTimeout
     }

@@ -58,6 +58,10 @@ public final class Daemon: Sendable {
     private let metricsPortValue = Mutex<Int?>(nil)
     /// Notices steps of the wall clock (`Clock/`); its thread runs while the daemon does.
     let wallClockWatcher: WallClockWatcher
+    /// Makes housekeeping look at its deadlines again (a reload changed the idle timeout).
+    let housekeepingWakeup = DeliveryWakeup()
+    /// The monotonic clock every timeout, delay and deadline of the daemon is measured and slept on.
+    let clock: any Clock<Duration>
     let logger: Logger
     /// Set by ``close()``; a daemon released without it is a programming error.
     let closed = Atomic<Bool>(false)
@@ -68,8 +72,12 @@ public final class Daemon: Sendable {
     /// Opens the state and builds every part; nothing runs until ``run(signals:systemd:onReady:reload:)``.
     /// - Parameter inheritedSocket: the listening control socket systemd passed (socket
     ///   activation), served instead of binding `socketPath`.
-    public init(configuration: DaemonConfiguration, version: String, logger: Logger, inheritedSocket: InheritedControlSocket? = nil) async throws {
+    ///   - clock: the monotonic clock of every timeout, delay and deadline (tests record what is slept on it).
+    public init(
+        configuration: DaemonConfiguration, version: String, logger: Logger, inheritedSocket: InheritedControlSocket? = nil, clock: any Clock<Duration> = ContinuousClock()
+    ) async throws {
         self.configuration = configuration
+        self.clock = clock
         self.logger = logger
         guard let serverURL = configuration.serverURL.flatMap(URL.init(string:)), let probe = TCPConnectProbe(baseURL: serverURL) else {
             throw Self.noServerURL
@@ -156,7 +164,7 @@ public final class Daemon: Sendable {
             definitions: definitions,
             queue: queue,
             settings: .init(defaultLanguage: configuration.defaultLanguage.rawValue, idleTimeout: configuration.idleSessionTimeout, deliveryWait: configuration.deliveryWait, firstStage: configuration.firstStage),
-            clock: ContinuousClock(), logger: logger, metrics: metrics)
+            clock: clock, logger: logger, metrics: metrics)
         self.sessions = sessions
         let policy = RetryPolicy(base: configuration.backoffBase, cap: configuration.backoffCap)
         worker = DeliveryWorker(
@@ -167,7 +175,7 @@ public final class Daemon: Sendable {
                     initialWindow: configuration.rampInitialWindow, maxWindow: configuration.maxInFlight,
                     maxRetryAfter: configuration.backoffCap,
                     initialRate: Double(configuration.rampInitialRate))),
-            wakeup: wakeup, logger: logger, metrics: metrics
+            wakeup: wakeup, clock: clock, logger: logger, metrics: metrics
         ) { key, state in
             metrics.finished(key: key, state)
             await sessions.deliveryFinished(key: key, state: state)
@@ -175,7 +183,7 @@ public final class Daemon: Sendable {
         let worker = self.worker
         let erasure = AnswerErasure(
             sessions: sessions, queue: queue, journals: [sessionJournal, submissionQueue.journal], delay: configuration.erasureDelay,
-            keptSince: Date(), clock: ContinuousClock(), logger: logger)
+            keptSince: Date(), clock: clock, logger: logger)
         self.erasure = erasure
         wallClockWatcher = WallClockWatcher(clock: ContinuousClock(), logger: logger, metrics: metrics)
         var backend = DaemonBackend(version: version, startedAt: Date(), sessions: sessions, worker: worker, inspector: queue, connectivity: monitor, lifecycle: lifecycle, exporter: exporter)
@@ -245,13 +253,14 @@ public final class Daemon: Sendable {
                 throw error
             }
         }
-        let housekeeping = Housekeeping(sessions: sessions, queue: queue.queue, cache: cache, logger: logger)
-        let watcher = ConnectivityWatcher(monitor: monitor, worker: worker, queue: queue.queue, schedule: configuration.probeSchedule)
+        let events = exporter.metrics.events
+        let housekeeping = Housekeeping(sessions: sessions, queue: queue.queue, cache: cache, clock: clock, events: events, wakeup: housekeepingWakeup, logger: logger)
+        let watcher = ConnectivityWatcher(monitor: monitor, worker: worker, queue: queue.queue, schedule: configuration.probeSchedule, clock: clock)
         let lifecycle = lifecycle
         var extra: [ServiceGroupConfiguration.ServiceConfiguration] = kioskServices
         if let today = backend.staffDesk?.today { extra.append(.init(service: today)) }
         if let tokenFile = configuration.tokenFile {
-            extra.append(.init(service: TokenFileWatcher(path: tokenFile, worker: worker, client: surveyClient)))
+            extra.append(.init(service: TokenFileWatcher(path: tokenFile, worker: worker, client: surveyClient, clock: clock, logger: logger)))
         }
         if let address = configuration.metricsAddress {
             extra.append(.init(service: MetricsListener(address: address, backend: backend, logger: logger) { [self] port in
@@ -266,7 +275,7 @@ public final class Daemon: Sendable {
                 .init(service: DefinitionFetchesService(source: definitions)),
                 .init(service: extras.track(DaemonSystemdServices.deliveryName, worker)),
                 .init(service: housekeeping),
-                .init(service: ErasureService(erasure: erasure)),
+                .init(service: ErasureService(erasure: erasure, clock: clock, events: events)),
                 .init(service: wallClockWatcher),
                 .init(service: watcher),
             ] + extra + [

@@ -3,6 +3,7 @@
 //
 //   swift build -c release --static-swift-stdlib --scratch-path .build-release-static --product StartupBenchmark
 //   .build-release-static/release/StartupBenchmark [--rounds N] [--idle SECONDS] [--mock BINARY] NAME=SURVEYD …
+//   .build-release-static/release/StartupBenchmark --idle-seconds 60 --rounds 2 --mock BINARY NAME=SURVEYD …
 //
 // A round starts each daemon with a fresh state directory, with `$NOTIFY_SOCKET` naming a datagram
 // socket of the benchmark: "start to ready" runs from just before the process is spawned until
@@ -11,6 +12,9 @@
 // (`VmRSS`) is read, and it is stopped with SIGTERM. With `--mock`, a mock-survey-server on a
 // loopback port is its survey server, so that the idle daemon is online; without, the server
 // URL names a loopback port nothing listens on, and the daemon is offline.
+//
+// With `--idle-seconds`, the idle section runs instead (`StartupBenchmark+Idle.swift`): the
+// wake-ups and CPU time of a daemon that does nothing, run as systemd runs it.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -27,6 +31,8 @@ struct StartupBenchmark: AsyncParsableCommand {
 
     @Option(help: "Rounds; each starts every binary once.") var rounds = 10
     @Option(help: "Seconds each daemon idles before its memory is read.") var idle = 5.0
+    @Option(help: "Seconds of the idle section's window: wake-ups and CPU of an idle daemon run as systemd would (needs --mock); the start-up rounds are left out.") var idleSeconds: Double?
+    @Option(help: "Seconds the idle section lets a daemon settle after READY=1 before its window.") var settleSeconds = 5.0
     @Option(help: "A mock-survey-server binary, so that the idle daemon is online (offline without).") var mock: String?
     @Argument(help: "NAME=SURVEYD: the surveyd binaries to compare, e.g. before=/tmp/surveyd after=.build/release/surveyd.") var named: [String]
 
@@ -40,6 +46,11 @@ struct StartupBenchmark: AsyncParsableCommand {
             }
         }
         guard !named.isEmpty else { throw ValidationError("give at least one NAME=SURVEYD") }
+        if let idleSeconds {
+            guard idleSeconds > 0 else { throw ValidationError("--idle-seconds needs a number of seconds above 0, not \(idleSeconds)") }
+            guard mock != nil else { throw ValidationError("--idle-seconds measures a daemon whose server is reachable: give --mock with a mock-survey-server binary") }
+        }
+        guard settleSeconds >= 0 else { throw ValidationError("--settle-seconds needs a number of seconds, 0 or more, not \(settleSeconds)") }
     }
 
     func run() async throws {
@@ -62,6 +73,12 @@ struct StartupBenchmark: AsyncParsableCommand {
             server = child
         } else {
             serverURL = "http://127.0.0.1:\(try Self.unusedLoopbackPort())"
+        }
+        if let idleSeconds {
+            print("# StartupBenchmark, \(Date().formatted(.iso8601)), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(rounds) rounds")
+            try await runIdle(binaries: binaries, serverURL: serverURL, work: work, window: idleSeconds)
+            _ = await server?.stop()
+            return
         }
         print("# StartupBenchmark, \(Date().formatted(.iso8601)), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(rounds) rounds, idle \(idle) s, server \(mock == nil ? "offline" : "mock")\n")
 

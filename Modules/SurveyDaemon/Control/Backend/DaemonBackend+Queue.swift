@@ -186,6 +186,7 @@ extension DaemonBackend {
         let notFound = ControlError.notFound("no_such_dead_letter", "no dead letter \(id); `surveyctl dead` lists them")
         guard let submission = SubmissionID(id) else { throw notFound }
         guard let letter = try await onQueue("dead letter \(id) cannot be dropped", { try await $0.drop(submission) }) else { throw notFound }
+        erasure?.answersMayWait()
         return Self.view(letter)
     }
 

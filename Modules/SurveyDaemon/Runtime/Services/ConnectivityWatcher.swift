@@ -5,10 +5,12 @@ import Storage
 /// Watches connectivity while submissions wait, and wakes the delivery worker as soon as the
 /// server is reachable again (the worker itself sleeps on its offline pause while offline).
 ///
-/// It looks every `schedule.base` of the injected clock whether the worker's last round found the
-/// server offline with something pending; only then does it probe. While probes fail, the next
-/// one waits as `schedule` says (growing with full jitter up to its cap, so that a fleet does not
-/// knock in step on a server that is down); a success starts the schedule over.
+/// It sets no timer while there is nothing to watch: until the worker's last round found the
+/// server offline with something pending, it waits for the worker to say a round found it so
+/// (``DeliveryWorker/wentOffline``). Then it probes every `schedule.base` of the injected clock;
+/// while probes fail, the next one waits as `schedule` says (growing with full jitter up to its
+/// cap, so that a fleet does not knock in step on a server that is down); a success starts the
+/// schedule over. Online and idle, nothing is probed: every call checks connectivity itself.
 struct ConnectivityWatcher: Service {
     let monitor: ConnectivityMonitor
     let worker: DeliveryWorker
@@ -20,8 +22,14 @@ struct ConnectivityWatcher: Service {
     var unitRandom: @Sendable () -> Double = { Double.random(in: 0 ... 1) }
 
     func run() async throws {
+        let timeline = Timeline(clock)
         var failures = 0
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            if failures == 0, !(await Self.hasSomethingToWatch(worker: worker, queue: queue)) {
+                // Nothing to watch: no timer until a round of the worker finds the server offline.
+                if await worker.wentOffline.sleep(nil, on: timeline) == .stopping { return }
+                continue
+            }
             let delay = failures == 0 ? schedule.base : schedule.delay(failures: failures - 1, unitRandom: unitRandom())
             do {
                 try await cancelWhenGracefulShutdown { [clock] in try await clock.sleep(for: delay) }
@@ -37,6 +45,12 @@ struct ConnectivityWatcher: Service {
             case true?, nil: failures = 0
             }
         }
+    }
+
+    /// Whether the worker's last round found the server offline while submissions wait.
+    static func hasSomethingToWatch(worker: DeliveryWorker, queue: any PendingCount) async -> Bool {
+        guard await worker.snapshot.lastOutcomeOffline else { return false }
+        return await queue.pendingCount() > 0
     }
 
     /// Wakes the worker when the server is reachable and the worker's last round found it

@@ -1,18 +1,27 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Logging
 import Networking
 import ServiceLifecycle
 
-/// Resumes delivery paused by a refused token once the token file changes: every `interval` it
-/// looks at the file (its inode, size and modification time); when it differs from what it was
-/// before the pause, the survey client reads the token again and the worker resumes.
+/// Resumes delivery paused by a refused token once the token file changes: whenever its
+/// directory says an entry changed (``DirectoryWatch``, inotify: no timer), it looks at the file
+/// (its inode, size and modification time); when it differs from what it was before the pause,
+/// the survey client reads the token again and the worker resumes. Where the directory cannot
+/// be watched (a warning says why), it looks every `interval` of the injected clock instead.
 struct TokenFileWatcher: Service {
     let path: String
     let worker: DeliveryWorker
     let client: SurveyClient
     var interval: Duration = .seconds(2)
     var clock: any Clock<Duration> = ContinuousClock()
+    /// Starts watching a directory, calling the closure on every change; the daemon's is
+    /// ``DirectoryWatch``; tests may give one that always fails, to have the file polled.
+    var watch: @Sendable (_ directory: String, _ changed: @escaping @Sendable () -> Void) -> Result<DirectoryWatch, DirectoryWatchError> = {
+        DirectoryWatch.start(directory: $0, changed: $1)
+    }
+    var logger = Logger(label: "surveyd")
 
     /// What says the file changed, without reading the secret.
     struct Fingerprint: Equatable {
@@ -32,14 +41,22 @@ struct TokenFileWatcher: Service {
     }
 
     func run() async throws {
-        // The file as it was while delivery ran (updated every round until a pause).
+        let changed = DeliveryWakeup()
+        let directory = Self.directory(of: path)
+        let watching: DirectoryWatch?
+        let started = watch(directory, { [changed] in changed.wake() })
+        switch started {
+        case .success(let started): watching = started
+        case .failure(let error):
+            logger.warning("the token file's directory cannot be watched (\(error)); it is looked at every \(interval) instead", metadata: ["directory": "\(directory)"])
+            watching = nil
+        }
+        defer { watching?.stop() }
+        let timeline = Timeline(clock)
+        // The file as it was while delivery ran (updated at every look until a pause).
         var beforePause = Self.fingerprint(path)
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            do {
-                try await cancelWhenGracefulShutdown { [clock, interval] in try await clock.sleep(for: interval) }
-            } catch {
-                return
-            }
+            if await changed.sleep(watching == nil ? interval : nil, on: timeline) == .stopping { return }
             let now = Self.fingerprint(path)
             guard await worker.snapshot.paused != nil else {
                 beforePause = now
@@ -51,5 +68,11 @@ struct TokenFileWatcher: Service {
                 beforePause = now
             }
         }
+    }
+
+    /// The directory that holds `path` (`.` for a bare name).
+    static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 }

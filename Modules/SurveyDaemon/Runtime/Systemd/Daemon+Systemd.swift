@@ -58,7 +58,7 @@ struct DaemonSystemdServices {
             let sessions = daemon.sessions
             let controlLoop = daemon.controlLoops.next()
             notify = SystemdNotifyService(
-                notifier: notifier, watchdogInterval: systemd.watchdogInterval, logger: logger,
+                notifier: notifier, watchdogInterval: systemd.watchdogInterval, clock: daemon.clock, events: daemon.exporter.metrics.events, logger: logger,
                 status: {
                     let link = await monitor.status.state.rawValue
                     let open = await sessions.openSessions().count

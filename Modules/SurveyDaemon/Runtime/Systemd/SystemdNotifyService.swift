@@ -6,11 +6,14 @@ import Synchronization
 ///
 /// - ``ready()`` sends `READY=1` (with the first `STATUS=`) once the control socket listens;
 ///   the journals were opened before anything ran;
-/// - every `statusInterval` of the injected clock it reads the status line (`online, 3 pending,
-///   0 dead, 2 sessions`) and sends `STATUS=` when it changed, so at most once per interval;
-/// - with a watchdog, once ready, it sends `WATCHDOG=1` every half interval while `health` finds nothing
-///   wrong (it names what is wrong otherwise, and no ping is sent: systemd then restarts the
-///   daemon). A health check that hangs sends no ping either;
+/// - when something happens (an event of `events`, or ``statusMayHaveChanged()``) it reads the
+///   status line (`online, 3 pending, 0 dead, 2 sessions`) and sends `STATUS=` when it changed, at
+///   most once per `statusInterval` of the injected clock; with nothing happening it sets no timer
+///   for the status;
+/// - with a watchdog, once ready, it sends `WATCHDOG=1` every half interval while `health` finds
+///   nothing wrong, and reads the status line then too. While something is wrong it names it,
+///   sends no ping (systemd then restarts the daemon) and looks again every `statusInterval`. A
+///   health check that hangs sends no ping either;
 /// - when the graceful shutdown reaches it (it is the last service, so it is told first) or it
 ///   is cancelled, it sends `STOPPING=1`.
 final class SystemdNotifyService: Service, Sendable {
@@ -21,7 +24,11 @@ final class SystemdNotifyService: Service, Sendable {
     let status: @Sendable () async -> String
     /// What is wrong with the daemon (e.g. `the delivery worker has stopped`), or nil when nothing is.
     let health: @Sendable () async -> String?
+    /// What makes the status line worth reading again; nil: only ``statusMayHaveChanged()``.
+    let events: DaemonEvents?
     let logger: Logger
+    /// Ends the loop's wait: the daemon became ready, or something happened.
+    private let wakeup = DeliveryWakeup()
 
     private struct State {
         var ready = false
@@ -34,7 +41,7 @@ final class SystemdNotifyService: Service, Sendable {
 
     init(
         notifier: any ServiceManagerNotifying, watchdogInterval: Duration?, statusInterval: Duration = .seconds(1),
-        clock: any Clock<Duration> = ContinuousClock(), logger: Logger,
+        clock: any Clock<Duration> = ContinuousClock(), events: DaemonEvents? = nil, logger: Logger,
         status: @escaping @Sendable () async -> String, health: @escaping @Sendable () async -> String?
     ) {
         self.notifier = notifier
@@ -43,13 +50,8 @@ final class SystemdNotifyService: Service, Sendable {
         self.clock = clock
         self.status = status
         self.health = health
+        self.events = events
         self.logger = logger
-    }
-
-    /// How often the loop wakes: the status interval, or half the watchdog's when that is shorter.
-    var tick: Duration {
-        guard let watchdogInterval else { return statusInterval }
-        return min(statusInterval, watchdogInterval / 2)
     }
 
     /// Tells systemd the daemon is ready, with its first status line.
@@ -60,25 +62,46 @@ final class SystemdNotifyService: Service, Sendable {
             $0.lastStatus = line
         }
         send("READY=1\nSTATUS=\(line)")
+        wakeup.wake()
+    }
+
+    /// Something the status line shows may have changed: it is read again (at most once per
+    /// `statusInterval`).
+    func statusMayHaveChanged() {
+        wakeup.wake()
     }
 
     func run() async throws {
-        let timeline = Timeline(clock)
-        var lastPing: Duration?
-        while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            do {
-                try await cancelWhenGracefulShutdown { [timeline, tick] in try await timeline.sleep(tick) }
-            } catch {
-                break
+        await withTaskGroup(of: Void.self) { group in
+            if let stream = events?.subscribe() {
+                group.addTask { [wakeup] in await wakeup.follow(stream) }
             }
-            if Task.isShuttingDownGracefully || Task.isCancelled { break }
-            await updateStatus()
-            if let watchdogInterval, state.withLock({ $0.ready }) {
-                let now = timeline.elapsed()
-                if lastPing.map({ now - $0 >= watchdogInterval / 2 }) ?? true, await ping() { lastPing = now }
-            }
+            await notifyUntilStopped()
+            group.cancelAll()
         }
         send("STOPPING=1\nSTATUS=stopping")
+    }
+
+    /// The loop: waits for the next ping, the next status line allowed, or something to happen.
+    private func notifyUntilStopped() async {
+        let timeline = Timeline(clock)
+        var schedule = NotifySchedule(statusInterval: statusInterval, watchdogInterval: watchdogInterval)
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            let now = timeline.elapsed()
+            let end = await wakeup.sleep(schedule.wait(at: now, ready: state.withLock { $0.ready }), on: timeline)
+            if end == .stopping { break }
+            if end == .woken { schedule.statusStale = true }
+            guard state.withLock({ $0.ready }) else { continue }
+            let current = timeline.elapsed()
+            if schedule.statusDue(at: current) {
+                await updateStatus()
+                schedule.statusSent(at: current)
+            }
+            if schedule.pingDue(at: current) {
+                await updateStatus()
+                schedule.pinged(at: current, healthy: await ping())
+            }
+        }
     }
 
     /// Sends the status line when it changed since the last one sent (only once ready).

@@ -127,6 +127,7 @@ extension SessionManager {
             awaitingUpload.insert(session.id)
         } else if awaitingErasure[session.id] == nil {
             awaitingErasure[session.id] = ErasureWait(since: now(), at: timeline.elapsed())
+            erasureWakeup.wake()
         }
     }
 
@@ -135,6 +136,7 @@ extension SessionManager {
     func noteUploadSettled(_ id: UUID) {
         guard awaitingUpload.remove(id) != nil else { return }
         awaitingErasure[id] = ErasureWait(since: now(), at: timeline.elapsed())
+        erasureWakeup.wake()
     }
 
     /// Asks the queue where the uploads of sessions that ended `queued` stand: a delivered one,

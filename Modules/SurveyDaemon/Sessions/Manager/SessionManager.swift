@@ -73,6 +73,8 @@ public actor SessionManager {
     /// Closed sessions whose answers are still in the journal, with since when they have been
     /// waiting for erasure (`SessionManager+Erasure.swift`).
     var awaitingErasure: [UUID: ErasureWait] = [:]
+    /// Woken when answers start waiting for erasure: the erasure service sleeps until then.
+    nonisolated let erasureWakeup = DeliveryWakeup()
     /// Closed sessions that ended `queued`: their answers wait for erasure once the upload is
     /// delivered (or its dead letter dropped).
     var awaitingUpload: Set<UUID> = []

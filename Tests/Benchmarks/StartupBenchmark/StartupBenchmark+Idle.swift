@@ -1,0 +1,106 @@
+// The idle section (`--idle-seconds N`): each daemon starts as systemd would start it
+// (`$NOTIFY_SOCKET` on a datagram socket of the benchmark, `$WATCHDOG_USEC` 30 s, so a
+// `WATCHDOG=1` every 15 s), with its kiosk listener on, a token file, and the mock server
+// reachable; after `READY=1` and `--settle-seconds`, its threads' voluntary context switches
+// (wake-ups) and CPU time are read, again N seconds later, and the daemon is stopped. Two
+// scenarios per daemon: nothing open, and one session open and idle (started and answered once
+// through the control socket, with an idle timeout of an hour, so the window ends long before
+// its idle deadline).
+#if canImport(Glibc)
+import Glibc
+#endif
+import BenchmarkSupport
+import ControlAPI
+import Foundation
+import SurveyTesting
+
+extension StartupBenchmark {
+    struct IdleSample {
+        var wakeups: Double
+        var cpuMilliseconds: Double
+        var threads: Int
+        var pings: Int
+        var busiest: String
+    }
+
+    enum IdleScenario: String, CaseIterable {
+        case nothingOpen = "idle"
+        case oneSessionOpen = "one session open"
+    }
+
+    /// The goals: wake-ups per second and CPU milliseconds per second.
+    static let idleGoals = (wakeups: 1.0, cpuMilliseconds: 0.1)
+
+    func runIdle(binaries: [(name: String, path: String)], serverURL: String, work: String, window: Double) async throws {
+        print("# idle section: \(window) s per window after \(settleSeconds) s of settling, watchdog 30 s, kiosk on, token file, server \(serverURL)\n")
+        var samples: [String: [IdleSample]] = [:]
+        for round in 1 ... rounds {
+            for binary in binaries {
+                for scenario in IdleScenario.allCases {
+                    let sample = try await Self.measureIdle(
+                        binary.path, scenario: scenario, directory: "\(work)/idle-\(binary.name)-\(round)-\(scenario == .nothingOpen ? "idle" : "session")",
+                        serverURL: serverURL, settle: settleSeconds, window: window)
+                    samples["\(binary.name)|\(scenario.rawValue)", default: []].append(sample)
+                    print("round \(round) \(binary.name), \(scenario.rawValue): \(Self.format(sample.wakeups)) wake-ups/s, \(String(format: "%.3f", sample.cpuMilliseconds)) ms CPU/s, \(sample.threads) threads, \(sample.pings) WATCHDOG=1; busiest: \(sample.busiest)")
+                }
+            }
+        }
+        print("\n| daemon | scenario | measure | goal | " + (1 ... rounds).map { "run \($0)" }.joined(separator: " | ") + " |")
+        print("|---|---|---|---:|" + String(repeating: "---:|", count: rounds))
+        for binary in binaries {
+            for scenario in IdleScenario.allCases {
+                let runs = samples["\(binary.name)|\(scenario.rawValue)"] ?? []
+                print("| \(binary.name) | \(scenario.rawValue) | wake-ups per second | ≤ \(Self.format(Self.idleGoals.wakeups)) | " + runs.map { Self.format($0.wakeups) }.joined(separator: " | ") + " |")
+                print("| \(binary.name) | \(scenario.rawValue) | CPU, ms per second | ≤ \(Self.idleGoals.cpuMilliseconds) | " + runs.map { String(format: "%.3f", $0.cpuMilliseconds) }.joined(separator: " | ") + " |")
+                print("| \(binary.name) | \(scenario.rawValue) | threads | | " + runs.map { "\($0.threads)" }.joined(separator: " | ") + " |")
+            }
+        }
+    }
+
+    /// One daemon, one scenario: the wake-ups and CPU of `window` seconds after start-up settled.
+    static func measureIdle(_ binary: String, scenario: IdleScenario, directory: String, serverURL: String, settle: Double, window: Double) async throws -> IdleSample {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let notify = try DatagramListener(path: directory + "/notify")
+        defer { notify.stop() }
+        try "benchmark-token\n".write(toFile: directory + "/token", atomically: true, encoding: .utf8)
+        let socket = directory + "/d.sock"
+        var arguments = [
+            "--server-url", serverURL, "--state-dir", directory + "/state", "--socket", socket, "--log-level", "error",
+            "--kiosk-listen", "127.0.0.1:0", "--token-file", directory + "/token",
+        ]
+        if scenario == .oneSessionOpen { arguments += ["--idle-timeout", "3600"] }
+        let daemon = try await BackgroundProcess.start(
+            URL(fileURLWithPath: binary), arguments,
+            environment: ["NOTIFY_SOCKET": notify.name, "WATCHDOG_USEC": "30000000"], deadline: .seconds(window + settle + 120))
+        let clock = ContinuousClock()
+        let start = clock.now
+        while !notify.messages.contains(where: { $0.split(separator: "\n").contains("READY=1") }) {
+            guard daemon.isRunning, clock.now - start < .seconds(60) else {
+                _ = await daemon.stop(signal: SIGKILL)
+                throw BenchmarkError("\(binary) sent no READY=1 within 60 s (or exited); stderr: \(daemon.errorOutput)")
+            }
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        if scenario == .oneSessionOpen {
+            let control = ControlClient(socketPath: socket)
+            let session = try await control.startSession(StartSessionRequest(typeId: "common", lang: "en"))
+            _ = try await control.answer(AnswerRequest(session: session.id, values: ["Kim Minsu"]))
+        }
+        try await Task.sleep(for: .seconds(settle))
+        func pings() -> Int { notify.messages.filter { $0.split(separator: "\n").contains("WATCHDOG=1") }.count }
+        let pingsBefore = pings()
+        let before = ProcessActivity.read(pid: daemon.pid)
+        let measured = clock.now
+        try await Task.sleep(for: .seconds(window))
+        let after = ProcessActivity.read(pid: daemon.pid)
+        let seconds = (clock.now - measured).seconds
+        let pingsAfter = pings()
+        let (switches, cpu) = after.since(before)
+        let busiest = after.perThread(since: before, pid: daemon.pid).prefix(4).map { "\($0.name) \($0.switches)" }.joined(separator: ", ")
+        let status = await daemon.stop()
+        guard status == 0 else { throw BenchmarkError("\(binary) exited \(status) after SIGTERM; stderr: \(daemon.errorOutput)") }
+        return IdleSample(
+            wakeups: Double(switches) / seconds, cpuMilliseconds: Double(cpu) / 1e6 / seconds, threads: after.threads.count,
+            pings: pingsAfter - pingsBefore, busiest: busiest)
+    }
+}
