@@ -9,6 +9,7 @@ let swiftSettings: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
     .enableUpcomingFeature("ExistentialAny"),
 ]
+let importChecked = swiftSettings + [.enableUpcomingFeature("MemberImportVisibility"), .enableUpcomingFeature("InternalImportsByDefault")]
 
 let package = Package(
     name: "surveyd",
@@ -48,7 +49,7 @@ let package = Package(
     ],
     targets: [
         // MARK: Core modules
-        .target(name: "Entities", path: "Modules/Entities", swiftSettings: swiftSettings),
+        .target(name: "Entities", path: "Modules/Entities", swiftSettings: importChecked),
         .target(name: "Validation", dependencies: ["Entities"], path: "Modules/Validation", swiftSettings: swiftSettings),
         /// Allocator calls Glibc's Swift module does not export (malloc_trim), for Storage.
         .target(name: "SystemMemory", path: "Modules/SystemMemory"),
