@@ -50,7 +50,7 @@ let package = Package(
     targets: [
         // MARK: Core modules
         .target(name: "Entities", path: "Modules/Entities", swiftSettings: importChecked),
-        .target(name: "Validation", dependencies: ["Entities"], path: "Modules/Validation", swiftSettings: swiftSettings),
+        .target(name: "Validation", dependencies: ["Entities"], path: "Modules/Validation", swiftSettings: importChecked),
         /// Allocator calls Glibc's Swift module does not export (malloc_trim), for Storage.
         .target(name: "SystemMemory", path: "Modules/SystemMemory"),
         /// A timerfd the kernel cancels when the wall clock is set (flags Glibc's Swift module lacks), for SurveyDaemon.
@@ -70,7 +70,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Modules/Storage",
-            swiftSettings: swiftSettings
+            swiftSettings: importChecked
         ),
         /// The survey server client: transport seam, connectivity check, retry policy, classification.
         .target(
@@ -80,11 +80,12 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             path: "Modules/Networking",
-            swiftSettings: swiftSettings
+            swiftSettings: importChecked
         ),
         /// The mock survey server's logic, embeddable by the daemon's demo mode.
         .target(

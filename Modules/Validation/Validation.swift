@@ -6,7 +6,7 @@
 /// each form type, with messages that list what would be accepted. Every front end (the
 /// daemon's sessions, `surveyctl`) shares this code, so an answer means the same everywhere.
 
-import Entities
+public import Entities
 
 /// Why an answer was not accepted.
 public struct ValidationFailure: Error, Sendable, Hashable, CustomStringConvertible {

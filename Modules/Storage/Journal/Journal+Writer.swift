@@ -12,6 +12,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Synchronization
 
 extension Journal {
     func writerLoop() {
