@@ -99,7 +99,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Modules/MockServer",
-            swiftSettings: swiftSettings
+            swiftSettings: importChecked
         ),
 
         // MARK: Daemon logic
@@ -109,12 +109,13 @@ let package = Package(
                 "Entities",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 // The staff PIN's hash (PBKDF2), shared by surveyctl and the daemon.
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             path: "Modules/ControlAPI",
-            swiftSettings: swiftSettings
+            swiftSettings: importChecked
         ),
         .target(
             name: "SurveyDaemon",
@@ -160,7 +161,7 @@ let package = Package(
             ],
             path: "Modules/Kiosk",
             resources: [.embedInCode("Resources")],
-            swiftSettings: swiftSettings
+            swiftSettings: importChecked
         ),
 
         /// Child processes with a deadline and their output read to the end, for the tests and the benchmarks.
@@ -168,7 +169,7 @@ let package = Package(
             name: "ProcessTesting",
             dependencies: [.product(name: "Subprocess", package: "swift-subprocess")],
             path: "Tests/Support/ProcessTesting",
-            swiftSettings: swiftSettings
+            swiftSettings: importChecked
         ),
         /// Fixture loading and socket helpers shared by the test targets (it re-exports ProcessTesting).
         .target(name: "SurveyTesting", dependencies: ["ControlAPI", "ProcessTesting"], path: "Tests/Support/SurveyTesting", swiftSettings: swiftSettings),
@@ -226,7 +227,7 @@ let package = Package(
             path: "Tests/Benchmarks/FleetSimulation",
             swiftSettings: swiftSettings
         ),
-        .target(name: "BenchmarkSupport", path: "Tests/Benchmarks/BenchmarkSupport", swiftSettings: swiftSettings),
+        .target(name: "BenchmarkSupport", path: "Tests/Benchmarks/BenchmarkSupport", swiftSettings: importChecked),
         .executableTarget(
             name: "StorageBenchmark",
             dependencies: ["BenchmarkSupport", "ProcessTesting", "Storage", .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log")],
