@@ -135,7 +135,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Modules/SurveyDaemon",
-            swiftSettings: swiftSettings
+            swiftSettings: importChecked
         ),
 
         /// `surveyd --demo`: the daemon against the mock survey server in one process.

@@ -1,3 +1,7 @@
+import AsyncHTTPClient
+import NIOCore
+import Storage
+
 import class Foundation.Thread
 import Logging
 

@@ -1,6 +1,9 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+#if canImport(CDispatch)
+import CDispatch  // glibc's `stat` and `timespec` members: on Linux the compiler finds them through it
+#endif
 import Networking
 import ServiceLifecycle
 

@@ -1,9 +1,11 @@
-import ControlAPI
+public import ControlAPI
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
+import Entities
+import Logging
 
 /// What an answer came to, with the session as it stands after it.
 public struct AnswerResult: Sendable, Hashable {
