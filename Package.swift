@@ -4,12 +4,15 @@
 
 import PackageDescription
 
-/// Applied to every target: Swift 6 language mode (complete strict concurrency) and `any` spelled out.
+/// Applied to every target: Swift 6 language mode (complete strict concurrency), `any` spelled out,
+/// imports internal unless written `public import` (so a module's public API shows only the types of
+/// the modules it publicly imports), and members used only from modules a file imports.
 let swiftSettings: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
     .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
 ]
-let importChecked = swiftSettings + [.enableUpcomingFeature("MemberImportVisibility"), .enableUpcomingFeature("InternalImportsByDefault")]
 
 let package = Package(
     name: "surveyd",
@@ -49,8 +52,8 @@ let package = Package(
     ],
     targets: [
         // MARK: Core modules
-        .target(name: "Entities", path: "Modules/Entities", swiftSettings: importChecked),
-        .target(name: "Validation", dependencies: ["Entities"], path: "Modules/Validation", swiftSettings: importChecked),
+        .target(name: "Entities", path: "Modules/Entities", swiftSettings: swiftSettings),
+        .target(name: "Validation", dependencies: ["Entities"], path: "Modules/Validation", swiftSettings: swiftSettings),
         /// Allocator calls Glibc's Swift module does not export (malloc_trim), for Storage.
         .target(name: "SystemMemory", path: "Modules/SystemMemory"),
         /// A timerfd the kernel cancels when the wall clock is set (flags Glibc's Swift module lacks), for SurveyDaemon.
@@ -70,7 +73,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Modules/Storage",
-            swiftSettings: importChecked
+            swiftSettings: swiftSettings
         ),
         /// The survey server client: transport seam, connectivity check, retry policy, classification.
         .target(
@@ -85,7 +88,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             path: "Modules/Networking",
-            swiftSettings: importChecked
+            swiftSettings: swiftSettings
         ),
         /// The mock survey server's logic, embeddable by the daemon's demo mode.
         .target(
@@ -99,7 +102,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Modules/MockServer",
-            swiftSettings: importChecked
+            swiftSettings: swiftSettings
         ),
 
         // MARK: Daemon logic
@@ -115,7 +118,7 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             path: "Modules/ControlAPI",
-            swiftSettings: importChecked
+            swiftSettings: swiftSettings
         ),
         .target(
             name: "SurveyDaemon",
@@ -135,7 +138,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Modules/SurveyDaemon",
-            swiftSettings: importChecked
+            swiftSettings: swiftSettings
         ),
 
         /// `surveyd --demo`: the daemon against the mock survey server in one process.
@@ -161,7 +164,7 @@ let package = Package(
             ],
             path: "Modules/Kiosk",
             resources: [.embedInCode("Resources")],
-            swiftSettings: importChecked
+            swiftSettings: swiftSettings
         ),
 
         /// Child processes with a deadline and their output read to the end, for the tests and the benchmarks.
@@ -169,7 +172,7 @@ let package = Package(
             name: "ProcessTesting",
             dependencies: [.product(name: "Subprocess", package: "swift-subprocess")],
             path: "Tests/Support/ProcessTesting",
-            swiftSettings: importChecked
+            swiftSettings: swiftSettings
         ),
         /// Fixture loading and socket helpers shared by the test targets (it re-exports ProcessTesting).
         .target(name: "SurveyTesting", dependencies: ["ControlAPI", "ProcessTesting"], path: "Tests/Support/SurveyTesting", swiftSettings: swiftSettings),
@@ -227,7 +230,7 @@ let package = Package(
             path: "Tests/Benchmarks/FleetSimulation",
             swiftSettings: swiftSettings
         ),
-        .target(name: "BenchmarkSupport", path: "Tests/Benchmarks/BenchmarkSupport", swiftSettings: importChecked),
+        .target(name: "BenchmarkSupport", path: "Tests/Benchmarks/BenchmarkSupport", swiftSettings: swiftSettings),
         .executableTarget(
             name: "StorageBenchmark",
             dependencies: ["BenchmarkSupport", "ProcessTesting", "Storage", .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log")],

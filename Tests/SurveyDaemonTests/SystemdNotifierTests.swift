@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import Logging
+import NIOCore
 import Synchronization
 import SurveyTesting
 import NIOPosix
