@@ -4,10 +4,14 @@
 
 import PackageDescription
 
-/// Applied to every target: Swift 6 language mode (complete strict concurrency) and `any` spelled out.
+/// Applied to every target: Swift 6 language mode (complete strict concurrency), `any` spelled out,
+/// imports internal unless written `public import` (so a module's public API shows only the types of
+/// the modules it publicly imports), and members used only from modules a file imports.
 let swiftSettings: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
     .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
 let package = Package(
@@ -79,6 +83,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
@@ -107,6 +112,7 @@ let package = Package(
                 "Entities",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 // The staff PIN's hash (PBKDF2), shared by surveyctl and the daemon.
                 .product(name: "_CryptoExtras", package: "swift-crypto"),

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import MockServer
 import ServiceLifecycle
+import UnixSignals
 
 /// `mock-survey-server`: serves the project's mock/ fixtures on loopback. See doc/mock-server.md.
 @main

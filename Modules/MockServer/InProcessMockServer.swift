@@ -1,4 +1,4 @@
-import Logging
+public import Logging
 import ServiceLifecycle
 
 /// A mock server running in this process until `stop()`: for tests, benchmarks and tools that

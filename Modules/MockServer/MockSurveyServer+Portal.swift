@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import Synchronization
 
 extension MockSurveyServer {
     /// The captive portal's answer to an `/api/...` request while the `portal` fault is set; nil

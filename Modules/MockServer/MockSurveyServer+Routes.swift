@@ -2,7 +2,9 @@ import Entities
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
 import NIOCore
+import Synchronization
 
 extension MockSurveyServer {
     static let maxBody = 1 << 20

@@ -2,12 +2,12 @@
 /// `mock/` fixtures over the contract in `doc/` (GET questionnaires, POST answers), with
 /// idempotency, routing by `mock/routing.json`, a record file and fault injection. The
 /// `mock-survey-server` app is a thin wrapper; the daemon's demo mode can embed it.
-import Entities
-import Foundation
+public import Entities
+public import Foundation
 import Hummingbird
-import Logging
+public import Logging
 import NIOCore
-import ServiceLifecycle
+public import ServiceLifecycle
 import Synchronization
 
 /// How the mock server runs.

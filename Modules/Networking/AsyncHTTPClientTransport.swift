@@ -1,10 +1,11 @@
-import AsyncHTTPClient
+public import AsyncHTTPClient
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
 import NIOCore
+import NIOHTTP1
 import NIOSSL
 
 /// The real transport, on AsyncHTTPClient (never URLSession: FoundationNetworking on Linux has open

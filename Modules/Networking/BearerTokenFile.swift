@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
 import Foundation
-#endif
 import Synchronization
 
 /// The bearer token the survey client sends, read from the token file named in the

@@ -1,9 +1,9 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+public import FoundationEssentials
 #else
-import Foundation
+public import Foundation
 #endif
-import Logging
+public import Logging
 
 /// Answers "can the survey server be reached right now?" without sending an HTTP request.
 public protocol ConnectivityProbe: Sendable {

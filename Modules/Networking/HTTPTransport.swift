@@ -1,9 +1,9 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+public import FoundationEssentials
 #else
-import Foundation
+public import Foundation
 #endif
-import NIOCore
+public import NIOCore
 
 /// One HTTP request, as the client hands it to a transport.
 public struct TransportRequest: Sendable, Hashable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// When to try a transient failure again: exponential backoff with full jitter.
 ///

@@ -1,9 +1,9 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+public import FoundationEssentials
 #else
-import Foundation
+public import Foundation
 #endif
-import Logging
+public import Logging
 
 /// Something that answered in the survey server's place: a captive portal's login page, a
 /// redirect, a `511`, a TLS certificate for another name.

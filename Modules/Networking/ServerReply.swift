@@ -1,9 +1,5 @@
-import Entities
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
+public import Entities
 import Foundation
-#endif
 
 /// Tells the survey server's replies from replies something else sent in its place (a captive
 /// portal's login page, a proxy's error page): only a body in the contract's `{status, data}`

@@ -4,10 +4,10 @@
 /// (`AsyncHTTPClientTransport` in production). Every call is preceded by a connectivity check
 /// (`ConnectivityMonitor`); offline means the call fails at once and nothing is sent. Failures are
 /// `NetworkError`s classified transient or permanent; `RetryPolicy` says when to try again.
-import Entities
-import Foundation
-import Logging
-import NIOCore
+public import Entities
+public import Foundation
+public import Logging
+public import NIOCore
 
 /// How the client reaches the server.
 public struct SurveyClientConfiguration: Sendable {

@@ -1,6 +1,6 @@
-import Foundation
-import NIOCore
-import NIOPosix
+public import Foundation
+public import NIOCore
+public import NIOPosix
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,6 +1,9 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+#if canImport(CNIOLinux)
+import CNIOLinux  // glibc's `stat` members: on Linux the compiler finds them through it
+#endif
 import SurveyDaemon
 
 /// The demo's directory under `$TMPDIR` is unsafe to use: someone else may own it or write into

@@ -5,9 +5,9 @@
 import Glibc
 #endif
 import Foundation
-import Logging
+public import Logging
 import MockServer
-import SurveyDaemon
+public import SurveyDaemon
 
 /// `surveyd --demo`: the mock survey server on a loopback port and a daemon against it.
 public enum DemoMode {

@@ -1,4 +1,4 @@
-import Entities
+public import Entities
 
 /// What an answer with nothing in it means for a form: one rule, for every front end.
 public enum BlankAnswer: Sendable, Hashable {

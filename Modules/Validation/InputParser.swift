@@ -1,5 +1,5 @@
 import Foundation
-import Entities
+public import Entities
 
 /// Typed input that does not fit a form, with what would be accepted.
 public struct InputError: Error, Sendable, Hashable, CustomStringConvertible {

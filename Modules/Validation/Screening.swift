@@ -1,4 +1,4 @@
-import Entities
+public import Entities
 
 /// A respondent found not eligible by a screening rule.
 public struct ScreeningResult: Sendable, Hashable {

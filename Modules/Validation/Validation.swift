@@ -8,7 +8,7 @@
 /// it means (``Entities/Form/blankAnswer(nothingChosen:emptyEntry:)``). Every front end (the
 /// daemon's sessions, `surveyctl`) shares this code, so an answer means the same everywhere.
 
-import Entities
+public import Entities
 
 /// Why an answer was not accepted.
 public struct ValidationFailure: Error, Sendable, Hashable, CustomStringConvertible {

@@ -49,14 +49,33 @@ import Testing
             for file in files {
                 let text = try String(contentsOf: root.appending(path: file), encoding: .utf8)
                 for line in text.split(separator: "\n") {
-                    let words = line.split(separator: " ")
-                    guard let index = words.firstIndex(of: "import"), words[..<index].allSatisfy({ $0.hasPrefix("@") }), index + 1 < words.count else { continue }
-                    let module = String(words[index + 1])
+                    guard let module = importedModule(line) else { continue }
                     if module != name, modules.contains(module) { arrows.insert(Arrow(from: name, to: module)) }
                 }
             }
         }
         return arrows
+    }
+
+    /// The module an `import` line names, whatever its attributes and access level
+    /// (`@testable import X`, `public import X`, `package import X`, `import struct X.Y`).
+    static func importedModule(_ line: Substring) -> String? {
+        let words = line.split(separator: " ")
+        let accessLevels: Set<Substring> = ["public", "package", "internal", "fileprivate", "private"]
+        let kinds: Set<Substring> = ["struct", "class", "enum", "protocol", "typealias", "func", "var", "let"]
+        guard let index = words.firstIndex(of: "import"), words[..<index].allSatisfy({ $0.hasPrefix("@") || accessLevels.contains($0) }) else { return nil }
+        let rest = words[(index + 1)...].drop { kinds.contains($0) }
+        return rest.first.map { String($0.prefix { $0 != "." }) }
+    }
+
+    @Test func importLinesNameTheirModule() {
+        #expect(Self.importedModule("import Storage") == "Storage")
+        #expect(Self.importedModule("public import Entities") == "Entities")
+        #expect(Self.importedModule("package import Kiosk") == "Kiosk")
+        #expect(Self.importedModule("@testable internal import SurveyDaemon") == "SurveyDaemon")
+        #expect(Self.importedModule("@preconcurrency public import struct Networking.SurveyClient") == "Networking")
+        #expect(Self.importedModule("// import Storage") == nil)
+        #expect(Self.importedModule("let important = 1") == nil)
     }
 
     @Test func theDrawingIsTheImports() throws {

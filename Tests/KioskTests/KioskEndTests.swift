@@ -1,3 +1,6 @@
+import HTTPTypes
+import HummingbirdTesting
+
 import Kiosk
 import KioskTesting
 import Testing

@@ -1,3 +1,5 @@
+import Entities
+
 import Kiosk
 import KioskTesting
 import Testing

@@ -1,4 +1,5 @@
 import Entities
+import HTTPTypes
 import Kiosk
 import KioskTesting
 import Testing

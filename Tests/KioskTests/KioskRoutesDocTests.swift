@@ -1,4 +1,6 @@
 import Foundation
+import HTTPTypes
+import Hummingbird
 import Kiosk
 import KioskTesting
 import Logging

@@ -1,3 +1,5 @@
+import HTTPTypes
+
 import Kiosk
 import KioskTesting
 import Testing

@@ -3,6 +3,7 @@ import Foundation
 import AsyncHTTPClient
 import NIOCore
 import Logging
+import NIOHTTP1
 import SurveyTesting
 import Synchronization
 import Testing

@@ -1,3 +1,5 @@
+import AsyncHTTPClient
+
 import Entities
 import Foundation
 import Logging

@@ -5,6 +5,7 @@ import Foundation
 import Logging
 import Storage
 import SurveyTesting
+import Synchronization
 import Testing
 
 private let logger = Logger(label: "file-faults")

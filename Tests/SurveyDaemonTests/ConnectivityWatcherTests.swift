@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Networking
 import ServiceLifecycle
+import Storage
 import Synchronization
 import SurveyTesting
 import Testing

@@ -1,6 +1,8 @@
 import AsyncHTTPClient
 import Foundation
 import Logging
+import NIOCore
+import NIOHTTP1
 import Storage
 import SurveyTesting
 import Testing

@@ -1,5 +1,7 @@
 import ControlAPI
+import Entities
 import Foundation
+import HTTPTypes
 import Logging
 import Networking
 import ServiceLifecycle

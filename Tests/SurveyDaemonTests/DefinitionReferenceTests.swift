@@ -1,11 +1,13 @@
 import ControlAPI
 import Entities
 import Foundation
+import HTTPTypes
 import Logging
 import Networking
 import Storage
 @testable import SurveyDaemon
 import SurveyTesting
+import Synchronization
 import Testing
 
 /// A follow-up stage whose rule names an answer of an earlier stage (`sameAS "$email"`): its

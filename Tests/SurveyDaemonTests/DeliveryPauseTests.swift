@@ -5,6 +5,7 @@ import ServiceLifecycle
 import Storage
 @testable import SurveyDaemon
 import SurveyTesting
+import Synchronization
 import Testing
 
 /// A refused token pauses delivery instead of making every queued submission a dead letter; a

@@ -1,6 +1,8 @@
 import Foundation
 import Logging
 import Networking
+import Storage
+import Synchronization
 import Testing
 @testable import SurveyDaemon
 

@@ -1,3 +1,6 @@
+import ControlAPI
+import Synchronization
+
 import Foundation
 import Logging
 import Storage

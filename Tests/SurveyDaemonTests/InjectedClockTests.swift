@@ -6,6 +6,7 @@ import ServiceLifecycle
 import Storage
 @testable import SurveyDaemon
 import SurveyTesting
+import Synchronization
 import Testing
 
 /// The delivery worker, the connectivity watcher and housekeeping measure and sleep on the clock

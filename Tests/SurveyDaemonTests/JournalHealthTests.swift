@@ -3,6 +3,7 @@ import Glibc
 #endif
 import ControlAPI
 import Foundation
+import HTTPTypes
 import Logging
 import Storage
 import SurveyTesting

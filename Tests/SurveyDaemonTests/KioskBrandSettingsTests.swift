@@ -1,3 +1,5 @@
+import Entities
+
 import Foundation
 import Kiosk
 import Logging

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Logging
+import Networking
 import Synchronization
 import SurveyTesting
 import Testing

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 @testable import SurveyDaemon
 import SurveyTesting
+import Synchronization
 
 /// The start of every connectivity test: one submission pending in memory, an uploader that finds
 /// the server offline, and a worker (one upload at a time, an hour's offline pause) delivering it.

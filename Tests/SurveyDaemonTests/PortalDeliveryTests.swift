@@ -3,6 +3,7 @@ import Logging
 import Storage
 @testable import SurveyDaemon
 import SurveyTesting
+import Synchronization
 import Testing
 
 /// What the delivery worker does with a reply that is not the survey server's (it waits, as while

@@ -1,6 +1,8 @@
 import ControlAPI
+import Entities
 import Foundation
 import Logging
+import Networking
 import Storage
 @testable import SurveyDaemon
 import SurveyTesting

@@ -1,6 +1,8 @@
 import AsyncHTTPClient
 import ControlAPI
+import Entities
 import Foundation
+import HTTPTypes
 import Logging
 import MockServer
 import Networking

@@ -1,6 +1,7 @@
 import ControlAPI
 import Entities
 import Foundation
+import HTTPTypes
 import SurveyTesting
 import Testing
 @testable import SurveyDaemon

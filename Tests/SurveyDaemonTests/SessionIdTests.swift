@@ -1,5 +1,6 @@
 import ControlAPI
 import Foundation
+import HTTPTypes
 import Logging
 import ServiceLifecycle
 @testable import SurveyDaemon

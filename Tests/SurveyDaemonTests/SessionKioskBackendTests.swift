@@ -7,6 +7,7 @@ import KioskTesting
 import Logging
 import Storage
 @testable import SurveyDaemon
+import Synchronization
 import Testing
 
 /// The kiosk pages over the daemon's own session manager: what a respondent does in the browser

@@ -1,6 +1,8 @@
 import ControlAPI
 import Foundation
+import HTTPTypes
 import SurveyDaemon
+import Synchronization
 import Testing
 
 /// Answers that name the question they answer: a session that moved on refuses them, and the

@@ -1,6 +1,8 @@
 import ControlAPI
+import Entities
 import Foundation
 @testable import SurveyDaemon
+import Synchronization
 import Testing
 
 /// Back and abandon, the calls the kiosk pages make beside start and answer.

@@ -1,6 +1,7 @@
 import ControlAPI
 import Entities
 import Foundation
+import HTTPTypes
 import Logging
 import Storage
 import SurveyDaemon

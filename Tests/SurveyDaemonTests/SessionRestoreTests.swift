@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import Storage
 import SurveyTesting
+import Synchronization
 import Testing
 @testable import SurveyDaemon
 

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import Logging
+import Networking
 import Synchronization
 import SurveyTesting
 import Testing

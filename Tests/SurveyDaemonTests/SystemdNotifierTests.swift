@@ -4,6 +4,7 @@ import Glibc
 import ControlAPI
 import Foundation
 import Logging
+import NIOCore
 import Synchronization
 import SurveyTesting
 import NIOPosix

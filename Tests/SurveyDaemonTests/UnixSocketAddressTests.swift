@@ -4,6 +4,7 @@ import Glibc
 import Musl
 #endif
 import ControlAPI
+import Foundation
 import SurveyTesting
 import Testing
 

@@ -1,6 +1,7 @@
 import ControlAPI
 import Foundation
 import Logging
+import Networking
 import SurveyTesting
 import Synchronization
 import Testing

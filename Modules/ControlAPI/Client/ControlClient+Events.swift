@@ -5,6 +5,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import NIOCore
+import NIOHTTP1
 
 extension ControlClient {
     /// Follows `GET /v1/events` for at most `duration`: calls `body` with each event (the `hello`

@@ -1,6 +1,7 @@
-import AsyncHTTPClient
+public import AsyncHTTPClient
 import Foundation
 import NIOCore
+import NIOHTTP1
 import NIOPosix
 
 /// A client of surveyd's control API over its Unix socket (`http+unix`), used by `surveyctl`.

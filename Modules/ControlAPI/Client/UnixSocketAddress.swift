@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+public import Glibc
 #elseif canImport(Musl)
-import Musl
+public import Musl
 #endif
 
 /// A Unix socket address for `bind`, `connect` and `sendto`: a path, or a Linux abstract name.

@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
 import Foundation
-#endif
 
 extension Rendering {
     /// `ready`, or `not ready` with each reason on a line of its own; then the kiosk's state

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+public import Glibc
 #elseif canImport(Musl)
-import Musl
+public import Musl
 #endif
 
 /// The staff PIN file: read by the daemon at start and on SIGHUP, written by `surveyctl staff-pin set`.

@@ -1,4 +1,4 @@
-import Entities
+public import Entities
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Human-readable summaries of a questionnaire, for `surveyctl lint` and operators.
 
 extension Check: CustomStringConvertible {

@@ -1,4 +1,4 @@
-import Entities
+public import Entities
 
 /// A session's id as the backend names it. The kiosk keeps it server-side only.
 public struct KioskSessionID: Sendable, Hashable, CustomStringConvertible {

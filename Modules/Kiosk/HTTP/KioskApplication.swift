@@ -1,7 +1,7 @@
-import Hummingbird
-import HummingbirdCore
-import Logging
-import NIOCore
+public import Hummingbird
+public import HummingbirdCore
+public import Logging
+public import NIOCore
 
 /// Builds the kiosk's Hummingbird application: the respondent's pages over a ``KioskBackend``.
 ///

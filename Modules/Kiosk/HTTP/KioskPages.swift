@@ -1,3 +1,5 @@
+import Entities
+
 import Hummingbird
 import Logging
 import NIOCore

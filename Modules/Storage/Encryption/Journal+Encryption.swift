@@ -15,6 +15,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Synchronization
 
 extension Journal {
     /// Checks, without changing anything, that the journal in `directory` can be opened with

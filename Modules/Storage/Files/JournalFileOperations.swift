@@ -5,7 +5,7 @@
 // caller; it checks every result.
 
 #if canImport(Glibc)
-import Glibc
+public import Glibc
 #endif
 
 /// The file system calls the Storage module makes, one closure per system call. Each returns what

@@ -3,7 +3,9 @@
 // releases the directory lock, and resumes whoever waits. No caller's thread is blocked.
 // A journal let go without ``close()`` is a programming error that debug builds trap on.
 
+import Dispatch
 import Logging
+import Synchronization
 
 extension Journal {
     /// Whether the writer thread still runs: true until ``close()`` has returned.

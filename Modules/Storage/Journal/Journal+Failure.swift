@@ -11,10 +11,12 @@
 import Glibc
 #endif
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+public import FoundationEssentials
 #else
-import Foundation
+public import Foundation
 #endif
+import Logging
+import Synchronization
 
 /// Why a journal refuses appends, and since when.
 public struct JournalFailure: Sendable, Hashable {

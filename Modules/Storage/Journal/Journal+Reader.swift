@@ -4,6 +4,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Synchronization
 
 extension Journal {
     // MARK: Scanning a segment

@@ -1,6 +1,7 @@
 // The records recovered on open, handed over once, so that what they hold (decrypted answers
 // among it) does not stay in memory after its owner replayed it.
 
+import Synchronization
 import SystemMemory
 
 extension Journal {

@@ -6,6 +6,7 @@
 import Glibc
 #endif
 import Logging
+import Synchronization
 
 extension Journal {
     // MARK: Names and listing

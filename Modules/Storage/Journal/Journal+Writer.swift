@@ -13,6 +13,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Synchronization
 
 extension Journal {
     /// What the writer waits for between turns.

@@ -24,7 +24,7 @@
 import Glibc
 #endif
 import Foundation
-import Logging
+public import Logging
 import Synchronization
 
 /// A crash-safe append-only journal in one directory. Safe to share between tasks.

@@ -2,9 +2,9 @@
 // delivery worker, sessions and control API speak these types too.
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+public import FoundationEssentials
 #else
-import Foundation
+public import Foundation
 #endif
 
 /// What a queued submission is, without its body.

@@ -2,10 +2,11 @@
 // exported from a queue, purging delivered bodies from disk now, and looking one submission up.
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+public import FoundationEssentials
 #else
-import Foundation
+public import Foundation
 #endif
+import Logging
 
 extension SubmissionQueue {
     /// What an import did: queued the submission, or found its key known already (pending, dead

@@ -6,6 +6,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Logging
 
 extension SubmissionQueue {
     /// What one compaction did.

@@ -17,11 +17,11 @@
 //   QueueExecutor.swift               the thread the actor runs on
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+public import FoundationEssentials
 #else
-import Foundation
+public import Foundation
 #endif
-import Logging
+public import Logging
 import SystemMemory
 
 /// The durable submission queue. Safe to share between tasks.

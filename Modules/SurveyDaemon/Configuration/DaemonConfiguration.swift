@@ -1,8 +1,8 @@
 import ControlAPI
-import Entities
-import Logging
-import Networking
-import Storage
+public import Entities
+public import Logging
+public import Networking
+public import Storage
 
 /// Everything `surveyd` can be configured with.
 ///

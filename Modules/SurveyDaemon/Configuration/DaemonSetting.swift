@@ -1,5 +1,5 @@
 import Entities
-import Logging
+public import Logging
 
 /// One setting of `surveyd`, declared once: where each source names it (JSON key, environment
 /// variable, flag), what it accepts, its default and one line of documentation. The resolution,

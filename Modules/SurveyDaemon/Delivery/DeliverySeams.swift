@@ -1,10 +1,10 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+public import FoundationEssentials
 #else
-import Foundation
+public import Foundation
 #endif
-import NIOCore
-import Storage
+public import NIOCore
+public import Storage
 
 /// The durable submission queue, as the delivery worker uses it. It speaks the Storage queue's
 /// types: a submission is a `QueuedSubmission` named by its `SubmissionID`, without its body,

@@ -3,6 +3,8 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Logging
+import Networking
 import Storage
 
 extension DeliveryWorker {

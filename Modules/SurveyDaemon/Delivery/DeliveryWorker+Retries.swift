@@ -1,9 +1,9 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+public import FoundationEssentials
 #else
-import Foundation
+public import Foundation
 #endif
-import Storage
+public import Storage
 
 extension DeliveryWorker {
     /// What the worker knows of a submission's delivery so far, for the operator's queue listing.

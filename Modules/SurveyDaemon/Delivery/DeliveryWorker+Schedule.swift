@@ -1,8 +1,11 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+public import FoundationEssentials
 #else
-import Foundation
+public import Foundation
 #endif
+import ControlAPI
+import Logging
+import Networking
 
 extension DeliveryWorker {
     /// The refusal (429 or 503) that started the ramp's hold-off.

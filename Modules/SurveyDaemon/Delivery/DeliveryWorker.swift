@@ -1,13 +1,13 @@
 import ControlAPI
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+public import FoundationEssentials
 #else
-import Foundation
+public import Foundation
 #endif
-import Logging
-import Networking
-import ServiceLifecycle
-import Storage
+public import Logging
+public import Networking
+public import ServiceLifecycle
+public import Storage
 
 /// Delivers queued submissions, oldest first, a few at a time.
 ///

@@ -1,10 +1,10 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+public import FoundationEssentials
 #else
-import Foundation
+public import Foundation
 #endif
-import Logging
-import Storage
+public import Logging
+public import Storage
 
 /// The submission queue as erasure sees it: since when a delivered (or dropped) submission's
 /// body has waited on disk, and the purge that takes every such body off it.

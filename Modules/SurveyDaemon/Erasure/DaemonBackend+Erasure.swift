@@ -1,8 +1,8 @@
 import ControlAPI
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+public import FoundationEssentials
 #else
-import Foundation
+public import Foundation
 #endif
 import Storage
 

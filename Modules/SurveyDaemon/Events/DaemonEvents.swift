@@ -1,4 +1,4 @@
-import ControlAPI
+public import ControlAPI
 import Synchronization
 
 /// Hands every ``DaemonEvent`` to the streams of `GET /v1/events`. Publishing never waits: each

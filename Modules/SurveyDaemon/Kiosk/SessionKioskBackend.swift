@@ -4,7 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import Kiosk
+public import Kiosk
 
 /// The kiosk pages' backend in the daemon: the same session manager calls as the control API
 /// makes, with the session manager's errors mapped to the kiosk's at this edge

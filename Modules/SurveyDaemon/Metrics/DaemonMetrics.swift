@@ -1,12 +1,12 @@
 import ControlAPI
-import CoreMetrics
+public import CoreMetrics
 import Entities
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+public import FoundationEssentials
 #else
-import Foundation
+public import Foundation
 #endif
-import Storage
+public import Storage
 
 /// The daemon's metrics vocabulary: every counter and histogram it records, by its Prometheus
 /// name (`doc/operations.md` lists them), made once from the `MetricsFactory` it is given.

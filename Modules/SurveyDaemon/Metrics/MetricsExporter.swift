@@ -1,13 +1,13 @@
-import ControlAPI
+public import ControlAPI
 import CoreMetrics
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+public import FoundationEssentials
 #else
-import Foundation
+public import Foundation
 #endif
-import Networking
+public import Networking
 import Prometheus
-import Storage
+public import Storage
 import Synchronization
 
 /// The daemon's metrics in the Prometheus text format (`GET /metrics`).

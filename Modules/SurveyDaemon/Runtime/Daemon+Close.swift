@@ -1,3 +1,7 @@
+import AsyncHTTPClient
+import NIOCore
+import Storage
+import Synchronization
 import Logging
 
 /// The daemon's stop: its journals, its HTTP client and its control loop are closed, and no

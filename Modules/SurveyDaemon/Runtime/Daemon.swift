@@ -8,12 +8,13 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Entities
 import Kiosk
-import Logging
-import Networking
+public import Logging
+public import Networking
 import NIOPosix
 import ServiceLifecycle
-import UnixSignals
+public import UnixSignals
 import Storage
 import Synchronization
 

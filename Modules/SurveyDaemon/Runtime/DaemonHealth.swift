@@ -1,4 +1,4 @@
-import ControlAPI
+public import ControlAPI
 import ServiceLifecycle
 import Synchronization
 

@@ -4,7 +4,7 @@ import Glibc
 import ControlAPI
 import Dispatch
 import Foundation
-import Logging
+public import Logging
 import Synchronization
 
 /// The daemon's version, shown by `surveyd --version` and `surveyctl status`.

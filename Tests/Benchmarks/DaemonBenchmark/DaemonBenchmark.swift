@@ -10,6 +10,7 @@ import Foundation
 import Histogram
 import Logging
 import NIOCore
+import NIOHTTP1
 import NIOPosix
 import Storage
 import SurveyTesting

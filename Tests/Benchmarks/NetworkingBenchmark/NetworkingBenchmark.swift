@@ -4,6 +4,7 @@ import Entities
 import Foundation
 import Logging
 import MockServer
+import NIOHTTP1
 import Networking
 import NIOCore
 

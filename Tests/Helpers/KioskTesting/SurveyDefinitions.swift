@@ -3,10 +3,10 @@
 /// kiosk's tests and its preview server show real forms and real rule messages in both
 /// languages. It is a test double, never linked into an app.
 
-import Entities
+public import Entities
 import Foundation
-import Kiosk
-import MockServer
+public import Kiosk
+public import MockServer
 import SurveyTesting
 
 /// The project's survey as the fixtures define it: every stage in every language, and the

@@ -1,6 +1,7 @@
-import Entities
+public import Entities
 import Foundation
-import Kiosk
+public import Kiosk
+import MockServer
 import Validation
 
 /// The project's survey behind the kiosk, in memory: sessions walk the stages of

@@ -1,4 +1,4 @@
-import Kiosk
+public import Kiosk
 
 /// Valid answers to every question of the project's survey, for walking to a question.
 public enum SurveyWalk {

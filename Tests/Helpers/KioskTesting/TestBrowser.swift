@@ -1,7 +1,7 @@
 import Foundation
-import Hummingbird
-import HummingbirdTesting
-import Kiosk
+public import Hummingbird
+public import HummingbirdTesting
+public import Kiosk
 import Logging
 import Synchronization
 

@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+public import Glibc
 #elseif canImport(Musl)
-import Musl
+public import Musl
 #endif
-import Foundation
+public import Foundation
 import Subprocess
 import Synchronization
 #if canImport(System)

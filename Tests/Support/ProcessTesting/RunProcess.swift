@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import Foundation
+public import Foundation
 import Subprocess
 #if canImport(System)
 import System

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
+public import Foundation
 
 /// Every file under a directory with its bytes and mode, to tell whether anything there changed
 /// (a refused start must leave the state directory byte for byte as it was).

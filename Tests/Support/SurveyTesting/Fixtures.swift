@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Loads the project's fixtures under `mock/`.
 public enum Fixtures {

@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import Foundation
+public import Foundation
 
 /// Unix-socket connections a test opens and keeps open, e.g. clients that send half a request
 /// and then wait: it tells which ones the server has closed, and what each received.

@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import Foundation
+public import Foundation
 
 /// A minimal HTTP/1.1 client over TCP to 127.0.0.1 for tests (e.g. the mock server's
 /// `/admin/faults` while a test runs): one request with `Connection: close`, the reply read until

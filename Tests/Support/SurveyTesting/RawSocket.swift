@@ -4,7 +4,7 @@ import Glibc
 import Musl
 #endif
 import ControlAPI
-import Foundation
+public import Foundation
 
 /// `connect(2)` and `close(2)`, named apart from ``RawSocket/connect(to:timeout:)``.
 private func connectSocket(_ fd: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Int32 { connect(fd, address, length) }

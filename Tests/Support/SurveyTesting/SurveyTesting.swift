@@ -4,7 +4,7 @@
 /// temporary directories; child processes, each with a hard deadline so that no test can hang or
 /// leak one, come from ProcessTesting, which it re-exports.
 
-import Foundation
+public import Foundation
 @_exported import ProcessTesting
 
 /// Paths inside this package, found from this source file's location.

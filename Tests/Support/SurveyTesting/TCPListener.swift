@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import Foundation
+public import Foundation
 
 /// A plain TCP listener on 127.0.0.1 that only counts: the connections it accepted and the bytes
 /// they carried. It answers nothing. Tests put it where a request must not arrive.

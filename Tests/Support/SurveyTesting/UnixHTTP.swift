@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import Foundation
+public import Foundation
 
 /// A minimal HTTP/1.1 client over a Unix socket for tests: it sends exactly the bytes it is
 /// given (so tests can send garbage) and reads the reply until the server closes or the

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
+public import Foundation
 
 /// A wall clock that a test steps in a child process, and nothing else: the `LD_PRELOAD` library
 /// of `Tests/Support/WallClockShift/wall_clock_shift.c`, compiled at run time with the system's C

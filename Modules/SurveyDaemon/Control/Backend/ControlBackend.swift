@@ -1,4 +1,4 @@
-import ControlAPI
+public import ControlAPI
 
 /// What the control API asks of the daemon, by what each group of routes needs: sessions,
 /// delivery, health and metrics, and the queue's operator endpoints. ``DaemonBackend`` is all

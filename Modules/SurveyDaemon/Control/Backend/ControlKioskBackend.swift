@@ -1,4 +1,4 @@
-import ControlAPI
+public import ControlAPI
 
 /// The kiosk's staff endpoints (`/v1/kiosk/…`): out of service, back in service, and the end of
 /// a staff PIN lockout. A daemon without kiosk pages answers 404.

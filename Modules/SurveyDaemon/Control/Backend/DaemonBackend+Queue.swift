@@ -1,14 +1,14 @@
 // The queue's operator endpoints in the daemon: listing, showing, exporting and importing
 // submissions, requeueing several dead letters, dropping one, and purging delivered bodies.
 
-import ControlAPI
+public import ControlAPI
 import Entities
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import Storage
+public import Storage
 
 /// The queue operations the operator's endpoints need beyond ``QueueInspector``.
 public protocol QueueAdministration: Sendable {

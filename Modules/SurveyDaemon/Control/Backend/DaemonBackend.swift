@@ -1,12 +1,12 @@
-import ControlAPI
+public import ControlAPI
 import Entities
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+public import FoundationEssentials
 #else
-import Foundation
+public import Foundation
 #endif
-import Networking
-import Storage
+public import Networking
+public import Storage
 
 /// A dead letter put back in the queue: the letter as it was, and the submission as it is now
 /// (under a new idempotency key when the requeue gave it one).

@@ -1,5 +1,5 @@
-import ControlAPI
-import Entities
+public import ControlAPI
+public import Entities
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

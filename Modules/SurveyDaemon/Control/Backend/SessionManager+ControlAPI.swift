@@ -1,4 +1,4 @@
-import ControlAPI
+public import ControlAPI
 
 /// The session manager as the control API calls it: requests in, views out. A session error is
 /// passed on as it is; ``ControlErrorMiddleware`` turns it into the reply (`ControlError(_:)`).

@@ -1,6 +1,7 @@
 import HummingbirdCore
 import NIOCore
 import NIOHTTP1
+import NIOHTTPTypes
 
 extension ControlConnection {
     /// First in the pipeline: sees the bytes of every read.

@@ -8,6 +8,7 @@ import HummingbirdCore
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOHTTPTypes
 
 /// A request's head or body did not arrive within the read timeout. The request body's reader
 /// gets it, so that the route replies `408 request_timeout`.

@@ -4,7 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import Hummingbird
+public import Hummingbird
 import NIOCore
 
 /// A control error writes its own reply (Hummingbird's router turns a thrown `HTTPResponseError`

@@ -1,5 +1,5 @@
-import ControlAPI
-import Hummingbird
+public import ControlAPI
+public import Hummingbird
 
 /// An error the control API reports to its client as `{"error": {"code", "message"}}` (with
 /// `"session"` beside `"error"` when it carries one).

@@ -1,4 +1,5 @@
 import Hummingbird
+import Logging
 
 /// Makes every error a ``ControlError``, so clients always get `{"error": {...}}`: a session error
 /// gets the status and code its case maps to (`ControlError+SessionError.swift`), the router's

@@ -1,4 +1,4 @@
-import Hummingbird
+public import Hummingbird
 import NIOCore
 
 /// The request context of the control API: it keeps the connection's channel so that the

@@ -1,4 +1,5 @@
 import ControlAPI
+import Foundation
 import Hummingbird
 import NIOCore
 

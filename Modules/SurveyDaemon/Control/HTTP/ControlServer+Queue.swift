@@ -5,6 +5,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Hummingbird
+import Logging
 import NIOCore
 
 extension ControlServer {

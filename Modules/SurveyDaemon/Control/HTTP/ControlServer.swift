@@ -11,11 +11,11 @@ import FoundationEssentials
 import Foundation
 #endif
 import Hummingbird
-import Logging
-import NIOCore
+public import Logging
+public import NIOCore
 import NIOHTTP1
 import NIOPosix
-import ServiceLifecycle
+public import ServiceLifecycle
 import Synchronization
 
 /// The control API: HTTP/1.1 with JSON bodies on a Unix socket, paths under `/v1`.

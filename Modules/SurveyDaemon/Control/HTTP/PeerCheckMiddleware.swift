@@ -1,4 +1,5 @@
 import Hummingbird
+import Logging
 import NIOPosix
 
 /// Refuses peers that are not the daemon's user, root or a member of the socket's group. The

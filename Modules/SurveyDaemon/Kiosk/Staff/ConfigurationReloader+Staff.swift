@@ -1,4 +1,6 @@
 import Kiosk
+import Logging
+import Synchronization
 
 extension ConfigurationReloader {
     /// Reads the staff PIN file again and applies `kioskSurveys`; a PIN file that cannot be used

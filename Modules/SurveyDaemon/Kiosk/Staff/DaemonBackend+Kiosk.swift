@@ -1,4 +1,4 @@
-import ControlAPI
+public import ControlAPI
 import Kiosk
 
 /// The control API's kiosk endpoints over the staff desk, acting as the operator.

@@ -8,6 +8,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Kiosk
+import Synchronization
 
 /// The staff screen's backend in the daemon: the desk for the PIN, out of service and the
 /// survey; the control API's own status and flush for the glance and Send now, so that the

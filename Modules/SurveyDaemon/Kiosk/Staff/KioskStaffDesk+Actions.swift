@@ -1,10 +1,8 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
 import Foundation
-#endif
 import ControlAPI
-import Kiosk
+public import Kiosk
+import Logging
+import Synchronization
 
 /// What staff (on the staff screen) and the operator (`surveyctl`, the control API) do.
 extension KioskStaffDesk {

@@ -1,10 +1,10 @@
-import ControlAPI
+public import ControlAPI
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import Kiosk
+public import Kiosk
 import Logging
 import NIOPosix
 import Synchronization

@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
 import Foundation
-#endif
 import Kiosk
 
 /// `kioskSurveys`: the surveys staff may switch the kiosk to, e.g.

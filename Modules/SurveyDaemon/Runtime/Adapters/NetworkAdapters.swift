@@ -1,11 +1,11 @@
 import Entities
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+public import FoundationEssentials
 #else
-import Foundation
+public import Foundation
 #endif
-import Networking
-import NIOCore
+public import Networking
+public import NIOCore
 
 /// Uploads through the survey client and sorts what happened into an ``UploadOutcome``.
 public struct ClientUploader: AnswerUploader {

@@ -1,12 +1,12 @@
-import ControlAPI
+public import ControlAPI
 import Entities
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+public import FoundationEssentials
 #else
-import Foundation
+public import Foundation
 #endif
-import NIOCore
-import Storage
+public import NIOCore
+public import Storage
 
 /// The session journal on the Storage journal: each `append` call is one record (a JSON array
 /// of events), so the events of one answer become durable together with one fdatasync.

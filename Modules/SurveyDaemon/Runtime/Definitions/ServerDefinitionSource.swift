@@ -1,13 +1,13 @@
 import Entities
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+public import FoundationEssentials
 #else
-import Foundation
+public import Foundation
 #endif
-import Logging
-import Networking
+public import Logging
+public import Networking
 import NIOPosix
-import Storage
+public import Storage
 import Synchronization
 
 /// Questionnaires from the survey server (after its connectivity check), kept in the Storage

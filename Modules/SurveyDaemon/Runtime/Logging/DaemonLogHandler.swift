@@ -3,7 +3,10 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import Logging
+#if canImport(CDispatch)
+public import CDispatch  // glibc's `stat` and `STDERR_FILENO` (a default argument): on Linux the compiler finds them through it
+#endif
+public import Logging
 import Synchronization
 
 /// The daemon's log level, shared by every logger the ``DaemonLogHandler`` makes, so that a

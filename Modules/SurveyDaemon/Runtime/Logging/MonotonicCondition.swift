@@ -3,6 +3,9 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+#if canImport(CDispatch)
+import CDispatch  // glibc's `stat` and `timespec` members: on Linux the compiler finds them through it
+#endif
 
 /// A mutex with a condition variable whose timed waits run on `CLOCK_MONOTONIC`, for the log
 /// writer's bounded waits. Foundation's `NSCondition.wait(until:)` takes a wall-clock `Date`: a

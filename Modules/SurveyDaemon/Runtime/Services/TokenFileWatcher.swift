@@ -2,6 +2,9 @@
 import Glibc
 #endif
 import Logging
+#if canImport(CDispatch)
+import CDispatch  // glibc's `stat` and `timespec` members: on Linux the compiler finds them through it
+#endif
 import Networking
 import ServiceLifecycle
 

@@ -1,14 +1,20 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+#if canImport(CDispatch)
+import CDispatch  // glibc's `stat` and `timespec` members: on Linux the compiler finds them through it
+#endif
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import Logging
+public import Logging
 import NIOCore
+import NIOPosix
+import Networking
 import ServiceLifecycle
+import Storage
 import UnixSignals
 
 /// What the service manager gave the daemon: where to send notifications (`$NOTIFY_SOCKET`) and

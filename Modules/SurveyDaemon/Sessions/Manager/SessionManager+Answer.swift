@@ -3,6 +3,8 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Entities
+import Logging
 
 /// What an answer came to, with the session as it stands after it.
 public struct AnswerResult: Sendable, Hashable {

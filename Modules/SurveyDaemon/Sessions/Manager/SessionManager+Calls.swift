@@ -1,9 +1,10 @@
 import Entities
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+public import FoundationEssentials
 #else
-import Foundation
+public import Foundation
 #endif
+import Logging
 
 /// The calls a front end makes to start and look at sessions (answers: `SessionManager+Answer.swift`).
 extension SessionManager {

@@ -1,9 +1,11 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+public import FoundationEssentials
 #else
-import Foundation
+public import Foundation
 #endif
-import Storage
+import Entities
+import Logging
+public import Storage
 
 /// Completed stages: queued, waited for briefly, and moved on once their delivery is known.
 extension SessionManager {

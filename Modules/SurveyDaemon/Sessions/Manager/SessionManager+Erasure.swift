@@ -1,8 +1,10 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+public import FoundationEssentials
 #else
-import Foundation
+public import Foundation
 #endif
+import Logging
+import Storage
 
 /// Erasure: once a session is closed and its answers are no longer needed (every stage delivered,
 /// screened out, abandoned, or ended `queued` and its upload since delivered or its dead letter

@@ -3,6 +3,8 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Logging
+import Storage
 
 /// What the daemon's housekeeping service asks of sessions: closing idle ones, settling completed
 /// stages, compacting the journal.

@@ -4,6 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Logging
 
 extension SessionManager {
     /// Rebuilds sessions from the journal, then makes sure every completed stage is queued.

@@ -1,11 +1,11 @@
 import Entities
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+public import FoundationEssentials
 #else
-import Foundation
+public import Foundation
 #endif
 import Storage
-import Logging
+public import Logging
 
 /// Runs every respondent session of the daemon.
 ///

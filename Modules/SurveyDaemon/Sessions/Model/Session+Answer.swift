@@ -1,8 +1,8 @@
-import Entities
+public import Entities
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+public import FoundationEssentials
 #else
-import Foundation
+public import Foundation
 #endif
 import Validation
 

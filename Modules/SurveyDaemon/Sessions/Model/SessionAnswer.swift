@@ -1,4 +1,4 @@
-import Entities
+public import Entities
 
 /// An answer to a session's current question, as a front end hands it to the session manager:
 /// the control API's request and the kiosk's form both become one.

@@ -1,8 +1,8 @@
-import Entities
+public import Entities
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+public import FoundationEssentials
 #else
-import Foundation
+public import Foundation
 #endif
 
 /// A change to a session, in the order it happened. The daemon journals each event before it

@@ -1,10 +1,10 @@
-import Entities
+public import Entities
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+public import FoundationEssentials
 #else
-import Foundation
+public import Foundation
 #endif
-import Storage
+public import Storage
 
 /// A questionnaire and the content hash of the bytes it was decoded from.
 public struct LoadedDefinition: Sendable, Hashable {
