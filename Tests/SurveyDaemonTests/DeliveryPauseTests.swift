@@ -52,14 +52,7 @@ extension DeliveryWorkerTests {
         defer { dir.remove() }
         let token = dir.appending("token").path
         try "old".write(toFile: token, atomically: true, encoding: .utf8)
-        let queue = MemoryDeliveryQueue()
-        _ = queue.add("s1", at: 1)
-        let uploader = ScriptedUploader(["s1": [.unauthorized(status: 403, reason: "token")]])
-        let worker = worker(queue, uploader, maxInFlight: 1)
-        let client = SurveyClient(
-            configuration: SurveyClientConfiguration(baseURL: URL(string: "http://127.0.0.1:9")!, tokenFile: token),
-            transport: ScriptedServer { _ in ScriptedServer.ok(Data()) }, connectivity: ConnectivityMonitor(probe: AlwaysReachable(), reuse: .seconds(3600)),
-            logger: Logger(label: "test"))
+        let (queue, worker, client) = tokenRefusedOnce(token: token)
         let clock = ManualClock()
         // A directory that cannot be watched: the file is looked at every interval instead.
         let watcher = TokenFileWatcher(path: token, worker: worker, client: client, interval: .seconds(2), clock: clock, watch: { _, _ in .failure(DirectoryWatchError(errno: ENOSPC)) })
@@ -86,14 +79,7 @@ extension DeliveryWorkerTests {
         defer { dir.remove() }
         let token = dir.appending("token").path
         try "old".write(toFile: token, atomically: true, encoding: .utf8)
-        let queue = MemoryDeliveryQueue()
-        _ = queue.add("s1", at: 1)
-        let uploader = ScriptedUploader(["s1": [.unauthorized(status: 403, reason: "token")]])
-        let worker = worker(queue, uploader, maxInFlight: 1)
-        let client = SurveyClient(
-            configuration: SurveyClientConfiguration(baseURL: URL(string: "http://127.0.0.1:9")!, tokenFile: token),
-            transport: ScriptedServer { _ in ScriptedServer.ok(Data()) }, connectivity: ConnectivityMonitor(probe: AlwaysReachable(), reuse: .seconds(3600)),
-            logger: Logger(label: "test"))
+        let (queue, worker, client) = tokenRefusedOnce(token: token)
         let clock = ManualClock()
         let watcher = TokenFileWatcher(path: token, worker: worker, client: client, clock: clock)
         let group = ServiceGroup(services: [worker, watcher], gracefulShutdownSignals: [], logger: Logger(label: "test"))
@@ -109,5 +95,21 @@ extension DeliveryWorkerTests {
         #expect(clock.sleeping == 0)
         await group.triggerGracefulShutdown()
         try await task.value
+    }
+}
+
+extension DeliveryWorkerTests {
+    /// One submission whose upload the server refuses for its token, a worker with it, and a
+    /// client reading `token`: the worker pauses until the token file changes.
+    func tokenRefusedOnce(token: String) -> (MemoryDeliveryQueue, DeliveryWorker, SurveyClient) {
+        let queue = MemoryDeliveryQueue()
+        _ = queue.add("s1", at: 1)
+        let uploader = ScriptedUploader(["s1": [.unauthorized(status: 403, reason: "token")]])
+        let worker = worker(queue, uploader, maxInFlight: 1)
+        let client = SurveyClient(
+            configuration: SurveyClientConfiguration(baseURL: URL(string: "http://127.0.0.1:9")!, tokenFile: token),
+            transport: ScriptedServer { _ in ScriptedServer.ok(Data()) }, connectivity: ConnectivityMonitor(probe: AlwaysReachable(), reuse: .seconds(3600)),
+            logger: Logger(label: "test"))
+        return (queue, worker, client)
     }
 }

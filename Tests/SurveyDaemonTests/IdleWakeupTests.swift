@@ -43,9 +43,10 @@ import Testing
         _ = await running.result
     }
 
-    /// The sleep until the next `WATCHDOG=1`: half the 30 s, less the moments since the last.
+    /// The sleep until the next `WATCHDOG=1`: half the 30 s, less the time since the last (which
+    /// a loaded machine can make seconds).
     static func isPing(_ length: Duration) -> Bool {
-        length > .seconds(14) && length <= .seconds(15)
+        length > .zero && length <= .seconds(15)
     }
 
     @Test func anIdleDaemonArmsOnlyTheWatchdogAndTheCompaction() async throws {
@@ -66,7 +67,9 @@ import Testing
                     let waiting = clock.waiting
                     return waiting.count == 2 && Self.isPing(waiting[0]) && waiting[1] > .seconds(590) && waiting[1] <= .seconds(600)
                 }, "\(clock.waiting)")
-                #expect(clock.requested(after: sinceReady).allSatisfy { $0 > .seconds(14) }, "no shorter timer since ready: \(clock.requested(after: sinceReady))")
+                // However late a sleep was asked for on a loaded machine (a ping's is 15 s less the
+                // time since the last one), the timers' deadlines since ready are 15 s apart or more.
+                #expect((clock.shortestPeriod(after: sinceReady) ?? .seconds(15)) >= .seconds(14), "no timer with a shorter period since ready: \(clock.requested(after: sinceReady))")
             }
         } catch {
             await daemon.close()

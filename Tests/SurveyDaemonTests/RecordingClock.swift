@@ -11,6 +11,7 @@ final class RecordingClock: Clock, Sendable {
         var next = 0
         var waiting: [Int: Duration] = [:]
         var requested: [Duration] = []
+        var deadlines: [Instant] = []
     }
 
     private let base = ContinuousClock()
@@ -25,6 +26,7 @@ final class RecordingClock: Clock, Sendable {
             defer { state.next += 1 }
             state.waiting[state.next] = length
             state.requested.append(length)
+            state.deadlines.append(deadline)
             return state.next
         }
         defer { _ = state.withLock { $0.waiting.removeValue(forKey: id) } }
@@ -39,4 +41,11 @@ final class RecordingClock: Clock, Sendable {
 
     /// The lengths of the sleeps asked for after the first `count`.
     func requested(after count: Int) -> [Duration] { state.withLock { Array($0.requested.dropFirst(count)) } }
+
+    /// The shortest time between two distinct deadlines of the sleeps asked for after the first
+    /// `count` (a timer's period, however late its sleep was asked for); nil with fewer than two.
+    func shortestPeriod(after count: Int) -> Duration? {
+        let deadlines = state.withLock { Array(Set($0.deadlines.dropFirst(count))).sorted() }
+        return zip(deadlines, deadlines.dropFirst()).map { $0.duration(to: $1) }.min()
+    }
 }

@@ -18,13 +18,6 @@ public import UnixSignals
 import Storage
 import Synchronization
 
-/// A failure to start the daemon, with what to do about it.
-public struct DaemonStartError: Error, Sendable, CustomStringConvertible {
-    public var message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
-}
-
 /// The whole daemon, assembled from its configuration: the session journal, the submission
 /// queue and the definition cache under the state directory; the survey client with its
 /// connectivity check; sessions, delivery, housekeeping and the control server as services of one

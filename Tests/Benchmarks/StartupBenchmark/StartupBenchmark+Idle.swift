@@ -5,7 +5,8 @@
 // (wake-ups) and CPU time are read, again N seconds later, and the daemon is stopped. Two
 // scenarios per daemon: nothing open, and one session open and idle (started and answered once
 // through the control socket, with an idle timeout of an hour, so the window ends long before
-// its idle deadline).
+// its idle deadline). Each round also measures the floor: this binary run as an idle Swift
+// process (`--idle-floor`), whose wake-ups are the runtime's own.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -34,7 +35,11 @@ extension StartupBenchmark {
     func runIdle(binaries: [(name: String, path: String)], serverURL: String, work: String, window: Double) async throws {
         print("# idle section: \(window) s per window after \(settleSeconds) s of settling, watchdog 30 s, kiosk on, token file, server \(serverURL)\n")
         var samples: [String: [IdleSample]] = [:]
+        var floors: [IdleSample] = []
         for round in 1 ... rounds {
+            let floor = try await Self.measureFloor(settle: settleSeconds, window: window)
+            floors.append(floor)
+            print("round \(round) floor (an idle Swift process): \(Self.format(floor.wakeups)) wake-ups/s, \(String(format: "%.3f", floor.cpuMilliseconds)) ms CPU/s, \(floor.threads) threads; busiest: \(floor.busiest)")
             for binary in binaries {
                 for scenario in IdleScenario.allCases {
                     let sample = try await Self.measureIdle(
@@ -47,14 +52,35 @@ extension StartupBenchmark {
         }
         print("\n| daemon | scenario | measure | goal | " + (1 ... rounds).map { "run \($0)" }.joined(separator: " | ") + " |")
         print("|---|---|---|---:|" + String(repeating: "---:|", count: rounds))
+        print("| floor: an idle Swift process | — | wake-ups per second | | " + floors.map { Self.format($0.wakeups) }.joined(separator: " | ") + " |")
+        print("| floor: an idle Swift process | — | CPU, ms per second | | " + floors.map { String(format: "%.3f", $0.cpuMilliseconds) }.joined(separator: " | ") + " |")
         for binary in binaries {
             for scenario in IdleScenario.allCases {
                 let runs = samples["\(binary.name)|\(scenario.rawValue)"] ?? []
                 print("| \(binary.name) | \(scenario.rawValue) | wake-ups per second | ≤ \(Self.format(Self.idleGoals.wakeups)) | " + runs.map { Self.format($0.wakeups) }.joined(separator: " | ") + " |")
+                print("| \(binary.name) | \(scenario.rawValue) | wake-ups per second above the floor of its round | | " + zip(runs, floors).map { Self.format($0.wakeups - $1.wakeups) }.joined(separator: " | ") + " |")
                 print("| \(binary.name) | \(scenario.rawValue) | CPU, ms per second | ≤ \(Self.idleGoals.cpuMilliseconds) | " + runs.map { String(format: "%.3f", $0.cpuMilliseconds) }.joined(separator: " | ") + " |")
                 print("| \(binary.name) | \(scenario.rawValue) | threads | | " + runs.map { "\($0.threads)" }.joined(separator: " | ") + " |")
             }
         }
+    }
+
+    /// The floor: this benchmark's own binary as an idle Swift process (`--idle-floor`), measured
+    /// over the same window. libdispatch on Linux sizes its thread pool with a timer of its own
+    /// once a second, in every process that uses the concurrency pool.
+    static func measureFloor(settle: Double, window: Double) async throws -> IdleSample {
+        let floor = try await BackgroundProcess.start(URL(fileURLWithPath: CommandLine.arguments[0]), ["--idle-floor"], deadline: .seconds(window + settle + 60))
+        try await Task.sleep(for: .seconds(settle))
+        let clock = ContinuousClock()
+        let before = ProcessActivity.read(pid: floor.pid)
+        let measured = clock.now
+        try await Task.sleep(for: .seconds(window))
+        let after = ProcessActivity.read(pid: floor.pid)
+        let seconds = (clock.now - measured).seconds
+        let (switches, cpu) = after.since(before)
+        let busiest = after.perThread(since: before, pid: floor.pid).prefix(2).map { "\($0.name) \($0.switches)" }.joined(separator: ", ")
+        _ = await floor.stop(signal: SIGKILL)
+        return IdleSample(wakeups: Double(switches) / seconds, cpuMilliseconds: Double(cpu) / 1e6 / seconds, threads: after.threads.count, pings: 0, busiest: busiest)
     }
 
     /// One daemon, one scenario: the wake-ups and CPU of `window` seconds after start-up settled.

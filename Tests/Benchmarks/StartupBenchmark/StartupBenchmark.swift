@@ -36,6 +36,18 @@ struct StartupBenchmark: AsyncParsableCommand {
     @Option(help: "A mock-survey-server binary, so that the idle daemon is online (offline without).") var mock: String?
     @Argument(help: "NAME=SURVEYD: the surveyd binaries to compare, e.g. before=/tmp/surveyd after=.build/release/surveyd.") var named: [String]
 
+    /// The idle section's floor (`--idle-floor`, its own child process, not an option of the
+    /// benchmark's): a Swift process of the same toolchain that has used the concurrency pool
+    /// once and then waits on nothing, so its wake-ups are the runtime's own.
+    static func main() async {
+        if CommandLine.arguments.dropFirst().first == "--idle-floor" {
+            await Task.detached {}.value
+            await withCheckedContinuation { (_: CheckedContinuation<Void, Never>) in }
+            return
+        }
+        await main(nil)
+    }
+
     func validate() throws {
         guard rounds > 0 else { throw ValidationError("--rounds needs a whole number above 0, not \(rounds)") }
         guard idle >= 0 else { throw ValidationError("--idle needs a number of seconds, 0 or more, not \(idle)") }
