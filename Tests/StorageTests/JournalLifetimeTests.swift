@@ -40,13 +40,13 @@ import Testing
             defer { dir.remove() }
             weak var released: Journal?
             do {
+                // Opened and let go: its writer waits for an append, holding nothing, so the
+                // release (and the trap that ends this process) comes as the scope ends.
                 let journal = try Journal(directory: dir.path, logger: Logger(label: "t"))
                 released = journal
-                _ = try await journal.append(type: 1, payload: [1])
             }
-            // The writer's turn may hold it a moment longer; its release traps (ending this
-            // process) on whichever thread lets go last. A journal never released exits 0.
-            for _ in 0..<1000 where released != nil { try await Task.sleep(for: .milliseconds(10)) }
+            // A journal its writer thread kept would never be released: this process exits 0.
+            for _ in 0..<3000 where released != nil { try await Task.sleep(for: .milliseconds(10)) }
         }
         let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
         #expect(stderr.contains("was released without close()"), "\(stderr.suffix(2000))")
