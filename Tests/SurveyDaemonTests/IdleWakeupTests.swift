@@ -49,65 +49,61 @@ import Testing
         length > .zero && length <= .seconds(15)
     }
 
-    @Test func anIdleDaemonArmsOnlyTheWatchdogAndTheCompaction() async throws {
+    /// An idle daemon (`idleDaemon`) over a mock server in process, run as systemd would while
+    /// `body` looks at it and its clock; everything stopped and removed however `body` ends.
+    func withIdleDaemon(idleTimeout: Double? = nil, _ body: (Daemon, RecordingClock, RecordingNotifier) async throws -> Void) async throws {
         let dir = try TemporaryDirectory(prefix: "idle")
         defer { dir.remove() }
         var quiet = Logger(label: "idle")
         quiet.logLevel = .critical
         let mock = try await InProcessMockServer.start(configuration: MockServerConfiguration(fixtures: PackagePaths.mock), logger: quiet)
         let clock = RecordingClock()
-        let daemon = try await idleDaemon(in: dir, server: mock.port, clock: clock, quiet: quiet)
         do {
-            try await running(daemon) { notifier in
-                let sinceReady = clock.count
-                #expect(await eventually { notifier.all.contains("WATCHDOG=1") })
-                // Settled: the next ping, 15 s (half the watchdog's 30 s) away, and the session
-                // journal's compaction 600 s after the start; nothing else.
-                #expect(await eventually {
-                    let waiting = clock.waiting
-                    return waiting.count == 2 && Self.isPing(waiting[0]) && waiting[1] > .seconds(590) && waiting[1] <= .seconds(600)
-                }, "\(clock.waiting)")
-                // However late a sleep was asked for on a loaded machine (a ping's is 15 s less the
-                // time since the last one), the timers' deadlines since ready are 15 s apart or more.
-                #expect((clock.shortestPeriod(after: sinceReady) ?? .seconds(15)) >= .seconds(14), "no timer with a shorter period since ready: \(clock.requested(after: sinceReady))")
+            let daemon = try await idleDaemon(in: dir, server: mock.port, idleTimeout: idleTimeout, clock: clock, quiet: quiet)
+            do {
+                try await running(daemon) { notifier in try await body(daemon, clock, notifier) }
+            } catch {
+                await daemon.close()
+                throw error
             }
         } catch {
-            await daemon.close()
             try await mock.stop()
             throw error
         }
         try await mock.stop()
     }
 
+    @Test func anIdleDaemonArmsOnlyTheWatchdogAndTheCompaction() async throws {
+        try await withIdleDaemon { _, clock, notifier in
+            let sinceReady = clock.count
+            #expect(await eventually { notifier.all.contains("WATCHDOG=1") })
+            // Settled: the next ping, 15 s (half the watchdog's 30 s) away, and the session
+            // journal's compaction 600 s after the start; nothing else.
+            #expect(await eventually {
+                let waiting = clock.waiting
+                return waiting.count == 2 && Self.isPing(waiting[0]) && waiting[1] > .seconds(590) && waiting[1] <= .seconds(600)
+            }, "\(clock.waiting)")
+            // However late a sleep was asked for on a loaded machine (a ping's is 15 s less the
+            // time since the last one), the timers' deadlines since ready are 15 s apart or more.
+            #expect((clock.shortestPeriod(after: sinceReady) ?? .seconds(15)) >= .seconds(14), "no timer with a shorter period since ready: \(clock.requested(after: sinceReady))")
+        }
+    }
+
     /// A respondent walked away mid-survey: the daemon's next wake-up of its own is the
     /// session's idle deadline (with the watchdog's pings beside it).
     @Test func withOneIdleSessionTheNextWakeupIsItsIdleDeadline() async throws {
-        let dir = try TemporaryDirectory(prefix: "idle")
-        defer { dir.remove() }
-        var quiet = Logger(label: "idle")
-        quiet.logLevel = .critical
-        let mock = try await InProcessMockServer.start(configuration: MockServerConfiguration(fixtures: PackagePaths.mock), logger: quiet)
-        let clock = RecordingClock()
-        let daemon = try await idleDaemon(in: dir, server: mock.port, idleTimeout: 300, clock: clock, quiet: quiet)
-        do {
-            try await running(daemon) { _ in
-                let session = try await daemon.backend.startSession(StartSessionRequest(typeId: "common", lang: "en"))
-                _ = try await daemon.backend.answer(AnswerRequest(session: session.id, values: ["Kim Minsu"]))
-                // Settled: the ping, and housekeeping's sleep until the idle deadline (300 s after
-                // the answer, and a millisecond; the compaction 600 s after the start comes
-                // later); nothing else.
-                #expect(await eventually {
-                    let waiting = clock.waiting
-                    return waiting.count == 2 && Self.isPing(waiting[0])
-                        && waiting[1] > .seconds(295) && waiting[1] <= .seconds(300) + .milliseconds(1)
-                }, "\(clock.waiting)")
-                #expect(try await daemon.backend.session(id: session.id).state == "asking")
-            }
-        } catch {
-            await daemon.close()
-            try await mock.stop()
-            throw error
+        try await withIdleDaemon(idleTimeout: 300) { daemon, clock, _ in
+            let session = try await daemon.backend.startSession(StartSessionRequest(typeId: "common", lang: "en"))
+            _ = try await daemon.backend.answer(AnswerRequest(session: session.id, values: ["Kim Minsu"]))
+            // Settled: the ping, and housekeeping's sleep until the idle deadline (300 s after
+            // the answer, and a millisecond; the compaction 600 s after the start comes
+            // later); nothing else.
+            #expect(await eventually {
+                let waiting = clock.waiting
+                return waiting.count == 2 && Self.isPing(waiting[0])
+                    && waiting[1] > .seconds(295) && waiting[1] <= .seconds(300) + .milliseconds(1)
+            }, "\(clock.waiting)")
+            #expect(try await daemon.backend.session(id: session.id).state == "asking")
         }
-        try await mock.stop()
     }
 }

@@ -71,16 +71,26 @@ extension StartupBenchmark {
     static func measureFloor(settle: Double, window: Double) async throws -> IdleSample {
         let floor = try await BackgroundProcess.start(URL(fileURLWithPath: CommandLine.arguments[0]), ["--idle-floor"], deadline: .seconds(window + settle + 60))
         try await Task.sleep(for: .seconds(settle))
+        let sample = try await Self.window(of: floor.pid, seconds: window) { 0 }
+        _ = await floor.stop(signal: SIGKILL)
+        return sample
+    }
+
+    /// The wake-ups, CPU and threads of process `pid` over `seconds`, with how many `WATCHDOG=1`
+    /// `pings` counted meanwhile.
+    static func window(of pid: Int32, seconds window: Double, pings: () -> Int) async throws -> IdleSample {
         let clock = ContinuousClock()
-        let before = ProcessActivity.read(pid: floor.pid)
+        let pingsBefore = pings()
+        let before = ProcessActivity.read(pid: pid)
         let measured = clock.now
         try await Task.sleep(for: .seconds(window))
-        let after = ProcessActivity.read(pid: floor.pid)
+        let after = ProcessActivity.read(pid: pid)
         let seconds = (clock.now - measured).seconds
         let (switches, cpu) = after.since(before)
-        let busiest = after.perThread(since: before, pid: floor.pid).prefix(2).map { "\($0.name) \($0.switches)" }.joined(separator: ", ")
-        _ = await floor.stop(signal: SIGKILL)
-        return IdleSample(wakeups: Double(switches) / seconds, cpuMilliseconds: Double(cpu) / 1e6 / seconds, threads: after.threads.count, pings: 0, busiest: busiest)
+        let busiest = after.perThread(since: before, pid: pid).prefix(4).map { "\($0.name) \($0.switches)" }.joined(separator: ", ")
+        return IdleSample(
+            wakeups: Double(switches) / seconds, cpuMilliseconds: Double(cpu) / 1e6 / seconds, threads: after.threads.count,
+            pings: pings() - pingsBefore, busiest: busiest)
     }
 
     /// One daemon, one scenario: the wake-ups and CPU of `window` seconds after start-up settled.
@@ -113,20 +123,11 @@ extension StartupBenchmark {
             _ = try await control.answer(AnswerRequest(session: session.id, values: ["Kim Minsu"]))
         }
         try await Task.sleep(for: .seconds(settle))
-        func pings() -> Int { notify.messages.filter { $0.split(separator: "\n").contains("WATCHDOG=1") }.count }
-        let pingsBefore = pings()
-        let before = ProcessActivity.read(pid: daemon.pid)
-        let measured = clock.now
-        try await Task.sleep(for: .seconds(window))
-        let after = ProcessActivity.read(pid: daemon.pid)
-        let seconds = (clock.now - measured).seconds
-        let pingsAfter = pings()
-        let (switches, cpu) = after.since(before)
-        let busiest = after.perThread(since: before, pid: daemon.pid).prefix(4).map { "\($0.name) \($0.switches)" }.joined(separator: ", ")
+        let sample = try await Self.window(of: daemon.pid, seconds: window) {
+            notify.messages.filter { $0.split(separator: "\n").contains("WATCHDOG=1") }.count
+        }
         let status = await daemon.stop()
         guard status == 0 else { throw BenchmarkError("\(binary) exited \(status) after SIGTERM; stderr: \(daemon.errorOutput)") }
-        return IdleSample(
-            wakeups: Double(switches) / seconds, cpuMilliseconds: Double(cpu) / 1e6 / seconds, threads: after.threads.count,
-            pings: pingsAfter - pingsBefore, busiest: busiest)
+        return sample
     }
 }
