@@ -54,7 +54,8 @@ where Responder.Context: InitializableFromSource<ApplicationRequestContextSource
             } catch let error as HTTPParserError {
                 throw error
             } catch {
-                logger.debug("unrecognised error", metadata: ["error.type": "\(error)"])
+                // The router turns every error it knows into a reply; any other is a 500.
+                logger.error("a request failed with an error no handler answered; replied 500", metadata: ["error": "\(error)"])
                 response = Response(status: .internalServerError, body: .init())
             }
             response.headers[.date] = HTTPDate.now()
