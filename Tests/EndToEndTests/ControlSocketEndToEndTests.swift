@@ -48,8 +48,9 @@ import Testing
     @Test func connectionsWithPartialHeadersAreClosedAndDoNotLockClientsOut() async throws {
         let stack = try Stack()
         try await stack.startMock()
-        // The variable rather than the flag, so that the same test runs against any surveyd.
-        try await stack.startDaemon(environment: ["SURVEYD_CONTROL_READ_TIMEOUT": "5"])
+        // The variable rather than the flag, so that the same test runs against any surveyd. Long
+        // enough that opening the 1,000 connections on a loaded machine ends well before it.
+        try await stack.startDaemon(environment: ["SURVEYD_CONTROL_READ_TIMEOUT": "15"])
         let daemon = try #require(stack.daemon)
         #expect(try await UnixHTTP.request(socket: stack.socket, method: "GET", target: "/v1/status").status == 200)
         try await Task.sleep(for: .milliseconds(200))
@@ -62,7 +63,7 @@ import Testing
         let stillOpen = held.poll().filter { !$0 }.count
         #expect(stillOpen > 0, "the normal request was answered only once no partial connection was left")
 
-        let closed = try await held.waitUntilClosed(atLeast: 1000, timeout: .seconds(30))
+        let closed = try await held.waitUntilClosed(atLeast: 1000, timeout: .seconds(60))
         #expect(closed == 1000, "\(1000 - closed) of 1000 partial connections still open")
         // Those still open at the read timeout were told why.
         let timedOut = (0..<held.count).filter { String(decoding: held.received(at: $0), as: UTF8.self).hasPrefix("HTTP/1.1 408") }.count
