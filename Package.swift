@@ -271,6 +271,14 @@ let package = Package(
             path: "Tests/Helpers/KioskTesting",
             swiftSettings: swiftSettings
         ),
+        /// The lifecycle walker: seeded walks of real surveyd processes checked against a model.
+        .target(name: "LifecycleWalking", dependencies: ["SurveyTesting"], path: "Tests/Lifecycle/LifecycleWalking", swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "LifecycleWalk",
+            dependencies: ["LifecycleWalking", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Tests/Lifecycle/LifecycleWalk",
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "JournalCrashHelper",
             dependencies: ["Storage", .product(name: "Logging", package: "swift-log")],
@@ -310,6 +318,6 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "SurveyDemoTests", dependencies: ["SurveyDemo", "SurveyDaemon", "SurveyTesting"], path: "Tests/SurveyDemoTests", swiftSettings: swiftSettings),
-        .testTarget(name: "EndToEndTests", dependencies: ["SurveyTesting"], path: "Tests/EndToEndTests", swiftSettings: swiftSettings),
+        .testTarget(name: "EndToEndTests", dependencies: ["SurveyTesting", "LifecycleWalking"], path: "Tests/EndToEndTests", swiftSettings: swiftSettings),
     ]
 )

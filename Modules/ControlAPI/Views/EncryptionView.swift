@@ -12,12 +12,26 @@ public struct EncryptionView: Sendable, Hashable, Codable {
     /// Journal segments written in the clear before encryption was turned on; compaction
     /// rewrites them.
     public var plainSegments: Int
+    /// Segments in the clear set aside unread because no authenticated list of the journal named
+    /// them (`sessions/segment-….log.unlisted`), as found at start: something else wrote to the
+    /// state directory (doc/security.md). An older daemon leaves it out.
+    public var setAsideSegments: [String]
 
-    public init(state: String, fingerprint: String?, oldKeySegments: Int, plainSegments: Int) {
+    public init(state: String, fingerprint: String?, oldKeySegments: Int, plainSegments: Int, setAsideSegments: [String] = []) {
         self.state = state
         self.fingerprint = fingerprint
         self.oldKeySegments = oldKeySegments
         self.plainSegments = plainSegments
+        self.setAsideSegments = setAsideSegments
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        state = try c.decode(String.self, forKey: .state)
+        fingerprint = try c.decodeIfPresent(String.self, forKey: .fingerprint)
+        oldKeySegments = try c.decode(Int.self, forKey: .oldKeySegments)
+        plainSegments = try c.decode(Int.self, forKey: .plainSegments)
+        setAsideSegments = try c.decodeIfPresent([String].self, forKey: .setAsideSegments) ?? []
     }
 
     public static let on = "on"
@@ -29,6 +43,9 @@ public struct EncryptionView: Sendable, Hashable, Codable {
         var lines = ["encryption: on (key \(fingerprint ?? "?"))"]
         if oldKeySegments > 0 { lines.append("  \(oldKeySegments) segment\(oldKeySegments == 1 ? "" : "s") still under an earlier key: keep encryptionOldKeyFiles until compaction has rewritten them") }
         if plainSegments > 0 { lines.append("  \(plainSegments) segment\(plainSegments == 1 ? "" : "s") still in the clear, from before encryption: compaction rewrites them") }
+        if !setAsideSegments.isEmpty {
+            lines.append("  \(setAsideSegments.count) segment\(setAsideSegments.count == 1 ? "" : "s") in the clear set aside unread, not listed by the journal (something else wrote to the state directory): \(setAsideSegments.joined(separator: ", ")); inspect, then delete (doc/security.md)")
+        }
         return lines
     }
 }

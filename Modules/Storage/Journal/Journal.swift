@@ -35,6 +35,10 @@ public final class Journal: Sendable {
     let recoveredRecords: Mutex<[JournalRecord]>
     /// Problems found and handled on open.
     public let recoveryReport: [RecoveryProblem]
+    /// The segments in the clear set aside unread (`<segment>.unlisted`, file names) found when the
+    /// journal was opened with a key: ones it did not list (doc/journal-format.md, "Migration and
+    /// rotation"). Empty without a key.
+    public let setAsideSegments: [String]
     /// The journal directory.
     public let directory: String
 
@@ -146,12 +150,13 @@ public final class Journal: Sendable {
         do {
             try Journal.tightenModes(directory, io: io)
             try Journal.finishRemoval(directory: directory, io: io)
-            if let keys = options.encryption {
-                _ = try Journal.setAsideUnlistedPlainSegments(directory: directory, kinds: &kinds, keys: keys, io: io, logger: logger)
-            }
+            let plainCheck = try options.encryption.map { try Journal.checkPlainSegments(directory: directory, kinds: &kinds, keys: $0, io: io, logger: logger) }
+            if options.encryption == nil { try Journal.removeStaleList(directory: directory, kinds: kinds, io: io, logger: logger) }
             recovered = try Journal.recoverSegments(directory: directory, io: io, maxPayload: options.maxPayloadSize, kinds: kinds, keys: options.encryption, visit: visit)
             nextSequence = recovered.nextSequence
-            if let keys = options.encryption {
+            if let keys = options.encryption, let plainCheck {
+                // Listed as recovery left them, and before the first encrypted segment exists.
+                try Journal.listPlainSegments(plainCheck, directory: directory, keys: keys, io: io)
                 // What an earlier run wrote to its last segment is durable before anything follows it.
                 if let last = recovered.lastSegment, recovered.lastRecord != nil {
                     io.close(try Journal.openActiveSegment(last, directory: directory, io: io).fd)
@@ -193,6 +198,7 @@ public final class Journal: Sendable {
         recoveredRecords = Mutex(recovered.records)
         segmentInfo = Mutex(recovered.infos)
         recoveryReport = recovered.problems
+        setAsideSegments = options.encryption == nil ? [] : Journal.setAsideSegmentNames(directory, io: io)
         state = Mutex(State(activeSegment: segmentName, diskBytes: recovered.bytes, reserved: max(0, segmentAllocated - segmentBytes), activeBytes: segmentBytes))
         startWriter()
     }

@@ -53,6 +53,7 @@ public final class DaemonMetrics: Sendable {
         public static let encryptionEnabled = "surveyd_encryption_enabled"
         public static let journalSegmentsOldKey = "surveyd_journal_segments_old_key"
         public static let journalSegmentsPlain = "surveyd_journal_segments_plain"
+        public static let journalSegmentsSetAside = "surveyd_journal_segments_set_aside"
     }
 
     /// The histograms' buckets, by name: an fdatasync takes milliseconds, a delivery from

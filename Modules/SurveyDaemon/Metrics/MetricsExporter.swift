@@ -63,6 +63,7 @@ public final class MetricsExporter: Sendable {
     let encryptionEnabled: Meter
     let oldKeySegments: Meter
     let plainSegments: Meter
+    let setAsideSegments: Meter
     let logLinesDropped: CoreMetrics.Counter
     let logWriter: LogLineWriter
     /// The writer's count the counter has been brought up to.
@@ -99,6 +100,7 @@ public final class MetricsExporter: Sendable {
         encryptionEnabled = Meter(label: Name.encryptionEnabled, factory: factory)
         oldKeySegments = Meter(label: Name.journalSegmentsOldKey, factory: factory)
         plainSegments = Meter(label: Name.journalSegmentsPlain, factory: factory)
+        setAsideSegments = Meter(label: Name.journalSegmentsSetAside, factory: factory)
         logLinesDropped = CoreMetrics.Counter(label: Name.logLinesDropped, factory: factory)
         self.logWriter = logWriter
     }
@@ -126,6 +128,7 @@ public final class MetricsExporter: Sendable {
             encryptionEnabled.set(encryption.state == EncryptionView.on ? 1 : 0)
             oldKeySegments.set(encryption.oldKeySegments)
             plainSegments.set(encryption.plainSegments)
+            setAsideSegments.set(encryption.setAsideSegments.count)
         }
         let dropped = logWriter.droppedLines
         let newlyDropped = logLinesDroppedSeen.withLock { seen in

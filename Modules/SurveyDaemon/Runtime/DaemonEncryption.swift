@@ -59,7 +59,10 @@ enum DaemonEncryption {
         return EncryptionView(
             state: EncryptionView.on, fingerprint: keys.current.fingerprint,
             oldKeySegments: segments.filter { $0.protection == .oldKey }.count,
-            plainSegments: segments.filter { $0.protection == .plain }.count)
+            plainSegments: segments.filter { $0.protection == .plain }.count,
+            setAsideSegments: journals.flatMap { journal in
+                journal.setAsideSegments.map { "\(journal.directory.split(separator: "/").last ?? "")/\($0)" }
+            })
     }
 }
 

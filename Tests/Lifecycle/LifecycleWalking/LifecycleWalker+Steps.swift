@@ -1,0 +1,187 @@
+// What each step of a walk does to the real processes, and how the model follows the daemon's
+// acknowledgements.
+
+import Foundation
+import SurveyTesting
+
+extension LifecycleWalker {
+    /// Runs `step`; false when its precondition did not hold and it was skipped.
+    func apply(_ step: WalkStep, to world: WalkWorld, bytes: inout SplitMix) async throws -> Bool {
+        switch step {
+        case .respondent(let answers, let age, let like):
+            try await newRespondent(world, answers: answers, age: age, like: like)
+        case .kioskRespondent(let answers, let age, let like):
+            try await newKioskRespondent(world, answers: answers, age: age, like: like)
+        case .resume(let pick, let answers):
+            let open = world.model.respondents.indices.filter { world.model.respondents[$0].isOpen && !world.model.respondents[$0].forfeit }
+            guard !open.isEmpty else { return false }
+            try await answer(world, respondent: open[pick % open.count], count: answers)
+        case .kill:
+            try await world.stopDaemon(unclean: true)
+            try await world.startDaemon()
+        case .powerCut(let count):
+            try await world.stopDaemon(unclean: true)
+            try world.tearNewestSegments(bytes: count, random: &bytes)
+            try await world.startDaemon()
+        case .cleanRestart:
+            try await world.stopDaemon(unclean: false)
+            try await world.startDaemon()
+        case .encryptionOn(let unclean):
+            guard !world.model.encrypted else { return false }
+            try await world.stopDaemon(unclean: unclean)
+            for index in world.model.respondents.indices { world.model.respondents[index].touchedInTheClear = true }
+            world.model.keys.append(try world.newKey())
+            try await world.startDaemon()
+        case .rotateKey(let unclean):
+            guard world.model.encrypted else { return false }
+            try await world.stopDaemon(unclean: unclean)
+            world.model.keys.append(try world.newKey())
+            try await world.startDaemon()
+        case .tokenChange(let fileFirst):
+            world.model.tokens += 1
+            world.model.tokenChanged = true
+            let token = "walk-token-\(world.model.tokens)"
+            if fileFirst { try changeTokenFile(world, token) } else { try await changeServerToken(world, token) }
+            // Long enough for an upload to meet the mismatch.
+            try await Task.sleep(for: .milliseconds(300))
+            if fileFirst { try await changeServerToken(world, token) } else { try changeTokenFile(world, token) }
+        case .serverDown:
+            guard world.model.serverUp else { return false }
+            await world.stopMock()
+            world.model.serverUp = false
+        case .serverUp:
+            world.model.faults = ""
+            try await serverUp(world)
+        case .serverFaulty(let kind):
+            world.model.faults = WalkStep.faults[kind % WalkStep.faults.count].json
+            try await serverUp(world)
+        case .portal(let kind):
+            world.model.faults = "\"portal\": \"\(kind)\""
+            try await serverUp(world)
+        case .clockStep(let seconds):
+            guard world.clock != nil else { return false }
+            world.model.clockOffset += seconds
+            try world.write("\(world.model.clockOffset)\n", to: world.dir.path + "/wall-clock-offset")
+        case .injectForeignSegment:
+            guard world.model.encrypted else { return false }
+            try await world.stopDaemon(unclean: true)
+            for journal in ["sessions", "queue"] { try? FileManager.default.removeItem(atPath: world.state + "/" + journal + "/plain-segments") }
+            try Data(run.foreignSegment).write(to: URL(fileURLWithPath: world.state + "/sessions/segment-0000000000000000.log"))
+            world.model.attacked = true
+            world.model.foreignSession = run.foreignSession
+            // What they wrote in the clear may be set aside with the foreign segment: the daemon
+            // cannot tell its own plain segments from others' once the list is gone.
+            for index in world.model.respondents.indices where world.model.respondents[index].touchedInTheClear {
+                world.model.respondents[index].forfeit = true
+            }
+            try await world.startDaemon()
+        }
+        return true
+    }
+
+    private func serverUp(_ world: WalkWorld) async throws {
+        if world.model.serverUp {
+            try await world.applyFaults()
+        } else {
+            try await world.startMock()
+            world.model.serverUp = true
+        }
+    }
+
+    private func changeTokenFile(_ world: WalkWorld, _ token: String) throws {
+        try world.write(token, to: world.tokenFile)
+        world.model.fileToken = token
+    }
+
+    private func changeServerToken(_ world: WalkWorld, _ token: String) async throws {
+        world.model.serverToken = token
+        if world.model.serverUp { try await world.applyFaults() }
+    }
+
+    /// A new respondent starts over the control API and answers `answers` questions.
+    private func newRespondent(_ world: WalkWorld, answers: Int, age: Int, like: Int) async throws {
+        let number = world.model.respondents.count + 1
+        let started = try await world.control("POST", "/v1/sessions", ["lang": "en"])
+        guard started.status == 201, let id = started.json["id"] as? String else {
+            // Before any start the questionnaire may not be cached: behind a portal or offline,
+            // refusing the start is right then, and only then.
+            if !world.model.cached, started.status == 503 { return }
+            throw WalkFinding("respondent \(number) could not start (the questionnaire is cached): \(started.status) \(Self.describe(started.json))")
+        }
+        world.model.cached = true
+        let planned = WalkModel.answers(number: number, age: age, like: like)
+        world.model.respondents.append(WalkRespondent(session: id, name: planned[0], planned: planned))
+        try await answer(world, respondent: world.model.respondents.count - 1, count: answers)
+    }
+
+    /// A new respondent starts at the kiosk pages and answers `answers` questions there; the
+    /// model learns what the daemon acknowledged from the control API.
+    private func newKioskRespondent(_ world: WalkWorld, answers: Int, age: Int, like: Int) async throws {
+        let number = world.model.respondents.count + 1
+        let before = try await world.openSessions()
+        let browser = try KioskVisitor(url: world.kioskURL)
+        do {
+            try await browser.start()
+        } catch let error as KioskVisitor.Failure where error.status == 503 && !world.model.cached {
+            // Not cached yet, and behind a portal or offline: refusing the start is right.
+            return
+        } catch {
+            throw WalkFinding("respondent \(number) could not start at the kiosk: \(error)")
+        }
+        guard browser.hidden("position") == "1", let id = try await world.openSessions().subtracting(before).first else {
+            if !world.model.cached { return }
+            throw WalkFinding("respondent \(number) could not start at the kiosk (the questionnaire is cached): \(browser.page.prefix(400))")
+        }
+        world.model.cached = true
+        let planned = WalkModel.answers(number: number, age: age, like: like)
+        world.model.respondents.append(WalkRespondent(session: id, name: planned[0], planned: planned))
+        let index = world.model.respondents.count - 1
+        for value in planned.prefix(answers) {
+            do {
+                try await browser.answer(value)
+            } catch {
+                throw WalkFinding("\(planned[0])'s answer \(value) at the kiosk: \(error)")
+            }
+            // What the daemon acknowledged, as the control API shows it.
+            let seen = try await world.control("GET", "/v1/sessions/\(id)")
+            let answered = world.model.respondents[index].answers.count + 1
+            switch seen.json["outcome"] as? String {
+            case "no_target"?: world.model.respondents[index].screenedOut = true
+            case "queued"?, "thanks"?: world.model.respondents[index].queued = true
+            default:
+                guard seen.json["current"] as? Int == answered + 1 else {
+                    throw WalkFinding("\(planned[0])'s answer \(answered) at the kiosk was not acknowledged: the session shows \(Self.describe(seen.json))")
+                }
+            }
+            world.model.respondents[index].answers.append(value)
+            if !world.model.respondents[index].isOpen { break }
+        }
+    }
+
+    /// The respondent at `index` answers up to `count` more questions, each naming its question.
+    private func answer(_ world: WalkWorld, respondent index: Int, count: Int) async throws {
+        for _ in 0 ..< count {
+            let respondent = world.model.respondents[index]
+            guard respondent.isOpen, respondent.answers.count < respondent.planned.count else { return }
+            let value = respondent.planned[respondent.answers.count]
+            let reply = try await world.control("POST", "/v1/answers", ["session": respondent.session, "values": [value], "position": respondent.answers.count + 1])
+            guard reply.status == 200, reply.json["accepted"] as? Bool == true else {
+                throw WalkFinding("\(respondent.name)'s answer \(respondent.answers.count + 1) (\(value)) was not taken: \(reply.status) \(Self.describe(reply.json))")
+            }
+            world.model.respondents[index].answers.append(value)
+            let session = reply.json["session"] as? [String: Any] ?? [:]
+            switch session["outcome"] as? String {
+            case "no_target"?: world.model.respondents[index].screenedOut = true
+            case "queued"?, "thanks"?: world.model.respondents[index].queued = true
+            case nil where world.model.respondents[index].answers.count == respondent.planned.count:
+                throw WalkFinding("\(respondent.name)'s last answer did not close the stage: \(Self.describe(session))")
+            default: break
+            }
+        }
+    }
+
+    static func describe(_ json: [String: Any]) -> String {
+        guard let data = try? JSONSerialization.data(withJSONObject: json, options: [.sortedKeys]) else { return "\(json)" }
+        return String(decoding: data.prefix(600), as: UTF8.self)
+    }
+}
