@@ -3,6 +3,9 @@
 // and the steps per second. Exits 1 when a walk found a broken promise.
 
 import ArgumentParser
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import LifecycleWalking
 
@@ -19,6 +22,8 @@ struct LifecycleWalk: AsyncParsableCommand {
     @Option(help: "The folder of the surveyd and mock-survey-server to walk (default: this build's).") var binaries: String?
 
     func run() async throws {
+        // A line at a time, also into a file or a pipe: a long run shows where it is.
+        setvbuf(stdout, nil, _IOLBF, 0)
         let run: WalkRun
         if let binaries { run = try await WalkRun(binaries: URL(fileURLWithPath: binaries)) } else { run = try await WalkRun() }
         defer { run.remove() }

@@ -62,6 +62,14 @@ extension LifecycleWalker {
             guard world.clock != nil else { return false }
             world.model.clockOffset += seconds
             try world.write("\(world.model.clockOffset)\n", to: world.dir.path + "/wall-clock-offset")
+        case .diskFull:
+            guard world.ownFileSystem, !world.model.diskFull else { return false }
+            try world.fillFileSystem()
+            world.model.diskFull = true
+        case .diskFreed:
+            guard world.model.diskFull else { return false }
+            try FileManager.default.removeItem(atPath: world.filler)
+            world.model.diskFull = false
         case .injectForeignSegment:
             guard world.model.encrypted else { return false }
             try await world.stopDaemon(unclean: true)
@@ -104,8 +112,8 @@ extension LifecycleWalker {
         let started = try await world.control("POST", "/v1/sessions", ["lang": "en"])
         guard started.status == 201, let id = started.json["id"] as? String else {
             // Before any start the questionnaire may not be cached: behind a portal or offline,
-            // refusing the start is right then, and only then.
-            if !world.model.cached, started.status == 503 { return }
+            // refusing the start is right then; and so is a full disk.
+            if started.status == 503, !world.model.cached || world.model.diskFull { return }
             throw WalkFinding("respondent \(number) could not start (the questionnaire is cached): \(started.status) \(Self.describe(started.json))")
         }
         world.model.cached = true
@@ -122,14 +130,14 @@ extension LifecycleWalker {
         let browser = try KioskVisitor(url: world.kioskURL)
         do {
             try await browser.start()
-        } catch let error as KioskVisitor.Failure where error.status == 503 && !world.model.cached {
-            // Not cached yet, and behind a portal or offline: refusing the start is right.
+        } catch let error as KioskVisitor.Failure where error.status == 503 && (!world.model.cached || world.model.diskFull) {
+            // Not cached yet and behind a portal or offline, or a full disk: refusing is right.
             return
         } catch {
             throw WalkFinding("respondent \(number) could not start at the kiosk: \(error)")
         }
         guard browser.hidden("position") == "1", let id = try await world.openSessions().subtracting(before).first else {
-            if !world.model.cached { return }
+            if !world.model.cached || world.model.diskFull { return }
             throw WalkFinding("respondent \(number) could not start at the kiosk (the questionnaire is cached): \(browser.page.prefix(400))")
         }
         world.model.cached = true
@@ -139,6 +147,8 @@ extension LifecycleWalker {
         for value in planned.prefix(answers) {
             do {
                 try await browser.answer(value)
+            } catch let error as KioskVisitor.Failure where error.status == 503 && world.model.diskFull {
+                return
             } catch {
                 throw WalkFinding("\(planned[0])'s answer \(value) at the kiosk: \(error)")
             }
@@ -149,6 +159,8 @@ extension LifecycleWalker {
             case "no_target"?: world.model.respondents[index].screenedOut = true
             case "queued"?, "thanks"?: world.model.respondents[index].queued = true
             default:
+                // A full disk refuses the answer (the page says so): not acknowledged.
+                if world.model.diskFull, seen.json["current"] as? Int == answered { return }
                 guard seen.json["current"] as? Int == answered + 1 else {
                     throw WalkFinding("\(planned[0])'s answer \(answered) at the kiosk was not acknowledged: the session shows \(Self.describe(seen.json))")
                 }
@@ -165,6 +177,8 @@ extension LifecycleWalker {
             guard respondent.isOpen, respondent.answers.count < respondent.planned.count else { return }
             let value = respondent.planned[respondent.answers.count]
             let reply = try await world.control("POST", "/v1/answers", ["session": respondent.session, "values": [value], "position": respondent.answers.count + 1])
+            // A full disk refuses the answer: not acknowledged, so nothing to keep.
+            if reply.status == 503, world.model.diskFull { return }
             guard reply.status == 200, reply.json["accepted"] as? Bool == true else {
                 throw WalkFinding("\(respondent.name)'s answer \(respondent.answers.count + 1) (\(value)) was not taken: \(reply.status) \(Self.describe(reply.json))")
             }

@@ -51,7 +51,7 @@ public struct LifecycleWalker: Sendable {
         var result = WalkResult(seed: seed, steps: plan, ran: 0, skipped: 0, finding: nil, elapsed: .zero)
         let world: WalkWorld
         do {
-            world = try WalkWorld(clock: run.clock, binaries: run.binaries, deadline: deadline)
+            world = try WalkWorld(clock: run.clock, binaries: run.binaries, deadline: deadline, ownFileSystem: Tmpfs.canMount)
         } catch {
             result.finding = "the walk could not start: \(error)"
             return result

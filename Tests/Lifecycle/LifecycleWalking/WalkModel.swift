@@ -47,6 +47,9 @@ public struct WalkModel: Sendable {
     /// Whether the token ever changed: from then on the server may have refused the token the
     /// daemon held, and a pause for the operator is right.
     public var tokenChanged = false
+    /// Whether the state directory's file system is full: answers may be refused (never
+    /// acknowledged and then lost).
+    public var diskFull = false
     /// Whether a session ever started: from then on the questionnaire is cached.
     public var cached = false
 

@@ -27,7 +27,7 @@ public final class WalkRun: Sendable {
         self.binaries = binaries
         dir = try TemporaryDirectory(prefix: "walkrun")
         clock = WallClockShift.available ? try await WalkClock(in: dir.path) : nil
-        let world = try WalkWorld(clock: nil, binaries: binaries, deadline: .seconds(60))
+        let world = try WalkWorld(clock: nil, binaries: binaries, deadline: .seconds(60), ownFileSystem: false)
         let foreign: ([UInt8], String)
         do {
             foreign = try await Self.foreignKiosk(world)

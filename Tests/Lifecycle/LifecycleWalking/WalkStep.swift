@@ -37,6 +37,11 @@ public enum WalkStep: Sendable, Hashable, CustomStringConvertible {
     case portal(kind: String)
     /// The wall clock steps by `seconds` (±1 day).
     case clockStep(seconds: Int)
+    /// The file system of the state directory fills up (a tmpfs of its own, filled to ENOSPC by
+    /// another file).
+    case diskFull
+    /// That file is removed again.
+    case diskFreed
     /// Someone with write access to the state directory but not the key removes both journals'
     /// lists of plain segments and copies another kiosk's plain sessions segment in, named to
     /// sort first; the daemon is started again.
@@ -58,6 +63,8 @@ public enum WalkStep: Sendable, Hashable, CustomStringConvertible {
         case .serverFaulty(let kind): "server faulty (\(WalkStep.faults[kind % WalkStep.faults.count].name))"
         case .portal(let kind): "captive portal (\(kind))"
         case .clockStep(let seconds): "wall clock stepped \(seconds > 0 ? "+" : "")\(seconds) s"
+        case .diskFull: "the state directory's file system full"
+        case .diskFreed: "space freed on the state directory's file system"
         case .injectForeignSegment: "lists removed, another kiosk's plain segment copied in, start"
         }
     }
@@ -98,6 +105,8 @@ public enum WalkStep: Sendable, Hashable, CustomStringConvertible {
             (2, { r in .portal(kind: portals[r.int(in: 0 ..< portals.count)]) }),
             (1, { r in .clockStep(seconds: r.int(in: 0 ... 1) == 0 ? -86_400 : 86_400) }),
             (1, { _ in .injectForeignSegment }),
+            (1, { _ in .diskFull }),
+            (2, { _ in .diskFreed }),
         ]
         var pick = random.int(in: 0 ..< table.reduce(0) { $0 + $1.0 })
         for (weight, make) in table {

@@ -24,12 +24,43 @@ final class WalkWorld: @unchecked Sendable {
     /// How long each process may live.
     let deadline: Duration
 
-    init(clock: WalkClock?, binaries: URL, deadline: Duration) throws {
+    /// Whether the state directory is a tmpfs of its own (where mounting is allowed), which the
+    /// disk steps fill and free.
+    let ownFileSystem: Bool
+
+    init(clock: WalkClock?, binaries: URL, deadline: Duration, ownFileSystem: Bool) throws {
         self.clock = clock
         self.binaries = binaries
         self.deadline = deadline
         dir = try TemporaryDirectory(prefix: "walk")
+        self.ownFileSystem = ownFileSystem
         try write(model.fileToken, to: tokenFile)
+        if ownFileSystem {
+            try FileManager.default.createDirectory(atPath: dir.path + "/state", withIntermediateDirectories: true)
+            do {
+                try Tmpfs.mount(size: "8m", at: dir.path + "/state")
+            } catch {
+                dir.remove()
+                throw error
+            }
+        }
+    }
+
+    var filler: String { state + "/filler" }
+
+    /// Fills the state directory's file system with `filler` until the system says ENOSPC.
+    func fillFileSystem() throws {
+        guard let handle = FileHandle(forWritingAtPath: filler) ?? (FileManager.default.createFile(atPath: filler, contents: nil) ? FileHandle(forWritingAtPath: filler) : nil) else {
+            throw WalkError("cannot create \(filler)")
+        }
+        defer { try? handle.close() }
+        let chunk = Data(count: 64 << 10)
+        for _ in 0 ..< 1024 {
+            do { try handle.write(contentsOf: chunk) } catch { break }
+        }
+        for _ in 0 ..< 4096 {
+            do { try handle.write(contentsOf: Data(count: 512)) } catch { break }
+        }
     }
 
     var socket: String { dir.path + "/d.sock" }
@@ -104,6 +135,7 @@ final class WalkWorld: @unchecked Sendable {
     func finish() async {
         await daemon?.stop(signal: SIGKILL, grace: .seconds(5))
         await mock?.stop()
+        if ownFileSystem { umount2(state, Int32(MNT_DETACH)) }
         dir.remove()
     }
 
