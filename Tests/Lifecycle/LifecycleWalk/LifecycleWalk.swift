@@ -3,9 +3,6 @@
 // and the steps per second. Exits 1 when a walk found a broken promise.
 
 import ArgumentParser
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import LifecycleWalking
 
@@ -22,8 +19,6 @@ struct LifecycleWalk: AsyncParsableCommand {
     @Option(help: "The folder of the surveyd and mock-survey-server to walk (default: this build's).") var binaries: String?
 
     func run() async throws {
-        // A line at a time, also into a file or a pipe: a long run shows where it is.
-        setvbuf(stdout, nil, _IOLBF, 0)
         let run: WalkRun
         if let binaries { run = try await WalkRun(binaries: URL(fileURLWithPath: binaries)) } else { run = try await WalkRun() }
         defer { run.remove() }
@@ -37,13 +32,19 @@ struct LifecycleWalk: AsyncParsableCommand {
             let result = await walker.walk(seed: seed)
             stepsRun += result.ran
             if result.finding != nil { findings.append(result) }
-            if result.finding != nil || verbose { print(result.report) }
-            if (index + 1) % 10 == 0 { print("\(index + 1) of \(chosen.count) seeds walked, \(findings.count) finding(s)") }
+            if result.finding != nil || verbose { say(result.report) }
+            if (index + 1) % 10 == 0 { say("\(index + 1) of \(chosen.count) seeds walked, \(findings.count) finding(s)") }
         }
         let elapsed = clock.now - start
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        print(String(format: "%d seeds, %d steps in %.1f s (%.2f steps/s): %d finding(s)%@", chosen.count, stepsRun, seconds, Double(stepsRun) / max(seconds, 0.001), findings.count,
+        say(String(format: "%d seeds, %d steps in %.1f s (%.2f steps/s): %d finding(s)%@", chosen.count, stepsRun, seconds, Double(stepsRun) / max(seconds, 0.001), findings.count,
                      findings.isEmpty ? "" : " at seeds " + findings.map { String($0.seed) }.joined(separator: ", ")))
         if !findings.isEmpty { throw ExitCode.failure }
     }
+}
+
+/// Writes `line` at once, also into a file or a pipe (where `print` holds its output back), so
+/// that a long run shows where it is.
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }

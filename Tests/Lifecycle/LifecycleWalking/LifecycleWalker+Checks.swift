@@ -13,6 +13,7 @@ import SurveyTesting
 extension LifecycleWalker {
     /// The checks after a step.
     func check(_ world: WalkWorld) async throws {
+        guard !world.model.daemonDown else { return }
         let status = try await world.control("GET", "/v1/status")
         guard status.status == 200 else { throw WalkFinding("status answered \(status.status): \(Self.describe(status.json))") }
         let encryption = status.json["encryption"] as? [String: Any] ?? [:]
@@ -23,6 +24,10 @@ extension LifecycleWalker {
         let queue = status.json["queue"] as? [String: Any] ?? [:]
         if let dead = queue["dead"] as? Int, dead > 0 {
             throw WalkFinding("\(dead) dead letter(s): nothing in this walk is refused for good by the server (\(Self.describe(queue)))")
+        }
+        let kiosk = (status.json["kiosk"] as? [String: Any])?["state"] as? String
+        if world.model.outOfService != (kiosk == "out_of_service") {
+            throw WalkFinding("status says the kiosk is \(kiosk ?? "absent"), but it is \(world.model.outOfService ? "out of service" : "in service")")
         }
         if let paused = status.json["paused"] as? [String: Any], !world.model.tokenChanged {
             throw WalkFinding("delivery is paused for an operator, but the server never changed its token: \(Self.describe(paused))")
@@ -89,6 +94,14 @@ extension LifecycleWalker {
     /// The end of a walk: the server healthy with the daemon's token, and everything queued
     /// delivered exactly once.
     func settle(_ world: WalkWorld) async throws {
+        if world.model.diskFull {
+            try FileManager.default.removeItem(atPath: world.filler)
+            world.model.diskFull = false
+        }
+        if world.model.daemonDown {
+            try await world.startDaemon()
+            world.model.daemonDown = false
+        }
         world.model.faults = ""
         if world.model.serverUp { try await world.applyFaults() } else {
             try await world.startMock()

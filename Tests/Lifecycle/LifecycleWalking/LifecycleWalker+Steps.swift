@@ -7,6 +7,8 @@ import SurveyTesting
 extension LifecycleWalker {
     /// Runs `step`; false when its precondition did not hold and it was skipped.
     func apply(_ step: WalkStep, to world: WalkWorld, bytes: inout SplitMix) async throws -> Bool {
+        // While the daemon is down, only the steps that do not need it run.
+        if world.model.daemonDown, step.needsTheDaemon { return false }
         switch step {
         case .respondent(let answers, let age, let like):
             try await newRespondent(world, answers: answers, age: age, like: like)
@@ -18,25 +20,25 @@ extension LifecycleWalker {
             try await answer(world, respondent: open[pick % open.count], count: answers)
         case .kill:
             try await world.stopDaemon(unclean: true)
-            try await world.startDaemon()
+            try await start(world)
         case .powerCut(let count):
             try await world.stopDaemon(unclean: true)
             try world.tearNewestSegments(bytes: count, random: &bytes)
-            try await world.startDaemon()
+            try await start(world)
         case .cleanRestart:
             try await world.stopDaemon(unclean: false)
-            try await world.startDaemon()
+            try await start(world)
         case .encryptionOn(let unclean):
             guard !world.model.encrypted else { return false }
             try await world.stopDaemon(unclean: unclean)
             for index in world.model.respondents.indices { world.model.respondents[index].touchedInTheClear = true }
             world.model.keys.append(try world.newKey())
-            try await world.startDaemon()
+            try await start(world)
         case .rotateKey(let unclean):
             guard world.model.encrypted else { return false }
             try await world.stopDaemon(unclean: unclean)
             world.model.keys.append(try world.newKey())
-            try await world.startDaemon()
+            try await start(world)
         case .tokenChange(let fileFirst):
             world.model.tokens += 1
             world.model.tokenChanged = true
@@ -62,6 +64,12 @@ extension LifecycleWalker {
             guard world.clock != nil else { return false }
             world.model.clockOffset += seconds
             try world.write("\(world.model.clockOffset)\n", to: world.dir.path + "/wall-clock-offset")
+        case .outOfService, .inService:
+            let out = step == .outOfService
+            guard out != world.model.outOfService else { return false }
+            let reply = try await world.control("POST", out ? "/v1/kiosk/out-of-service" : "/v1/kiosk/in-service", out ? ["message": "Back soon"] : nil)
+            guard reply.status == 200 else { throw WalkFinding("the kiosk could not be put \(out ? "out of" : "back in") service: \(reply.status) \(Self.describe(reply.json))") }
+            world.model.outOfService = out
         case .diskFull:
             guard world.ownFileSystem, !world.model.diskFull else { return false }
             try world.fillFileSystem()
@@ -70,8 +78,11 @@ extension LifecycleWalker {
             guard world.model.diskFull else { return false }
             try FileManager.default.removeItem(atPath: world.filler)
             world.model.diskFull = false
+            if world.model.daemonDown { try await start(world) }
         case .injectForeignSegment:
-            guard world.model.encrypted else { return false }
+            // Only on a keyed kiosk (without a key nothing checks plain segments), and where
+            // the copy fits.
+            guard world.model.encrypted, !world.model.diskFull else { return false }
             try await world.stopDaemon(unclean: true)
             for journal in ["sessions", "queue"] { try? FileManager.default.removeItem(atPath: world.state + "/" + journal + "/plain-segments") }
             try Data(run.foreignSegment).write(to: URL(fileURLWithPath: world.state + "/sessions/segment-0000000000000000.log"))
@@ -82,9 +93,21 @@ extension LifecycleWalker {
             for index in world.model.respondents.indices where world.model.respondents[index].touchedInTheClear {
                 world.model.respondents[index].forfeit = true
             }
-            try await world.startDaemon()
+            try await start(world)
         }
         return true
+    }
+
+    /// Starts the daemon. On a full disk it may refuse to start (saying why); the model then
+    /// has it down until space is freed.
+    func start(_ world: WalkWorld) async throws {
+        do {
+            try await world.startDaemon()
+            world.model.daemonDown = false
+        } catch let finding as WalkFinding where world.model.diskFull {
+            world.model.daemonDown = true
+            world.daemonRefusal = finding.description
+        }
     }
 
     private func serverUp(_ world: WalkWorld) async throws {
@@ -128,6 +151,16 @@ extension LifecycleWalker {
         let number = world.model.respondents.count + 1
         let before = try await world.openSessions()
         let browser = try KioskVisitor(url: world.kioskURL)
+        if world.model.outOfService {
+            // The welcome screen says so and nobody starts.
+            try await browser.open("/?lang=en")
+            if let csrf = browser.hidden("csrf", in: "start-form") {
+                _ = try? await browser.post("/start", [("csrf", csrf), ("lang", "en")])
+            }
+            let after = try await world.openSessions()
+            if !after.subtracting(before).isEmpty { throw WalkFinding("a respondent started at the kiosk while it was out of service: \(browser.page.prefix(300))") }
+            return
+        }
         do {
             try await browser.start()
         } catch let error as KioskVisitor.Failure where error.status == 503 && (!world.model.cached || world.model.diskFull) {

@@ -50,6 +50,11 @@ public struct WalkModel: Sendable {
     /// Whether the state directory's file system is full: answers may be refused (never
     /// acknowledged and then lost).
     public var diskFull = false
+    /// Whether the daemon is down because it could not start on a full disk (it says why and
+    /// exits; it must start once space is freed).
+    public var daemonDown = false
+    /// Whether the kiosk is out of service: no kiosk respondent may start.
+    public var outOfService = false
     /// Whether a session ever started: from then on the questionnaire is cached.
     public var cached = false
 

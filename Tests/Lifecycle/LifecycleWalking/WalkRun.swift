@@ -55,7 +55,9 @@ public final class WalkRun: Sendable {
         guard let first = try FileManager.default.contentsOfDirectory(atPath: sessions).filter({ $0.hasPrefix("segment-") && $0.hasSuffix(".log") }).sorted().first else {
             throw WalkError("the foreign kiosk's daemon wrote no sessions segment")
         }
-        return ([UInt8](try Data(contentsOf: URL(fileURLWithPath: sessions + "/" + first))), id)
+        // Its records, without the preallocated zeros after them (which a journal reads as nothing).
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: sessions + "/" + first)))
+        return (Array(bytes[..<(bytes.lastIndex { $0 != 0 }.map { $0 + 1 } ?? 0)]), id)
     }
 
     public func remove() { dir.remove() }

@@ -37,6 +37,9 @@ public enum WalkStep: Sendable, Hashable, CustomStringConvertible {
     case portal(kind: String)
     /// The wall clock steps by `seconds` (±1 day).
     case clockStep(seconds: Int)
+    /// The operator takes the kiosk out of service (`POST /v1/kiosk/out-of-service`), or puts it back.
+    case outOfService
+    case inService
     /// The file system of the state directory fills up (a tmpfs of its own, filled to ENOSPC by
     /// another file).
     case diskFull
@@ -63,9 +66,19 @@ public enum WalkStep: Sendable, Hashable, CustomStringConvertible {
         case .serverFaulty(let kind): "server faulty (\(WalkStep.faults[kind % WalkStep.faults.count].name))"
         case .portal(let kind): "captive portal (\(kind))"
         case .clockStep(let seconds): "wall clock stepped \(seconds > 0 ? "+" : "")\(seconds) s"
+        case .outOfService: "kiosk out of service"
+        case .inService: "kiosk back in service"
         case .diskFull: "the state directory's file system full"
         case .diskFreed: "space freed on the state directory's file system"
         case .injectForeignSegment: "lists removed, another kiosk's plain segment copied in, start"
+        }
+    }
+
+    /// Whether the step talks to the daemon (and is skipped while it is down).
+    var needsTheDaemon: Bool {
+        switch self {
+        case .respondent, .kioskRespondent, .resume, .outOfService, .inService: true
+        default: false
         }
     }
 
@@ -106,6 +119,8 @@ public enum WalkStep: Sendable, Hashable, CustomStringConvertible {
             (1, { r in .clockStep(seconds: r.int(in: 0 ... 1) == 0 ? -86_400 : 86_400) }),
             (1, { _ in .injectForeignSegment }),
             (1, { _ in .diskFull }),
+            (1, { _ in .outOfService }),
+            (1, { _ in .inService }),
             (2, { _ in .diskFreed }),
         ]
         var pick = random.int(in: 0 ..< table.reduce(0) { $0 + $1.0 })

@@ -18,6 +18,8 @@ final class WalkWorld: @unchecked Sendable {
     var port = 0
     /// The kiosk pages' URL of the running daemon.
     var kioskURL = ""
+    /// Why the daemon last refused to start (on a full disk).
+    var daemonRefusal = ""
     var model = WalkModel()
     /// How many keys were made (key file names).
     var keysMade = 0
@@ -122,7 +124,10 @@ final class WalkWorld: @unchecked Sendable {
 
     /// Stops the daemon: SIGKILL when `unclean`, else SIGTERM and its exit.
     func stopDaemon(unclean: Bool) async throws {
-        guard let daemon else { return }
+        guard let daemon, daemon.isRunning else {
+            self.daemon = nil
+            return
+        }
         if unclean {
             await daemon.stop(signal: SIGKILL, grace: .seconds(10))
         } else {
@@ -164,11 +169,18 @@ final class WalkWorld: @unchecked Sendable {
             let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasPrefix("segment-") && $0.hasSuffix(".log") }.sorted()
             guard let newest = names.last else { continue }
             let path = directory + "/" + newest
-            var data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+            let data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
             let end = data.lastIndex { $0 != 0 }.map { $0 + 1 } ?? 0
-            if data.count < end + count { data += [UInt8](repeating: 0, count: end + count - data.count) }
-            for index in end ..< end + count { data[index] = UInt8(truncatingIfNeeded: random.next() | 1) }
-            try Data(data).write(to: URL(fileURLWithPath: path))
+            let torn = (0 ..< count).map { _ in UInt8(truncatingIfNeeded: random.next() | 1) }
+            // Written in place, as the cut write was: the rest of the file stays as it is.
+            guard let handle = FileHandle(forWritingAtPath: path) else { throw WalkError("cannot open \(path) to tear it") }
+            defer { try? handle.close() }
+            try handle.seek(toOffset: UInt64(end))
+            do {
+                try handle.write(contentsOf: Data(torn))
+            } catch let error as CocoaError where error.code == .fileWriteOutOfSpace {
+                // A full file system: the cut write could not have been written either.
+            }
         }
     }
 
