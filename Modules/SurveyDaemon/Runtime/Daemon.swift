@@ -179,7 +179,12 @@ public final class Daemon: Sendable {
             sessions: sessions, queue: queue, journals: [sessionJournal, submissionQueue.journal], delay: configuration.erasureDelay,
             keptSince: Date(), clock: clock, logger: logger)
         self.erasure = erasure
-        wallClockWatcher = WallClockWatcher(clock: ContinuousClock(), logger: logger, metrics: metrics)
+        // A step of the wall clock may make the server's certificate checkable (a clock NTP has
+        // just set): the next upload asks again at once.
+        wallClockWatcher = WallClockWatcher(clock: ContinuousClock(), logger: logger, metrics: metrics, onStep: { [monitor = self.monitor, worker] in
+            monitor.clockWasSet()
+            worker.wake()
+        })
         var backend = DaemonBackend(version: version, startedAt: Date(), sessions: sessions, worker: worker, inspector: queue, connectivity: monitor, lifecycle: lifecycle, exporter: exporter)
         backend.deviceId = deviceID
         backend.queueAdministration = queue
