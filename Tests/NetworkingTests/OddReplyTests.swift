@@ -126,3 +126,21 @@ import Testing
         }
     }
 }
+
+/// A clock that was not set holds uploads back only until it steps: the step makes the next call
+/// ask again at once, however long the last verdict would otherwise be reused.
+@Suite(.timeLimit(.minutes(2))) struct ClockStepRetryTests {
+    @Test func aStepOfTheClockForgetsTheVerdictAtOnce() async {
+        let identity = OddReplyTests.Identity(.certificate(.clockNotSet, answer: "not valid yet by this clock"))
+        let monitor = ConnectivityMonitor(probe: FixedProbe(reachable: true), reuse: .seconds(3600), identity: identity)
+        await monitor.sawSomethingElse(answer: "not valid yet by this clock", redirect: nil, kind: .clockNotSet)
+        #expect(await monitor.status.state == .clockNotSet)
+        #expect(await !monitor.isReachable(), "the verdict is reused")
+        #expect(identity.calls.withLock { $0 } == 0)
+        identity.answer.withLock { $0 = .server }
+        monitor.clockWasSet()
+        #expect(await monitor.isReachable(), "asked again at once after the step")
+        #expect(identity.calls.withLock { $0 } == 1)
+        #expect(await monitor.status.state == .online)
+    }
+}
