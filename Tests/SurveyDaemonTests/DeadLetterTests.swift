@@ -27,8 +27,8 @@ import Testing
         // A portal's 403 page is no refusal of the token; a clock not set or an expired
         // certificate decides nothing either.
         (NetworkError(.notTheServer, "403 text/html", status: 403), "notTheServer"),
-        (NetworkError(.clockNotSet, "certificate not valid yet"), "notTheServer"),
-        (NetworkError(.certificateExpired, "certificate expired"), "notTheServer"),
+        (NetworkError(.clockNotSet, "certificate not valid yet"), "certificate"),
+        (NetworkError(.certificateExpired, "certificate expired"), "certificate"),
         (NetworkError(.timeout, "timed out"), "transient"),
         (NetworkError(.serverBusy, "502", status: 502), "transient"),
         (NetworkError(.serverBusy, "503", status: 503), "overloaded"),
@@ -46,6 +46,7 @@ import Testing
         case .unauthorized: "unauthorized"
         case .unknown: "unknown"
         case .notTheServer: "notTheServer"
+        case .certificate: "certificate"
         }
         #expect(name == expected, "\(error)")
     }

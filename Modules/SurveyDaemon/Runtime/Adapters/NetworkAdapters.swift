@@ -43,7 +43,11 @@ public struct ClientUploader: AnswerUploader {
     static func outcome(_ error: NetworkError) -> UploadOutcome {
         if error.code == .offline { return .offline }
         // A portal, or a certificate the clock or its dates make unusable: nothing was decided.
-        if error.obstacle != nil { return .notTheServer(reason: error.message) }
+        switch error.obstacle {
+        case .portal?: return .notTheServer(reason: error.message)
+        case .clockNotSet?, .certificateExpired?: return .certificate(reason: error.message)
+        case nil: break
+        }
         if error.code == .undecodableResponse { return .unknown(reason: error.status.map { "HTTP \($0): \(error.message)" } ?? error.message) }
         if error.isTransient, let status = error.status, status == 429 || status == 503 {
             return .overloaded(reason: error.message, status: status, retryAfter: error.retryAfter)
