@@ -68,15 +68,16 @@ public actor ConnectivityMonitor {
     private let logger: Logger
     /// Set by ``clockWasSet()``: the next call forgets the verdict.
     private let clockSet = Mutex(false)
-    /// Told when the portal state starts (true) and ends (false).
-    private let onPortal: @Sendable (Bool) -> Void
+    /// Told when the portal state (or a certificate's) starts or changes (that state) and when it
+    /// ends (`online`).
+    private let onPortal: @Sendable (ConnectivityStatus.State) -> Void
 
     public init(
         probe: any ConnectivityProbe,
         reuse: Duration = .seconds(1),
         identity: (any ServerIdentityCheck)? = nil,
         logger: Logger = Logger(label: "surveyd.connectivity"),
-        onPortal: @escaping @Sendable (Bool) -> Void = { _ in },
+        onPortal: @escaping @Sendable (ConnectivityStatus.State) -> Void = { _ in },
         clock: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now },
         wallClock: @escaping @Sendable () -> Date = { Date() }
     ) {
@@ -182,7 +183,6 @@ public actor ConnectivityMonitor {
     /// `kind` names a certificate's problem instead (the clock, an expired certificate).
     public func sawSomethingElse(answer: String, redirect: String?, kind: PortalSighting.Kind = .portal, status: Int? = nil) {
         let started = sighting?.kind != kind
-        let wasSighting = sighting != nil
         sighting = PortalSighting(answer: answer, redirect: redirect, since: started ? wallClock() : sighting?.since ?? wallClock(), kind: kind, status: status)
         record(ConnectivityStatus.State(kind))
         guard started else { return }
@@ -193,11 +193,11 @@ public actor ConnectivityMonitor {
             if let status, status == 401 || status == 403 { message += "; a \(status) that is not the server's JSON may also be the server refusing the token in a form surveyd does not expect: check the token file" }
             logger.warning("\(message)", metadata: ["answer": "\(answer)"])
         case .clockNotSet:
-            logger.warning("the wall clock is not set (it is earlier than this build's date), so the survey server's certificate cannot be checked: nothing is uploaded until it is; set the clock or let NTP set it (timedatectl), delivery goes on at once when it steps", metadata: ["answer": "\(answer)"])
+            logger.warning("the wall clock is not set (the survey server's certificate is not valid yet by it, or it is earlier than this build's date), so the certificate cannot be checked: nothing is uploaded until it is; set the clock or let NTP set it (timedatectl), delivery goes on at once when it steps", metadata: ["answer": "\(answer)"])
         case .certificateExpired:
             logger.warning("the survey server's certificate expired: nothing is uploaded until the server has a valid one; renew the certificate on the server", metadata: ["answer": "\(answer)"])
         }
-        if !wasSighting { onPortal(true) }
+        onPortal(ConnectivityStatus.State(kind))
     }
 
     /// The wall clock was set: a verdict taken under the old time (a certificate the clock made
@@ -213,7 +213,7 @@ public actor ConnectivityMonitor {
         record(.online)
         guard let sighting = ended else { return }
         logger.notice("the survey server answers again: uploads go on", metadata: ["portal since": "\(sighting.since)"])
-        onPortal(false)
+        onPortal(.online)
     }
 
     private func record(_ state: ConnectivityStatus.State) {

@@ -144,3 +144,19 @@ import Testing
         #expect(await monitor.status.state == .online)
     }
 }
+
+/// The daemon is told each state that stands between it and the server, and its end, so that the
+/// `connectivity_changed` event names it.
+@Suite(.timeLimit(.minutes(2))) struct ObstacleEventTests {
+    @Test func eachStateAndItsEndAreTold() async {
+        let told = Mutex<[ConnectivityStatus.State]>([])
+        let identity = OddReplyTests.Identity(.server)
+        let monitor = ConnectivityMonitor(probe: FixedProbe(reachable: true), reuse: .zero, identity: identity, onPortal: { state in told.withLock { $0.append(state) } })
+        await monitor.sawSomethingElse(answer: "not valid yet", redirect: nil, kind: .clockNotSet)
+        await monitor.sawSomethingElse(answer: "not valid yet", redirect: nil, kind: .clockNotSet)
+        await monitor.sawSomethingElse(answer: "403 text/html", redirect: nil, status: 403)
+        #expect(await monitor.status.state == .portal)
+        #expect(await monitor.isReachable())
+        #expect(told.withLock { $0 } == [.clockNotSet, .portal, .online])
+    }
+}

@@ -22,7 +22,7 @@ extension StatusView {
         /// Added to ``advice`` when what answered was a `401` or `403` that is not the server's JSON.
         public static let tokenNote = "It answered 401 or 403 without the server's JSON: it may also be the survey server refusing the token in a form surveyd does not expect; if the network has no login page, check the token file."
         /// While the state is `clock_not_set`.
-        public static let clockAdvice = "this device's clock is not set (it is earlier than this build's date), so the survey server's certificate cannot be checked; set the clock or let NTP set it (timedatectl). Answers wait on this device and are sent as soon as the clock steps."
+        public static let clockAdvice = "this device's clock is not set (the survey server's certificate is not valid yet by it, or it is earlier than this build's date), so the certificate cannot be checked; set the clock or let NTP set it (timedatectl). Answers wait on this device and are sent as soon as the clock steps."
         /// While the state is `certificate_expired`.
         public static let expiredAdvice = "the survey server's certificate expired (this device's clock is plausible); renew the certificate on the server. Answers wait on this device and are sent once the server has a valid certificate."
     }

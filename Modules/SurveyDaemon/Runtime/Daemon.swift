@@ -143,7 +143,7 @@ public final class Daemon: Sendable {
             transport: transport, configuration: clientConfiguration, token: token, stage: configuration.firstStage, lang: configuration.defaultLanguage.rawValue, logger: logger)
         monitor = ConnectivityMonitor(
             probe: CountingProbe(probe, metrics: metrics), reuse: configuration.connectivityCache, identity: identity, logger: logger,
-            onPortal: { [metrics] active in metrics.portalChanged(active: active) })
+            onPortal: { [metrics] state in metrics.portalChanged(to: state.rawValue) })
         let client = SurveyClient(configuration: clientConfiguration, transport: transport, connectivity: monitor, token: token, logger: logger)
         surveyClient = client
         let wakeup = DeliveryWakeup()
