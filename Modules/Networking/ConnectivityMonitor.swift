@@ -183,6 +183,9 @@ public actor ConnectivityMonitor {
     /// `kind` names a certificate's problem instead (the clock, an expired certificate).
     public func sawSomethingElse(answer: String, redirect: String?, kind: PortalSighting.Kind = .portal, status: Int? = nil) {
         let started = sighting?.kind != kind
+        // The identity check's answer names no status: the status first seen (a 403 page that
+        // may also be the token's refusal) stays with the sighting.
+        let status = status ?? (started ? nil : sighting?.status)
         sighting = PortalSighting(answer: answer, redirect: redirect, since: started ? wallClock() : sighting?.since ?? wallClock(), kind: kind, status: status)
         record(ConnectivityStatus.State(kind))
         guard started else { return }

@@ -61,8 +61,10 @@ import Testing
         let text = try await stack.ctl(["status"])
         #expect(text.stdout.contains("connectivity: portal") && text.stdout.contains("the network answers in the survey server's place, e.g. a Wi-Fi login page; accept its terms or use another network"), "\(name): \(text.stdout)")
         #expect(text.stdout.contains("something else answers in the survey server's place"), "\(name): the waiting line names it: \(text.stdout)")
-        // A 403 page may also be the server refusing the token in a form it did not expect.
-        #expect(text.stdout.contains("refusing the token in a form surveyd does not expect") == (portal == "status403"), "\(name): \(text.stdout)")
+        // A 403 page may also be the server refusing the token in a form it did not expect: the
+        // advice says so, also after the connectivity checks behind the portal.
+        let advice = try #require(try await (stack.status()["connectivity"] as? [String: Any])?["portal"] as? [String: Any])["advice"] as? String
+        #expect(advice?.contains("refusing the token in a form surveyd does not expect") == (portal == "status403"), "\(name): \(advice ?? "no advice")")
         let health = try await UnixHTTP.request(socket: stack.socket, method: "GET", target: "/v1/health")
         #expect(health.status == 200 && health.bodyText.contains("\"portal\""), "\(name): \(health.bodyText)")
         let metrics = try await UnixHTTP.request(socket: stack.socket, method: "GET", target: "/metrics")

@@ -57,6 +57,10 @@ import Testing
         #expect(state.state == .portal)
         #expect(state.portal?.status == status)
         #expect(state.portal?.mayBeTokenRefusal == (status == 401 || status == 403))
+        // The connectivity checks behind the portal keep what the first reply was.
+        #expect(await !monitor.isReachable())
+        #expect(identity.calls.withLock { $0 } == 2)
+        #expect(await monitor.status.portal?.mayBeTokenRefusal == (status == 401 || status == 403))
     }
 
     /// The server's own refusal is JSON: the token's (401/403) and the request's (other 4xx).
