@@ -35,6 +35,9 @@ public struct Faults: Sendable, Codable, Hashable {
     public var portalRedirectStatus: Int = 302
     /// Where the portal's redirect points; the mock server's own `/portal/login` when unset.
     public var portalLoginURL: String?
+    /// When set, the questionnaire of this stage is served as `200` with an empty body, in every
+    /// language (a broken file on the server); every other request is answered as usual.
+    public var emptyQuestionnaireStage: String?
 
     /// The ways a captive portal answers in the survey server's place.
     public enum Portal: String, Sendable, Codable, Hashable, CaseIterable {
@@ -48,6 +51,10 @@ public struct Faults: Sendable, Codable, Hashable {
         case redirect
         /// `511 Network Authentication Required`.
         case status511
+        /// `403 text/html`: "Blocked by the network's policy".
+        case status403
+        /// `404 text/html`: a page of the network's own.
+        case status404
     }
 
     public init() {}
@@ -66,6 +73,7 @@ public struct Faults: Sendable, Codable, Hashable {
         portal = try c.decodeIfPresent(Portal.self, forKey: .portal)
         portalRedirectStatus = try c.decodeIfPresent(Int.self, forKey: .portalRedirectStatus) ?? 302
         portalLoginURL = try c.decodeIfPresent(String.self, forKey: .portalLoginURL)
+        emptyQuestionnaireStage = try c.decodeIfPresent(String.self, forKey: .emptyQuestionnaireStage)
     }
 
     /// The shares outside 0 ... 1, named, or nil when all are valid.

@@ -19,10 +19,20 @@ extension MockSurveyServer {
             return Response(status: .ok)
         case .status511:
             return Self.loginPage(status: .init(code: 511))
+        case .status403:
+            return Self.blockedPage(status: .forbidden, text: "Blocked by the network's policy")
+        case .status404:
+            return Self.blockedPage(status: .notFound, text: "Not found")
         case .redirect:
             let target = faults.portalLoginURL ?? "/portal/login"
             return Response(status: .init(code: faults.portalRedirectStatus), headers: [.location: target, .contentType: "text/html"], body: .init(byteBuffer: ByteBuffer(string: "<a href=\"\(target)\">Log in</a>")))
         }
+    }
+
+    /// A page of the network's own instead of the server's reply (a filter's block page, a 404).
+    static func blockedPage(status: HTTPResponse.Status, text: String) -> Response {
+        let page = "<!doctype html><html><head><title>\(text)</title></head><body><h1>\(text)</h1><p>Ask the network's administrator, or log in at <a href=\"/portal/login\">the login page</a>.</p></body></html>"
+        return Response(status: status, headers: [.contentType: "text/html; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: page)))
     }
 
     /// The portal's login page (also served at `/portal/login`).

@@ -87,6 +87,7 @@ extension MockSurveyServer {
 
     func handleQuestion(typeID: String, lang: String) async -> Response {
         if let fault = await injectFault(isUpload: false).response { return fault }
+        if state.withLock({ $0.faults.faults.emptyQuestionnaireStage }) == typeID { return Response(status: .ok) }
         guard let file = questionFile(typeID: typeID, lang: lang), let data = try? Data(contentsOf: file) else {
             return Self.json(404, ["message": "No questionnaire for typeID '\(typeID)' in language '\(lang)'."])
         }

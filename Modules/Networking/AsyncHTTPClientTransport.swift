@@ -1,8 +1,8 @@
 public import AsyncHTTPClient
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+public import FoundationEssentials
 #else
-import Foundation
+public import Foundation
 #endif
 import NIOCore
 import NIOHTTP1
@@ -14,6 +14,10 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
     public let client: HTTPClient
     /// At most this many bytes of a response body are read.
     public var maxBodyBytes: Int
+    /// The wall clock a failed handshake's certificate is judged by (the one TLS checks it with).
+    public var wallClock: @Sendable () -> Date = { Date() }
+    /// A wall clock earlier than this was never set (``BuildDate``); tests move it.
+    public var buildDate: Date = BuildDate.date
 
     /// - Parameter client: owned by the caller, who shuts it down.
     public init(client: HTTPClient, maxBodyBytes: Int = 4 << 20) {
@@ -66,14 +70,31 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
             throw NetworkError(.timeout, "No answer from \(request.url) within \(timeout); the server is slow or stuck. The call will be retried later; check the server if it persists.", cause: error)
         } catch {
             if Self.looksIntercepted(error) {
-                throw NetworkError(.notTheServer, "The TLS certificate that answered for \(request.url) is not the survey server's (\(error)): the network may intercept connections, e.g. a Wi-Fi login page. Nothing was sent; the call will be retried. Accept the network's terms or use another network; if the server's certificate changed, fix it on the server.", cause: error)
+                throw await Self.handshakeFailed(url: request.url, error: error, now: wallClock(), buildDate: buildDate, timeout: timeout)
             }
             throw NetworkError(.connectionFailed, "Could not talk to \(request.url): \(error). The call will be retried later; check the server address and the network.", cause: error)
         }
     }
 
-    /// A TLS handshake that failed on the peer's certificate (a certificate for another name or
-    /// one no trusted authority signed): what a network that answers in the server's place shows.
+    /// The error of a handshake that failed on the server's certificate, its cause told apart by
+    /// the certificate's dates (``TLSDiagnosis``): the clock not set, an expired certificate, or
+    /// something answering in the server's place.
+    static func handshakeFailed(url: String, error: any Error, now: Date, buildDate: Date, timeout: Duration) async -> NetworkError {
+        let (kind, detail) = await TLSDiagnosis.diagnose(url: url, now: now, buildDate: buildDate, timeout: min(timeout, .seconds(10)))
+        let dates = detail.map { " (\($0))" } ?? ""
+        switch kind {
+        case .clockNotSet:
+            return NetworkError(.clockNotSet, "The survey server's TLS certificate for \(url) cannot be checked because this device's clock is not set\(dates): it is not valid yet by this clock, or this clock is earlier than this build's date (\(BuildDate.day)). Nothing was sent; set the clock or let NTP set it (timedatectl), and the call is made again at once when the clock steps.", cause: error)
+        case .certificateExpired:
+            return NetworkError(.certificateExpired, "The survey server's TLS certificate for \(url) expired\(dates). Nothing was sent; the call will be retried. Renew the certificate on the server.", cause: error)
+        case .portal:
+            return NetworkError(.notTheServer, "The TLS certificate that answered for \(url) is not the survey server's (\(error)): the network may intercept connections, e.g. a Wi-Fi login page. Nothing was sent; the call will be retried. Accept the network's terms or use another network; if the server's certificate changed, fix it on the server.", cause: error)
+        }
+    }
+
+    /// A TLS handshake that failed on the peer's certificate (a certificate for another name, one
+    /// no trusted authority signed, or one outside its dates): ``handshakeFailed(url:error:now:buildDate:timeout:)``
+    /// tells the causes apart.
     static func looksIntercepted(_ error: any Error) -> Bool {
         if let extra = error as? NIOSSLExtraError { return extra == .failedToValidateHostname }
         if let ssl = error as? NIOSSLError, case .handshakeFailed = ssl { return true }

@@ -4,6 +4,7 @@ public import FoundationEssentials
 public import Foundation
 #endif
 public import Logging
+import Synchronization
 
 /// Answers "can the survey server be reached right now?" without sending an HTTP request.
 public protocol ConnectivityProbe: Sendable {
@@ -15,11 +16,27 @@ public protocol ConnectivityProbe: Sendable {
 public struct ConnectivityStatus: Sendable, Hashable {
     /// `portal`: the server's address answers, but something else answers in its place (a captive
     /// portal's login page, a redirect, `511`); nothing is uploaded until the server itself does.
-    public enum State: String, Sendable, Hashable, CaseIterable { case unknown, online, offline, portal }
+    /// `clock_not_set`: the server's certificate cannot be checked because the wall clock is
+    /// earlier than this build's date; `certificate_expired`: the server's certificate expired.
+    /// Nothing is uploaded in either until the TLS handshake succeeds.
+    public enum State: String, Sendable, Hashable, CaseIterable {
+        case unknown, online, offline, portal
+        case clockNotSet = "clock_not_set"
+        case certificateExpired = "certificate_expired"
+
+        init(_ kind: PortalSighting.Kind) {
+            switch kind {
+            case .portal: self = .portal
+            case .clockNotSet: self = .clockNotSet
+            case .certificateExpired: self = .certificateExpired
+            }
+        }
+    }
     public var state: State
     /// When `state` last changed (nil while unknown).
     public var since: Date?
-    /// What answered in the server's place, while `state` is `portal`.
+    /// What answered in the server's place (or what is wrong with its certificate), while
+    /// `state` is `portal`, `clock_not_set` or `certificate_expired`.
     public var portal: PortalSighting?
 
     public init(state: State, since: Date?, portal: PortalSighting? = nil) {
@@ -49,15 +66,18 @@ public actor ConnectivityMonitor {
     /// finds the server itself (a kiosk that loses and regains the venue's Wi-Fi meets its portal again).
     private var sighting: PortalSighting?
     private let logger: Logger
-    /// Told when the portal state starts (true) and ends (false).
-    private let onPortal: @Sendable (Bool) -> Void
+    /// Set by ``clockWasSet()``: the next call forgets the verdict.
+    private let clockSet = Mutex(false)
+    /// Told when the portal state (or a certificate's) starts or changes (that state) and when it
+    /// ends (`online`).
+    private let onPortal: @Sendable (ConnectivityStatus.State) -> Void
 
     public init(
         probe: any ConnectivityProbe,
         reuse: Duration = .seconds(1),
         identity: (any ServerIdentityCheck)? = nil,
         logger: Logger = Logger(label: "surveyd.connectivity"),
-        onPortal: @escaping @Sendable (Bool) -> Void = { _ in },
+        onPortal: @escaping @Sendable (ConnectivityStatus.State) -> Void = { _ in },
         clock: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now },
         wallClock: @escaping @Sendable () -> Date = { Date() }
     ) {
@@ -75,6 +95,7 @@ public actor ConnectivityMonitor {
     /// The first caller runs the probe in its own task; the others wait for its verdict. No task is
     /// started here, so nothing outlives the calls (the probe itself has a deadline).
     public func isReachable() async -> Bool {
+        if clockSet.withLock({ set in defer { set = false }; return set }) { verdict = nil }
         if let verdict, clock() - verdict.at < reuse { return verdict.reachable }
         if waiters != nil {
             return await withCheckedContinuation { waiters?.append($0) }
@@ -111,23 +132,82 @@ public actor ConnectivityMonitor {
         case .notTheServer(let answer, let redirect):
             sawSomethingElse(answer: answer, redirect: redirect)
             return false
+        case .certificate(let kind, let answer):
+            sawSomethingElse(answer: answer, redirect: nil, kind: kind)
+            return false
         case .unreachable:
             record(.offline)
             return false
         }
     }
 
+    /// What the identity check made of one odd reply.
+    public enum OddReplyVerdict: Sendable, Hashable {
+        /// Something else answers in the server's place: the state is `portal` (or the
+        /// certificate's state) now.
+        case somethingElse
+        /// The survey server itself answers its identity check: the odd reply was that request's
+        /// own problem (a broken questionnaire, an unreadable reply), and nothing changes.
+        case server
+        /// The identity check reached nothing.
+        case unreachable
+    }
+
+    /// One reply was not the survey server's (`answer` says what it was): before the whole daemon
+    /// changes state, asks the server's identity at once. While a sighting lasts, or without an
+    /// identity check, it is taken as something else answering.
+    public func checkOddReply(answer: String, redirect: String?, status: Int?) async -> OddReplyVerdict {
+        guard sighting == nil, let identity else {
+            sawSomethingElse(answer: answer, redirect: redirect, status: status)
+            return .somethingElse
+        }
+        switch await identity.identify() {
+        case .server:
+            logger.notice("one reply was not the survey server's, but the server answers its identity check: that request's own problem, connectivity unchanged", metadata: ["answer": "\(answer)"])
+            if sighting == nil { record(.online) }
+            return .server
+        case .notTheServer(_, let seen):
+            sawSomethingElse(answer: answer, redirect: redirect ?? seen, status: status)
+            return .somethingElse
+        case .certificate(let kind, let seen):
+            sawSomethingElse(answer: seen, redirect: nil, kind: kind)
+            return .somethingElse
+        case .unreachable:
+            verdict = nil
+            return .unreachable
+        }
+    }
+
     /// Something else answered in the survey server's place: the state becomes `portal`, and calls
     /// wait until the identity check finds the server itself again. Logged once when it starts.
-    public func sawSomethingElse(answer: String, redirect: String?) {
-        let started = sighting == nil
-        sighting = PortalSighting(answer: answer, redirect: redirect, since: sighting?.since ?? wallClock())
-        record(.portal)
+    /// `kind` names a certificate's problem instead (the clock, an expired certificate).
+    public func sawSomethingElse(answer: String, redirect: String?, kind: PortalSighting.Kind = .portal, status: Int? = nil) {
+        let started = sighting?.kind != kind
+        // The identity check's answer names no status: the status first seen (a 403 page that
+        // may also be the token's refusal) stays with the sighting.
+        let status = status ?? (started ? nil : sighting?.status)
+        sighting = PortalSighting(answer: answer, redirect: redirect, since: started ? wallClock() : sighting?.since ?? wallClock(), kind: kind, status: status)
+        record(ConnectivityStatus.State(kind))
         guard started else { return }
-        var message = "the network answers in the survey server's place (a captive portal or a redirect): nothing is uploaded until the survey server itself answers; accept the network's terms or use another network"
-        if let redirect { message += "; the server URL redirects to \(redirect): set serverURL to it if that is the survey server" }
-        logger.warning("\(message)", metadata: ["answer": "\(answer)"])
-        onPortal(true)
+        switch kind {
+        case .portal:
+            var message = "the network answers in the survey server's place (a captive portal or a redirect): nothing is uploaded until the survey server itself answers; accept the network's terms or use another network"
+            if let redirect { message += "; the server URL redirects to \(redirect): set serverURL to it if that is the survey server" }
+            if let status, status == 401 || status == 403 { message += "; a \(status) that is not the server's JSON may also be the server refusing the token in a form surveyd does not expect: check the token file" }
+            logger.warning("\(message)", metadata: ["answer": "\(answer)"])
+        case .clockNotSet:
+            logger.warning("the wall clock is not set (the survey server's certificate is not valid yet by it, or it is earlier than this build's date), so the certificate cannot be checked: nothing is uploaded until it is; set the clock or let NTP set it (timedatectl), delivery goes on at once when it steps", metadata: ["answer": "\(answer)"])
+        case .certificateExpired:
+            logger.warning("the survey server's certificate expired: nothing is uploaded until the server has a valid one; renew the certificate on the server", metadata: ["answer": "\(answer)"])
+        }
+        onPortal(ConnectivityStatus.State(kind))
+    }
+
+    /// The wall clock was set: a verdict taken under the old time (a certificate the clock made
+    /// unusable) is asked again at the next call. Callable from any thread (the wall-clock
+    /// watcher's).
+    public nonisolated func clockWasSet() {
+        clockSet.withLock { $0 = true }
     }
 
     private func endPortal() {
@@ -136,12 +216,12 @@ public actor ConnectivityMonitor {
         record(.online)
         guard let sighting = ended else { return }
         logger.notice("the survey server answers again: uploads go on", metadata: ["portal since": "\(sighting.since)"])
-        onPortal(false)
+        onPortal(.online)
     }
 
     private func record(_ state: ConnectivityStatus.State) {
         verdict = (state == .online, clock())
-        let portal = state == .portal ? sighting : nil
+        let portal = [.portal, .clockNotSet, .certificateExpired].contains(state) ? sighting : nil
         if status.state != state {
             status = ConnectivityStatus(state: state, since: wallClock(), portal: portal)
         } else {

@@ -35,6 +35,12 @@ public struct NetworkError: Error, Sendable, CustomStringConvertible {
         /// redirect the client does not follow, `511`, a TLS certificate for another name), or
         /// the connectivity check found it still answering; worth retrying, never a refusal.
         case notTheServer = "not_the_server"
+        /// The TLS handshake failed on the server certificate's dates while the wall clock is
+        /// earlier than this build's date: the clock was never set. Worth retrying once it is.
+        case clockNotSet = "clock_not_set"
+        /// The server's certificate expired (the wall clock is plausible): the server must renew
+        /// it. Worth retrying; nothing was sent.
+        case certificateExpired = "certificate_expired"
     }
 
     public var code: Code
@@ -61,8 +67,19 @@ public struct NetworkError: Error, Sendable, CustomStringConvertible {
     /// Transient failures are worth retrying later; permanent ones are kept aside.
     public var isTransient: Bool {
         switch code {
-        case .offline, .connectionFailed, .timeout, .serverBusy, .notTheServer: true
+        case .offline, .connectionFailed, .timeout, .serverBusy, .notTheServer, .clockNotSet, .certificateExpired: true
         case .unauthorized, .rejectedRequest, .rejectedAnswers, .undecodableResponse, .invalidDefinition, .configuration: false
+        }
+    }
+
+    /// What stands between surveyd and the server, when the error says something does: a portal,
+    /// or a certificate this device's clock or the server's dates make unusable.
+    public var obstacle: PortalSighting.Kind? {
+        switch code {
+        case .notTheServer: .portal
+        case .clockNotSet: .clockNotSet
+        case .certificateExpired: .certificateExpired
+        default: nil
         }
     }
 

@@ -41,6 +41,20 @@ public enum ServerReply {
         }
     }
 
+    /// Whether a 4xx reply (other than 408 and 429, which are transient whoever sent them) is the
+    /// survey server's own refusal: nil when its body is a JSON object with at least one member
+    /// (the envelope, or an error object such as `{"message": "…"}`), else what it is. A page in
+    /// HTML, an empty body, `{}` or any other JSON value is something in the server's way (a
+    /// portal's or a proxy's `403`/`404` page), never a verdict on the request.
+    public static func refusalMismatch(_ response: TransportResponse) -> String? {
+        if case .object(let object)? = try? JSONDecoder().decode(JSONValue.self, from: response.body), !object.isEmpty { return nil }
+        switch shape(of: response) {
+        case .envelope: return nil
+        case .declaredJSON(let detail): return "\(response.status) declared as JSON: \(detail)"
+        case .other(let description): return description
+        }
+    }
+
     enum Shape {
         /// A JSON object with a numeric `status` and an object `data`.
         case envelope

@@ -100,7 +100,7 @@ public actor SurveyClient {
     private func fetchBody(typeID: String, lang: String) async throws(NetworkError) -> Data {
         let (response, url) = try await call(method: "GET", path: "api/question/\(typeID)", lang: lang, headers: [:], body: nil)
         if let mismatch = ServerReply.questionnaireMismatch(response) {
-            throw await sawElsewhere(mismatch, redirect: nil, status: response.status, url: url)
+            throw await oddReply(mismatch, redirect: nil, status: response.status, url: url, method: "GET")
         }
         return response.body
     }
@@ -128,7 +128,7 @@ public actor SurveyClient {
         case .undecodable(let detail):
             throw NetworkError(.undecodableResponse, "The survey server's answer to the upload for \(typeID) could not be read (\(detail)), so whether it stored the answers is unknown. The upload is sent again with the same Idempotency-Key, a few times, then kept aside; check the server version if it persists.", status: response.status)
         case .notTheServer(let description):
-            throw await sawElsewhere(description, redirect: nil, status: response.status, url: url)
+            throw await oddReply(description, redirect: nil, status: response.status, url: url, method: "POST")
         }
         guard result.isSuccess else {
             throw NetworkError(.rejectedAnswers, "The survey server rejected the answers for \(typeID) (isSuccess: false); retrying the same answers will not help. Inspect them and requeue or drop them.", status: response.status)
@@ -137,13 +137,20 @@ public actor SurveyClient {
     }
 
     /// Checks connectivity, sends, re-reads the token once on 401 and classifies the status: a
-    /// redirect the client does not follow and a 511 are not the survey server's answers. Returns
-    /// the response and the URL that answered it.
+    /// redirect the client does not follow, a 511 and a 4xx that is not the server's refusal in
+    /// JSON are not the survey server's answers. Returns the response and the URL that answered it.
     private func call(method: String, path: String, lang: String, headers: [String: String], body: ByteBuffer?) async throws(NetworkError) -> (TransportResponse, String) {
         let url = try makeURL(path: path, lang: lang)
         guard await connectivity.isReachable() else {
             if let portal = await connectivity.status.portal {
-                throw NetworkError(.notTheServer, "Something else answers in the place of the survey server at \(configuration.baseURL.absoluteString) (\(portal.answer)), e.g. a Wi-Fi login page; nothing was sent. The call will be made once the server itself answers: accept the network's terms or use another network.", redirect: portal.redirect)
+                switch portal.kind {
+                case .portal:
+                    throw NetworkError(.notTheServer, "Something else answers in the place of the survey server at \(configuration.baseURL.absoluteString) (\(portal.answer)), e.g. a Wi-Fi login page; nothing was sent. The call will be made once the server itself answers: accept the network's terms or use another network.", status: portal.status, redirect: portal.redirect)
+                case .clockNotSet:
+                    throw NetworkError(.clockNotSet, "This device's clock is not set, so the survey server's certificate cannot be checked (\(portal.answer)); nothing was sent. Set the clock (or let NTP set it); the call is made again at once when it steps.")
+                case .certificateExpired:
+                    throw NetworkError(.certificateExpired, "The survey server's certificate expired (\(portal.answer)); nothing was sent. Renew the certificate on the server; the call will be made once the handshake succeeds.")
+                }
             }
             throw NetworkError(.offline, "The survey server at \(configuration.baseURL.absoluteString) cannot be reached (connectivity check); nothing was sent. The call will be made when it is back; check the network if this lasts.")
         }
@@ -153,23 +160,43 @@ public actor SurveyClient {
             (response, answered) = try await send(method: method, url: url, headers: headers, body: body, reloadToken: true)
         }
         if let elsewhere = ServerReply.elsewhere(response, url: answered, base: configuration.baseURL) {
-            throw await sawElsewhere(elsewhere.answer, redirect: elsewhere.redirect, status: response.status, url: url)
+            throw await oddReply(elsewhere.answer, redirect: elsewhere.redirect, status: response.status, url: url, method: method)
         }
         guard (200 ..< 300).contains(response.status) else {
+            if (400 ..< 500).contains(response.status), response.status != 408, response.status != 429,
+               let mismatch = ServerReply.refusalMismatch(response) {
+                throw await oddReply(mismatch, redirect: nil, status: response.status, url: url, method: method)
+            }
             let retryAfter = response.headers["retry-after"].flatMap { RetryAfter.parse($0, serverDate: response.headers["date"], now: Date()) }
             throw NetworkError.forStatus(response.status, url: url, retryAfter: retryAfter, body: String(decoding: response.body, as: UTF8.self))
         }
         return (response, answered)
     }
 
-    /// Records that something else answered in the server's place, and the error that says so.
-    private func sawElsewhere(_ answer: String, redirect: String?, status: Int?, url: String) async -> NetworkError {
-        await connectivity.sawSomethingElse(answer: answer, redirect: redirect)
-        var message = "Something else answered in the place of the survey server for \(url): \(answer). It is not the server's reply, so nothing is decided: the call is made again once the survey server itself answers. If the network shows a login page (a captive portal), accept its terms or use another network."
-        if let redirect, let target = URL(string: redirect), !Redirects.sameOrigin(target, configuration.baseURL) {
-            message += " The server URL redirects to \(redirect): set serverURL to it if that is the survey server."
+    /// A reply that is not the survey server's (`answer` says what it was). One such reply is not
+    /// yet a portal: the connectivity monitor asks the server's identity at once. When something
+    /// else answers there too, the state is `portal` and the error says so (nothing decided); when
+    /// the server itself answers, the odd reply was this request's own problem: a questionnaire's
+    /// is a broken definition of that stage, an upload's an unreadable reply (outcome unknown).
+    private func oddReply(_ answer: String, redirect: String?, status: Int?, url: String, method: String) async -> NetworkError {
+        switch await connectivity.checkOddReply(answer: answer, redirect: redirect, status: status) {
+        case .somethingElse:
+            var message = "Something else answered in the place of the survey server for \(url): \(answer). It is not the server's reply, so nothing is decided: the call is made again once the survey server itself answers. If the network shows a login page (a captive portal), accept its terms or use another network."
+            if let redirect, let target = URL(string: redirect), !Redirects.sameOrigin(target, configuration.baseURL) {
+                message += " The server URL redirects to \(redirect): set serverURL to it if that is the survey server."
+            }
+            if let status, status == 401 || status == 403 {
+                message += " A \(status) that is not the server's JSON may also be the server refusing the token in a form surveyd does not expect: check the token file."
+            }
+            return NetworkError(.notTheServer, message, status: status, redirect: redirect)
+        case .unreachable:
+            return NetworkError(.connectionFailed, "The survey server's address answered \(url) with \(answer), and then nothing answered the check of the server's identity. The call will be retried later; check the network if it persists.", status: status)
+        case .server:
+            if method == "GET" {
+                return NetworkError(.invalidDefinition, "The survey server answered \(url) with \(answer), not its questionnaire envelope, while it answers its identity check as itself: this stage's questionnaire is broken on the server. Fix the survey definition on the server; other stages go on.", status: status)
+            }
+            return NetworkError(.undecodableResponse, "The survey server's address answered the upload \(url) with \(answer), not the server's reply, while the server answers its identity check as itself; whether it stored the answers is unknown. The upload is sent again with the same Idempotency-Key, a few times, then kept aside; check the server (or a proxy in front of it) if it persists.", status: status)
         }
-        return NetworkError(.notTheServer, message, status: status, redirect: redirect)
     }
 
     private func send(method: String, url: String, headers: [String: String], body: ByteBuffer?, reloadToken: Bool) async throws(NetworkError) -> (TransportResponse, String) {
@@ -186,7 +213,7 @@ public actor SurveyClient {
                 TransportRequest(method: method, url: url, headers: headers, body: body), origin: configuration.baseURL, timeout: configuration.readTimeout)
         } catch {
             if error.code == .connectionFailed { await connectivity.invalidate() }
-            if error.code == .notTheServer { await connectivity.sawSomethingElse(answer: error.message, redirect: nil) }
+            if let kind = error.obstacle { await connectivity.sawSomethingElse(answer: error.message, redirect: nil, kind: kind) }
             throw error
         }
     }

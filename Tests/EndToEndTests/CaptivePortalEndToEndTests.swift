@@ -8,8 +8,10 @@ import Testing
 /// delivered exactly once within the probe and backoff caps after the portal is gone, with no
 /// operator action. Nothing reaches the portal's login page on another origin.
 @Suite(.serialized, .timeLimit(.minutes(10))) struct CaptivePortalEndToEndTests {
-    /// The six ways a portal answers: `portal` fault, redirect status, login page elsewhere.
+    /// The eight ways a portal answers: `portal` fault, redirect status, login page elsewhere.
     static let portals: [(String, Int?, Bool)] = [
+        ("status403", nil, false),
+        ("status404", nil, false),
         ("html", nil, false),
         ("redirect", 302, false),
         ("redirect", 307, true),
@@ -54,10 +56,15 @@ import Testing
         #expect(try await stack.waitFor("\(name): two more connectivity checks behind the portal", every: .milliseconds(50)) { checks() >= checksBefore + 2 })
         let queue = try await stack.queue()
         #expect(queue["pending"] as? Int == 1 && queue["dead"] as? Int == 0, "\(name): \(queue)")
+        #expect(try await stack.status()["paused"] == nil, "\(name): delivery paused as if the server refused the token")
         #expect(try stack.records().isEmpty, "\(name): delivered through the portal")
         let text = try await stack.ctl(["status"])
         #expect(text.stdout.contains("connectivity: portal") && text.stdout.contains("the network answers in the survey server's place, e.g. a Wi-Fi login page; accept its terms or use another network"), "\(name): \(text.stdout)")
         #expect(text.stdout.contains("something else answers in the survey server's place"), "\(name): the waiting line names it: \(text.stdout)")
+        // A 403 page may also be the server refusing the token in a form it did not expect: the
+        // advice says so, also after the connectivity checks behind the portal.
+        let advice = try #require(try await (stack.status()["connectivity"] as? [String: Any])?["portal"] as? [String: Any])["advice"] as? String
+        #expect(advice?.contains("refusing the token in a form surveyd does not expect") == (portal == "status403"), "\(name): \(advice ?? "no advice")")
         let health = try await UnixHTTP.request(socket: stack.socket, method: "GET", target: "/v1/health")
         #expect(health.status == 200 && health.bodyText.contains("\"portal\""), "\(name): \(health.bodyText)")
         let metrics = try await UnixHTTP.request(socket: stack.socket, method: "GET", target: "/metrics")
@@ -82,6 +89,30 @@ import Testing
         })
         #expect((stack.daemon?.errorOutput ?? "").contains("the survey server answers again"))
         #expect(login.connections == 0 && login.bytes.isEmpty, "\(name): the login page's origin received \(login.bytes.count) bytes")
+        await stack.finish()
+    }
+
+    /// One stage's questionnaire broken on the server (served as an empty body) is that stage's
+    /// problem, not a portal: the server answers its identity check, so the stage is
+    /// `definition_invalid`, another stage never fetched still starts, and connectivity stays online.
+    @Test func oneBrokenQuestionnaireIsThatStagesProblemOnly() async throws {
+        let stack = try Stack()
+        try await stack.startMock()
+        try await stack.startDaemon(["--log-level", "debug"])
+        try await stack.setMockFaults(#"{"emptyQuestionnaireStage": "1"}"#)
+        let broken = try await UnixHTTP.request(socket: stack.socket, method: "POST", target: "/v1/sessions", body: #"{"typeId": "1", "lang": "en"}"#)
+        #expect(broken.status == 503 && DaemonEndToEndTests.errorCode(broken.body) == "definition_invalid", "\(broken.status) \(broken.bodyText)")
+        let other = try await UnixHTTP.request(socket: stack.socket, method: "POST", target: "/v1/sessions", body: #"{"typeId": "2", "lang": "en"}"#)
+        #expect(other.status == 201 || other.status == 200, "another stage, never fetched, starts: \(other.status) \(other.bodyText)")
+        let first = try await stack.ctl(["start", "--lang", "en"])
+        #expect(first.status == 0, "\(first.stdout) \(first.stderr)")
+        let status = try await stack.status()
+        let connectivity = try #require(status["connectivity"] as? [String: Any])
+        #expect(connectivity["state"] as? String == "online", "\(connectivity)")
+        #expect(connectivity["portal"] == nil, "\(connectivity)")
+        let log = stack.daemon?.errorOutput ?? ""
+        #expect(!log.contains("the network answers in the survey server's place"), "taken for a portal")
+        #expect(log.contains("the server answers its identity check"), "no identity check before judging")
         await stack.finish()
     }
 }

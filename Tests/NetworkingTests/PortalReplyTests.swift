@@ -126,7 +126,7 @@ import Testing
             }
         }
         #expect(transport.requests.count == 1, "no upload went out while the portal answers")
-        #expect(identity.calls.withLock { $0 } == 3)
+        #expect(identity.calls.withLock { $0 } == 4, "once at the first odd reply, then before each call")
         #expect(await monitor.status.state == .portal)
 
         portal.withLock { $0 = false }

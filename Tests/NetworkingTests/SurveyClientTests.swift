@@ -21,7 +21,7 @@ import Testing
         )
     }
 
-    func uploadError(status: Int, headers: [String: String] = [:], body: Data = Data("{}".utf8)) async -> NetworkError? {
+    func uploadError(status: Int, headers: [String: String] = [:], body: Data = Data(#"{"message": "refused"}"#.utf8)) async -> NetworkError? {
         let client = makeClient(FakeTransport { _ in TransportResponse(status: status, headers: headers, body: body) })
         do {
             _ = try await client.uploadAnswers(typeID: "common", lang: "ko", answers: Self.upload, idempotencyKey: "k")
@@ -193,7 +193,7 @@ import Testing
         let file = dir.appending("token")
         try "old\n".write(to: file, atomically: true, encoding: .utf8)
         let transport = FakeTransport { request in
-            request.headers["Authorization"] == "Bearer new" ? TransportResponse(status: 200, body: Self.accepted) : TransportResponse(status: 401)
+            request.headers["Authorization"] == "Bearer new" ? TransportResponse(status: 200, body: Self.accepted) : TransportResponse(status: 401, body: Data(#"{"message": "bad token"}"#.utf8))
         }
         let client = makeClient(transport, tokenFile: file.path)
         await #expect(throws: NetworkError.self) {

@@ -24,6 +24,11 @@ import Testing
         (NetworkError(.unauthorized, "403", status: 403), "unauthorized"),
         (NetworkError(.undecodableResponse, "not JSON", status: 200), "unknown"),
         (NetworkError(.notTheServer, "200 text/html", status: 200), "notTheServer"),
+        // A portal's 403 page is no refusal of the token; a clock not set or an expired
+        // certificate decides nothing either.
+        (NetworkError(.notTheServer, "403 text/html", status: 403), "notTheServer"),
+        (NetworkError(.clockNotSet, "certificate not valid yet"), "certificate"),
+        (NetworkError(.certificateExpired, "certificate expired"), "certificate"),
         (NetworkError(.timeout, "timed out"), "transient"),
         (NetworkError(.serverBusy, "502", status: 502), "transient"),
         (NetworkError(.serverBusy, "503", status: 503), "overloaded"),
@@ -41,6 +46,7 @@ import Testing
         case .unauthorized: "unauthorized"
         case .unknown: "unknown"
         case .notTheServer: "notTheServer"
+        case .certificate: "certificate"
         }
         #expect(name == expected, "\(error)")
     }

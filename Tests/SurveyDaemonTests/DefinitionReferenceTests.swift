@@ -30,7 +30,7 @@ import Testing
         for (stage, body) in [("signup", Self.signup), ("confirm", Self.confirm), ("nickname", Self.nickname)] where request.url.contains("api/question/\(stage)?") {
             return ScriptedServer.ok(body)
         }
-        return TransportResponse(status: 404)
+        return TransportResponse(status: 404, body: Data(#"{"message": "no such stage"}"#.utf8))
     }
 
     init() throws {

@@ -41,6 +41,26 @@ import Testing
         #expect(await worker.waiting(pending: 0) == nil)
     }
 
+    /// A certificate the clock (or its dates) makes unusable: the upload waits as while offline,
+    /// never a dead letter, and status says it is the certificate, not a portal.
+    @Test func anUnusableCertificateWaitsAndStatusNamesIt() async throws {
+        let queue = MemoryDeliveryQueue()
+        _ = queue.add("a", at: 1)
+        let certificate = UploadOutcome.certificate(reason: "this device's clock is not set")
+        let uploader = ScriptedUploader(["a": Array(repeating: certificate, count: 5)])
+        let clock = ManualClock()
+        let worker = worker(queue, uploader, clock: clock, start: Date(timeIntervalSince1970: 1_800_000_000))
+        for _ in 0 ..< 5 {
+            #expect(await worker.deliverRound() == .seconds(30), "it waits as while offline")
+            clock.advance(by: .seconds(30))
+        }
+        #expect(queue.states() == [.pending])
+        let waiting = try #require(await worker.waiting(pending: 1))
+        #expect(waiting.reason.contains("the survey server's certificate cannot be used") && waiting.reason.contains("clock is not set"), "\(waiting.reason)")
+        #expect(!waiting.reason.contains("something else answers"), "\(waiting.reason)")
+        #expect(await worker.snapshot.lastOutcomeOffline)
+    }
+
     @Test func anUnknownOutcomeIsSentAgainUnderTheSameKeyThenKeptAside() async throws {
         let queue = MemoryDeliveryQueue()
         _ = queue.add("a", at: 1)

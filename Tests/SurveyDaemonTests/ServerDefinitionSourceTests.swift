@@ -86,19 +86,62 @@ import Testing
         }
     }
 
+    /// A portal's page in the server's place, a 403 or 404 page included, never hides the cached
+    /// questionnaire: the respondent starts from it, and connectivity is `portal`.
+    @Test(arguments: [Faults.Portal.status403, .status404, .html, .empty])
+    func aPortalsPageStartsFromTheCachedQuestionnaire(portal: Faults.Portal) async throws {
+        try await withSource(fixtures: PackagePaths.mock, identity: true) { source, _, mock in
+            let online = try await source.definition(stage: "common", language: "en")
+            await source.settleFetches()
+            var faults = Faults()
+            faults.portal = portal
+            mock.server.setFaults(faults)
+            let cached = try await source.definition(stage: "common", language: "en")
+            #expect(cached.hash == online.hash, "\(portal)")
+            #expect(await source.client.connectivityStatus.state == .portal, "\(portal)")
+            #expect(await source.problems().isEmpty, "a portal's page is no questionnaire with errors")
+        }
+    }
+
+    /// One stage's questionnaire served as an empty body, while the server answers its identity
+    /// check: that stage is `definition_invalid`, another stage never fetched starts, and
+    /// connectivity stays online.
+    @Test func oneBrokenQuestionnaireIsThatStagesProblemOnly() async throws {
+        try await withSource(fixtures: PackagePaths.mock, identity: true) { source, _, mock in
+            var faults = Faults()
+            faults.emptyQuestionnaireStage = "1"
+            mock.server.setFaults(faults)
+            do {
+                _ = try await source.definition(stage: "1", language: "en")
+                Issue.record("an empty body was taken for a questionnaire")
+            } catch let error as DefinitionSourceError {
+                let reply = ControlError(SessionError(error))
+                #expect(error.code == .invalid && reply.code == "definition_invalid", "\(error)")
+            }
+            #expect(await source.problems().map(\.stage) == ["1"])
+            let other = try await source.definition(stage: "2", language: "en")
+            #expect(!other.questionnaire.forms.isEmpty)
+            #expect(await source.client.connectivityStatus.state == .online)
+        }
+    }
+
     /// Runs `body` with a definition source on a real client and cache against a mock server
-    /// serving `fixtures` (stopped afterwards, also when `body` already stopped it).
-    func withSource(fixtures: URL, deadline: Duration = .seconds(60), _ body: (ServerDefinitionSource, DefinitionCache, InProcessMockServer) async throws -> Void) async throws {
+    /// serving `fixtures` (stopped afterwards, also when `body` already stopped it); with
+    /// `identity`, the connectivity monitor checks the server's identity as the daemon's does.
+    func withSource(fixtures: URL, deadline: Duration = .seconds(60), identity: Bool = false, _ body: (ServerDefinitionSource, DefinitionCache, InProcessMockServer) async throws -> Void) async throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         let logger = Logger(label: "definitions")
         let mock = try await InProcessMockServer.start(configuration: MockServerConfiguration(fixtures: fixtures), logger: logger)
         let http = AsyncHTTPClientTransport.makeClient(connectTimeout: .seconds(2))
         do {
+            let configuration = SurveyClientConfiguration(baseURL: URL(string: "http://127.0.0.1:\(mock.port)")!)
+            let transport = AsyncHTTPClientTransport(client: http)
+            let check = identity ? QuestionnaireIdentityCheck(transport: transport, configuration: configuration, token: BearerTokenFile(path: nil), stage: "common", lang: "en") : nil
             let client = SurveyClient(
-                configuration: SurveyClientConfiguration(baseURL: URL(string: "http://127.0.0.1:\(mock.port)")!),
-                transport: AsyncHTTPClientTransport(client: http),
-                connectivity: ConnectivityMonitor(probe: TCPConnectProbe(host: "127.0.0.1", port: mock.port), reuse: .zero),
+                configuration: configuration,
+                transport: transport,
+                connectivity: ConnectivityMonitor(probe: TCPConnectProbe(host: "127.0.0.1", port: mock.port), reuse: .zero, identity: check),
                 logger: logger)
             let cache = try DefinitionCache(directory: dir.path + "/definitions")
             let source = ServerDefinitionSource(client: client, cache: cache, deadline: deadline, logger: logger)

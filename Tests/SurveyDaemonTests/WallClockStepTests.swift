@@ -191,6 +191,20 @@ extension SessionManagerTests {
         #expect(!watcher.threadRunning)
     }
 
+    /// A step is told to the daemon (which then retries at once what a clock not set held back:
+    /// a server certificate it could not check); a set that is no step is not.
+    @Test func aStepIsToldToTheDaemon() {
+        let clock = TestClock()
+        let steps = Mutex(0)
+        let watcher = WallClockWatcher(clock: clock.monotonic, wall: { clock.now() }, logger: Logger(label: "test"), metrics: .disabled, onStep: { steps.withLock { $0 += 1 } })
+        clock.advance(5)
+        watcher.clockWasSet()
+        #expect(steps.withLock { $0 } == 0)
+        clock.stepWall(20 * 365 * 86_400)
+        watcher.clockWasSet()
+        #expect(steps.withLock { $0 } == 1)
+    }
+
     /// The real watcher: its thread waits on the kernel's timerfd and ends when it is stopped.
     @Test func theThreadStartsAndEndsWithTheService() async throws {
         let watcher = WallClockWatcher(logger: Logger(label: "test"), metrics: .disabled)

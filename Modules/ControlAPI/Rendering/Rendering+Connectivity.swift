@@ -11,7 +11,7 @@ extension Rendering {
         var lines: [String] = []
         if let portal = c.portal {
             lines.append("  \(portal.advice)")
-            lines.append("  answered in its place since \(portal.since): \(portal.answer)")
+            lines.append(c.state == "portal" ? "  answered in its place since \(portal.since): \(portal.answer)" : "  seen since \(portal.since): \(portal.answer)")
             if let redirect = portal.redirect {
                 lines.append("  the server URL redirects to \(redirect): set serverURL to it if that is the survey server")
             }

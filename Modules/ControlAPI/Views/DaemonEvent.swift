@@ -44,8 +44,9 @@ public struct DaemonEvent: Codable, Sendable, Hashable {
     /// `session_closed`: the outcome; `delivered`: the next stage the server named, if any.
     public var outcome: String?
     public var next: String?
-    /// `connectivity_changed`: `online`, `offline` or `portal` (something else answers in the
-    /// survey server's place).
+    /// `connectivity_changed`: `online`, `offline`, `portal` (something else answers in the
+    /// survey server's place), `clock_not_set` or `certificate_expired` (the server's certificate
+    /// cannot be used).
     public var connectivity: String?
     /// `hello`: the daemon's version.
     public var version: String?

@@ -8,7 +8,9 @@ import Foundation
 public struct StatusView: Sendable, Hashable, Codable {
     public struct Connectivity: Sendable, Hashable, Codable {
         /// `online`, `offline`, `portal` (the server's address answers, but something else answers
-        /// in its place, e.g. a Wi-Fi login page) or `unknown` (no check has run yet).
+        /// in its place, e.g. a Wi-Fi login page), `clock_not_set` (the server's certificate cannot
+        /// be checked: this device's clock was never set), `certificate_expired` or `unknown` (no
+        /// check has run yet).
         public var state: String
         /// When the state last changed.
         public var since: String?

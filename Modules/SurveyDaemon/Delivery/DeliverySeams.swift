@@ -64,6 +64,9 @@ public enum UploadOutcome: Sendable, Hashable {
     /// `511`), or the connectivity check found it still answering: nothing is decided about the
     /// submission; it waits, under the same key, as while offline, and is never a dead letter for it.
     case notTheServer(reason: String)
+    /// The server's TLS certificate cannot be used now: this device's clock is not set, or the
+    /// certificate expired. Nothing was sent; it waits, under the same key, as while offline.
+    case certificate(reason: String)
     /// The server's own reply could not be read, so whether it stored the submission is unknown:
     /// sent again under the same key (the contract's idempotency makes that safe), up to
     /// ``DeliveryWorker/unknownOutcomeAttempts`` attempts, then kept aside.

@@ -46,7 +46,7 @@ extension DeliveryWorker {
                 scheduleRetry(id, reason: reason, retryAfter: nil, at: time)
             case .transient(let reason, let retryAfter), .overloaded(let reason, _, let retryAfter):
                 scheduleRetry(id, reason: reason, retryAfter: retryAfter, at: time)
-            case .offline, .unauthorized, .notTheServer:
+            case .offline, .unauthorized, .notTheServer, .certificate:
                 // Nothing is known of the submission: it stays pending, its attempts uncounted.
                 break
             }
@@ -75,7 +75,7 @@ extension DeliveryWorker {
         case .overloaded(_, let status, let retryAfter):
             ramp.refused(retryAfter: retryAfter, at: time, unitRandom: unitRandom())
             holdOffCause = HoldOffCause(status: status, askedToWait: retryAfter != nil)
-        case .offline, .notTheServer: ramp.restart()
+        case .offline, .notTheServer, .certificate: ramp.restart()
         case .transient, .rejected, .permanent, .unauthorized, .unknown: break
         }
     }

@@ -44,7 +44,7 @@ extension DeliveryWorker {
         guard snapshotValue.paused == nil, pending > 0 else { return nil }
         let current = timeline.elapsed()
         if let offline = offlineWait {
-            let reason = offline.portal.map { "something else answers in the survey server's place (\($0)); delivery goes on as soon as the survey server itself answers" }
+            let reason = offline.portal
                 ?? "the survey server could not be reached (connectivity check at \(offline.since.iso8601Seconds)); delivery goes on as soon as a check succeeds"
             return Waiting(reason: reason, until: date(of: offline.until, at: current))
         }
@@ -64,9 +64,9 @@ extension DeliveryWorker {
             return
         }
         offlineWait = (now(), until, portal)
-        if portal != nil {
+        if let portal {
             logger.notice(
-                "delivery waits: something else answers in the survey server's place (a captive portal or a redirect); uploads go on once the survey server itself answers",
+                "delivery waits: \(portal.hasPrefix("something else") ? "something else answers in the survey server's place (a captive portal or a redirect)" : "the survey server's certificate cannot be used (this device's clock, or an expired certificate)"); uploads go on once the survey server itself answers",
                 metadata: ["longest wait": "\(settings.offlinePause)"])
         } else {
             logger.notice(

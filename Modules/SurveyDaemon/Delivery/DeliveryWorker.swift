@@ -69,7 +69,7 @@ public actor DeliveryWorker: Service {
     /// The refusal that started the ramp's hold-off (DeliveryWorker+Schedule.swift).
     var holdOffCause: HoldOffCause?
     /// Since when the server has been unreachable (or something else answered in its place:
-    /// `portal` says what), and until when (on the timeline) the worker sleeps unless woken; nil
+    /// `portal` says what, in a sentence), and until when (on the timeline) the worker sleeps unless woken; nil
     /// while it is reachable (DeliveryWorker+Schedule.swift).
     var offlineWait: (since: Date, until: Duration, portal: String?)?
     var snapshotValue = Snapshot(inFlight: 0, delivered: 0, lastDeliveryAt: nil, lastOutcomeOffline: false)
@@ -239,7 +239,8 @@ public actor DeliveryWorker: Service {
                 uploading -= 1
                 switch outcome {
                 case .offline: offline = true
-                case .notTheServer(let reason): (offline, portal) = (true, reason)
+                case .notTheServer(let reason): (offline, portal) = (true, "something else answers in the survey server's place (\(reason)); delivery goes on as soon as the survey server itself answers")
+                case .certificate(let reason): (offline, portal) = (true, "the survey server's certificate cannot be used (\(reason)); delivery goes on as soon as the handshake succeeds")
                 default: endOfflineWait()
                 }
                 if case .unauthorized(let status, let reason) = outcome { pause(status: status, reason: reason) }

@@ -183,10 +183,11 @@ public final class DaemonMetrics: Sendable {
         events.publish(DaemonEvent(.connectivityChanged, connectivity: online ? "online" : "offline"))
     }
 
-    /// Something else began (true) or stopped (false) answering in the survey server's place.
-    public func portalChanged(active: Bool) {
+    /// Something began standing between surveyd and the server (`portal`, `clock_not_set`,
+    /// `certificate_expired`), changed, or stopped (`online`).
+    public func portalChanged(to state: String) {
         connectivityChanges.increment()
-        events.publish(DaemonEvent(.connectivityChanged, connectivity: active ? "portal" : "online"))
+        events.publish(DaemonEvent(.connectivityChanged, connectivity: state))
     }
 
     /// A submission's fate is known: delivered (with the next stage the server named) or dead.

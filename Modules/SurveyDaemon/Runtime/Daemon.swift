@@ -143,7 +143,7 @@ public final class Daemon: Sendable {
             transport: transport, configuration: clientConfiguration, token: token, stage: configuration.firstStage, lang: configuration.defaultLanguage.rawValue, logger: logger)
         monitor = ConnectivityMonitor(
             probe: CountingProbe(probe, metrics: metrics), reuse: configuration.connectivityCache, identity: identity, logger: logger,
-            onPortal: { [metrics] active in metrics.portalChanged(active: active) })
+            onPortal: { [metrics] state in metrics.portalChanged(to: state.rawValue) })
         let client = SurveyClient(configuration: clientConfiguration, transport: transport, connectivity: monitor, token: token, logger: logger)
         surveyClient = client
         let wakeup = DeliveryWakeup()
@@ -179,7 +179,12 @@ public final class Daemon: Sendable {
             sessions: sessions, queue: queue, journals: [sessionJournal, submissionQueue.journal], delay: configuration.erasureDelay,
             keptSince: Date(), clock: clock, logger: logger)
         self.erasure = erasure
-        wallClockWatcher = WallClockWatcher(clock: ContinuousClock(), logger: logger, metrics: metrics)
+        // A step of the wall clock may make the server's certificate checkable (a clock NTP has
+        // just set): the next upload asks again at once.
+        wallClockWatcher = WallClockWatcher(clock: ContinuousClock(), logger: logger, metrics: metrics, onStep: { [monitor = self.monitor, worker] in
+            monitor.clockWasSet()
+            worker.wake()
+        })
         var backend = DaemonBackend(version: version, startedAt: Date(), sessions: sessions, worker: worker, inspector: queue, connectivity: monitor, lifecycle: lifecycle, exporter: exporter)
         backend.deviceId = deviceID
         backend.queueAdministration = queue

@@ -12,8 +12,17 @@ extension DaemonBackend {
     func connectivityView() async -> StatusView.Connectivity {
         let link = await connectivity.status
         var view = StatusView.Connectivity(state: link.state.rawValue, since: link.since?.iso8601Seconds)
-        view.portal = link.portal.map { StatusView.Portal(answer: $0.answer, redirect: $0.redirect, since: $0.since.iso8601Seconds) }
+        view.portal = link.portal.map { StatusView.Portal(answer: $0.answer, redirect: $0.redirect, since: $0.since.iso8601Seconds, advice: Self.advice(for: $0)) }
         if serverURLIsPlainHTTP { view.notice = StatusView.plainHTTPNotice }
         return view
+    }
+
+    /// What the operator should do about what stands in the way.
+    static func advice(for sighting: PortalSighting) -> String {
+        switch sighting.kind {
+        case .portal: sighting.mayBeTokenRefusal ? StatusView.Portal.advice + " " + StatusView.Portal.tokenNote : StatusView.Portal.advice
+        case .clockNotSet: StatusView.Portal.clockAdvice
+        case .certificateExpired: StatusView.Portal.expiredAdvice
+        }
     }
 }

@@ -34,14 +34,20 @@ public struct ClientUploader: AnswerUploader {
     }
 
     /// `rejected` only when the server answered and refused the submission itself
-    /// (`isSuccess: false`, a 4xx other than 401/403): an idempotent server then holds that
-    /// refusal under the key, never an accepted submission (an earlier attempt it accepted would
-    /// have been replayed). A 401/403 (the survey client has read the token file again first)
-    /// says nothing of the submission: it is `unauthorized`, and the worker pauses delivery
-    /// instead of making every queued submission a dead letter.
+    /// (`isSuccess: false`, a 4xx other than 401/403, in JSON): an idempotent server then holds
+    /// that refusal under the key, never an accepted submission (an earlier attempt it accepted
+    /// would have been replayed). A 401/403 in JSON (the survey client has read the token file
+    /// again first) says nothing of the submission: it is `unauthorized`, and the worker pauses
+    /// delivery instead of making every queued submission a dead letter. A 4xx that is not JSON
+    /// never gets here as a refusal: the client took it for something in the server's way.
     static func outcome(_ error: NetworkError) -> UploadOutcome {
         if error.code == .offline { return .offline }
-        if error.code == .notTheServer { return .notTheServer(reason: error.message) }
+        // A portal, or a certificate the clock or its dates make unusable: nothing was decided.
+        switch error.obstacle {
+        case .portal?: return .notTheServer(reason: error.message)
+        case .clockNotSet?, .certificateExpired?: return .certificate(reason: error.message)
+        case nil: break
+        }
         if error.code == .undecodableResponse { return .unknown(reason: error.status.map { "HTTP \($0): \(error.message)" } ?? error.message) }
         if error.isTransient, let status = error.status, status == 429 || status == 503 {
             return .overloaded(reason: error.message, status: status, retryAfter: error.retryAfter)

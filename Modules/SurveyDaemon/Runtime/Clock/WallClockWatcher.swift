@@ -34,6 +34,9 @@ final class WallClockWatcher: Service, Sendable {
     /// Waits on the timer until the clock is set (1), the wait is stopped (0) or fails (-1):
     /// `wall_clock_timer_wait`; tests give one that says the clock was set when they step theirs.
     let waitForSet: @Sendable (_ timer: Int32, _ stop: Int32) -> Int32
+    /// Told of every step reported, on the watching thread (the daemon retries at once what a
+    /// clock that was not set held back: a server certificate it could not check).
+    let onStep: @Sendable () -> Void
     private let state: Mutex<State>
 
     private struct State {
@@ -52,8 +55,10 @@ final class WallClockWatcher: Service, Sendable {
     ///   - waitForSet: the thread's wait (``waitForSet``).
     init(
         threshold: Duration = .seconds(5), clock: some Clock<Duration> = ContinuousClock(), wall: @escaping @Sendable () -> Date = { Date() },
-        logger: Logger, metrics: DaemonMetrics, waitForSet: @escaping @Sendable (Int32, Int32) -> Int32 = { wall_clock_timer_wait($0, $1) }
+        logger: Logger, metrics: DaemonMetrics, waitForSet: @escaping @Sendable (Int32, Int32) -> Int32 = { wall_clock_timer_wait($0, $1) },
+        onStep: @escaping @Sendable () -> Void = {}
     ) {
+        self.onStep = onStep
         let timeline = Timeline(clock)
         let read: @Sendable () -> WallClockStepMeter.Reading = { WallClockStepMeter.Reading(wall: wall(), elapsed: timeline.elapsed()) }
         self.threshold = threshold
@@ -84,6 +89,7 @@ final class WallClockWatcher: Service, Sendable {
             "the wall clock was stepped \(step.forward ? "forward" : "back") by \(Self.describe(size)); timeouts and delays are measured on the monotonic clock and do not change, dates from now on follow the new time",
             metadata: ["stepSeconds": "\((step.seconds * 1000).rounded() / 1000)"])
         metrics.wallClockStepped(forward: step.forward)
+        onStep()
         return step
     }
 

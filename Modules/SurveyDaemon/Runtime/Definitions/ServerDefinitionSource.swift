@@ -124,7 +124,7 @@ public struct ServerDefinitionSource: DefinitionSource {
             throw DefinitionSourceError(.unavailable, "the survey server refused the questionnaire of stage \(stage) (\(language)): \(error.message)")
         }
         guard let cached else { throw Self.unavailable(outcome, stage: stage, language: language, readTimeout: await client.configuration.readTimeout) }
-        if case .failed(let error) = outcome, error.code == .notTheServer {
+        if case .failed(let error) = outcome, error.obstacle != nil {
             logger.notice("something else answers in the survey server's place (a captive portal or a redirect): using the cached questionnaire", metadata: ["stage": "\(stage)", "lang": "\(language)", "hash": "\(cached.hash)", "answer": "\(error.message)"])
         } else {
             logger.notice("using the cached questionnaire", metadata: ["stage": "\(stage)", "lang": "\(language)", "hash": "\(cached.hash)", "reason": "\(Self.reason(outcome))"])
@@ -164,6 +164,11 @@ public struct ServerDefinitionSource: DefinitionSource {
         let body: Data
         do {
             body = try await client.fetchQuestionnaireResponse(typeID: key.stage, lang: key.language)
+        } catch where error.code == .invalidDefinition {
+            // Not the questionnaire envelope, while the server answers as itself otherwise: this
+            // stage is broken on the server (an empty body, a page); the others go on.
+            let description = error.message
+            return invalid(key, description, hash: DefinitionCache.hash(Array(description.utf8)))
         } catch {
             return .failed(error)
         }
@@ -172,14 +177,7 @@ public struct ServerDefinitionSource: DefinitionSource {
         do {
             _ = try decodeChecked(fetched, stage: key.stage)
         } catch {
-            let description = "\(error)"
-            let since = now()
-            shared.problems.withLock { problems in
-                guard problems[key]?.hash != fetched.hash else { return }
-                problems[key] = (DefinitionProblem(stage: key.stage, language: key.language, error: description, since: since), fetched.hash)
-            }
-            logger.error("the survey server sent a questionnaire with errors; the last good copy stays in use", metadata: ["stage": "\(key.stage)", "lang": "\(key.language)", "hash": "\(fetched.hash)", "error": "\(description)"])
-            return .invalid(description)
+            return invalid(key, "\(error)", hash: fetched.hash)
         }
         // A fetch cancelled at shutdown stores nothing.
         guard !Task.isCancelled else { return .notStored("surveyd is stopping") }
@@ -194,6 +192,18 @@ public struct ServerDefinitionSource: DefinitionSource {
             logger.notice("the survey server sent a good questionnaire again", metadata: ["stage": "\(key.stage)", "lang": "\(key.language)", "hash": "\(fetched.hash)"])
         }
         return .fetched(fetched)
+    }
+
+    /// A questionnaire with errors (or one that came broken): named in ``problems()`` until a good
+    /// one comes, never cached.
+    private func invalid(_ key: DefinitionKey, _ description: String, hash: String) -> FetchOutcome {
+        let since = now()
+        shared.problems.withLock { problems in
+            guard problems[key]?.hash != hash else { return }
+            problems[key] = (DefinitionProblem(stage: key.stage, language: key.language, error: description, since: since), hash)
+        }
+        logger.error("the survey server sent a questionnaire with errors; the last good copy stays in use", metadata: ["stage": "\(key.stage)", "lang": "\(key.language)", "hash": "\(hash)", "error": "\(description)"])
+        return .invalid(description)
     }
 
     /// The newest good copy of (stage, language): remembered, else read from the cache; nil
@@ -229,6 +239,8 @@ public struct ServerDefinitionSource: DefinitionSource {
             return DefinitionSourceError(.unavailable, "stage \(stage) (\(language)) is not cached and the survey server did not send it within its read timeout (\(readTimeout.components.seconds) s); check the server, then start again")
         case .failed(let error) where error.code == .notTheServer:
             return DefinitionSourceError(.unavailable, "stage \(stage) (\(language)) is not cached and something else answers in the survey server's place (a captive portal or a redirect): \(error.message)")
+        case .failed(let error) where error.code == .clockNotSet || error.code == .certificateExpired:
+            return DefinitionSourceError(.unavailable, "stage \(stage) (\(language)) is not cached and the survey server's certificate cannot be used: \(error.message)")
         case .failed(let error):
             return DefinitionSourceError(.unavailable, "stage \(stage) (\(language)) is not cached and the survey server cannot be reached (\(error.code.rawValue)); connect surveyd to the server once so that it can cache the questionnaire, then start again")
         case .fetched:
