@@ -46,11 +46,13 @@ extension LifecycleWalker {
             throw WalkFinding("status names \(named) set aside, the state directory holds \(unlisted)")
         }
         try checkRecords(world, final: false)
-        let pending = (queue["pending"] as? Int ?? 0) + (queue["inFlight"] as? Int ?? 0)
+        // A finished stage the queue could not take yet (a full disk) waits in its session.
+        let waiting = (status.json["sessions"] as? [[String: Any]] ?? []).filter { $0["state"] as? String == "awaiting_delivery" }.count
+        let pending = (queue["pending"] as? Int ?? 0) + (queue["inFlight"] as? Int ?? 0) + waiting
         let delivered = Set(world.records().compactMap(Self.name))
         let owed = world.model.owed.filter { !$0.forfeit && !delivered.contains($0.name) }
         if owed.count > pending {
-            throw WalkFinding("\(owed.count) queued stage(s) not delivered yet (\(owed.map(\.name).joined(separator: ", "))), but the queue holds \(pending) pending or in flight")
+            throw WalkFinding("\(owed.count) queued stage(s) not delivered yet (\(owed.map(\.name).joined(separator: ", "))), but the queue holds \(pending) pending or in flight (or waiting for the queue)")
         }
     }
 

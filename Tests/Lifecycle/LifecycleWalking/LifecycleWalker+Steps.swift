@@ -191,6 +191,9 @@ extension LifecycleWalker {
             switch seen.json["outcome"] as? String {
             case "no_target"?: world.model.respondents[index].screenedOut = true
             case "queued"?, "thanks"?: world.model.respondents[index].queued = true
+            case nil where seen.json["state"] as? String == "awaiting_delivery":
+                // Finished, waiting for the queue (a full disk): owed once space is freed.
+                world.model.respondents[index].queued = true
             default:
                 // A full disk refuses the answer (the page says so): not acknowledged.
                 if world.model.diskFull, seen.json["current"] as? Int == answered { return }
@@ -210,8 +213,17 @@ extension LifecycleWalker {
             guard respondent.isOpen, respondent.answers.count < respondent.planned.count else { return }
             let value = respondent.planned[respondent.answers.count]
             let reply = try await world.control("POST", "/v1/answers", ["session": respondent.session, "values": [value], "position": respondent.answers.count + 1])
-            // A full disk refuses the answer: not acknowledged, so nothing to keep.
-            if reply.status == 503, world.model.diskFull { return }
+            let code = (reply.json["error"] as? [String: Any])?["code"] as? String
+            if reply.status == 503, world.model.diskFull {
+                // The last answer was journaled, but the queue could not take the stage: it is
+                // queued once space is freed (doc/operations.md), so it is owed.
+                if code == "queue_failed" {
+                    world.model.respondents[index].answers.append(value)
+                    world.model.respondents[index].queued = true
+                }
+                // Otherwise a full disk refused the answer: not acknowledged, nothing to keep.
+                return
+            }
             guard reply.status == 200, reply.json["accepted"] as? Bool == true else {
                 throw WalkFinding("\(respondent.name)'s answer \(respondent.answers.count + 1) (\(value)) was not taken: \(reply.status) \(Self.describe(reply.json))")
             }

@@ -41,7 +41,7 @@ public struct LifecycleWalker: Sendable {
     }
 
     /// The captive portal kinds the mock server has (doc/mock-server.md).
-    public static let portals = ["html", "json", "empty", "redirect", "status511"]
+    public static let portals = ["html", "json", "empty", "redirect", "status511", "status403", "status404"]
 
     /// Walks `seed`: draws its steps, runs them against real processes, checks the model after
     /// each, then delivers everything and checks the server's record.
