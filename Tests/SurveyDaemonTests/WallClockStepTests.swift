@@ -110,6 +110,30 @@ extension SessionManagerTests {
         #expect(fixture.found(["Ploverbasin", "plover.basin@example.com"]).isEmpty)
     }
 
+    /// A respondent answers, NTP steps the clock a day forward (the daemon notices), and the
+    /// daemon restarts: the respondent, idle a few seconds, goes on; without the step being
+    /// journaled the restart would count a day of idleness and abandon them.
+    @Test(arguments: [false, true])
+    func aStepForwardNoticedBeforeARestartKeepsTheRespondent(noticed: Bool) async throws {
+        let fixture = try ErasureFixture()
+        defer { fixture.finish() }
+        let id = try await fixture.respondent("Kestrelmoor", "kestrel.moor@example.com", answers: 2)
+        fixture.clock.advance(5)
+        fixture.clock.stepWall(86_400)
+        if noticed { await fixture.manager.wallClockStepped() }
+        fixture.clock.advance(5)
+        try await fixture.restart()
+        let closed = await fixture.manager.closeIdleSessions()
+        if noticed {
+            #expect(closed == 0, "idle 10 s of 900 s")
+            #expect(try await fixture.manager.view(id: id).outcome == nil)
+            fixture.clock.advance(891)
+            #expect(await fixture.manager.closeIdleSessions() == 1, "idle 901 s since the last answer")
+        } else {
+            #expect(closed == 1, "what the restart makes of an unnoticed step: a day of idleness")
+        }
+    }
+
     /// A respondent who walked away before a restart, the clock stepped back meanwhile: the
     /// session is closed the idle timeout after the restart at the latest.
     @Test func anOpenSessionRestoredAfterAStepBackIsClosedInTime() async throws {

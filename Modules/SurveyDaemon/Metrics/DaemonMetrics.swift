@@ -153,7 +153,7 @@ public final class DaemonMetrics: Sendable {
                 self.events.publish(DaemonEvent(.sessionClosed, at: at, session: session, outcome: outcome.rawValue))
             case .stageCompleted(_, let stage, let key, let at):
                 self.events.publish(DaemonEvent(.stageQueued, at: at, session: session, stage: stage, key: key.text(uppercase: false)))
-            case .followUpNamed, .wentBack, .answersErased:
+            case .followUpNamed, .wentBack, .answersErased, .active:
                 break
             }
         }

@@ -180,10 +180,12 @@ public final class Daemon: Sendable {
             keptSince: Date(), clock: clock, logger: logger)
         self.erasure = erasure
         // A step of the wall clock may make the server's certificate checkable (a clock NTP has
-        // just set): the next upload asks again at once.
-        wallClockWatcher = WallClockWatcher(clock: ContinuousClock(), logger: logger, metrics: metrics, onStep: { [monitor = self.monitor, worker] in
+        // just set): the next upload asks again at once. The open sessions' dates are journaled
+        // again on the new clock, for their idle timeout after a restart.
+        wallClockWatcher = WallClockWatcher(clock: ContinuousClock(), logger: logger, metrics: metrics, onStep: { [monitor = self.monitor, worker, sessions] in
             monitor.clockWasSet()
             worker.wake()
+            Task { await sessions.wallClockStepped() }
         })
         var backend = DaemonBackend(version: version, startedAt: Date(), sessions: sessions, worker: worker, inspector: queue, connectivity: monitor, lifecycle: lifecycle, exporter: exporter)
         backend.deviceId = deviceID

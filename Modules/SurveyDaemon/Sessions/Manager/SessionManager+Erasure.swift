@@ -108,6 +108,9 @@ extension SessionManager {
             case .answersErased(_, let erasedAt):
                 position = erasedAt
                 run = true
+            case .active:
+                // A date for the idle timeout of an open session: a closed one has its own.
+                continue
             case .stageStarted, .stageCompleted, .closed, .followUpNamed:
                 if run { result.append(.answersErased(session: event.session, position: position)) }
                 run = false
@@ -189,7 +192,7 @@ extension SessionEvent {
     var holdsAnswer: Bool {
         switch self {
         case .answerAccepted, .answerSkipped, .wentBack: true
-        case .stageStarted, .stageCompleted, .closed, .followUpNamed, .answersErased: false
+        case .stageStarted, .stageCompleted, .closed, .followUpNamed, .answersErased, .active: false
         }
     }
 }

@@ -137,3 +137,26 @@ extension SessionManager {
         return timeline.elapsed() - closed > retention
     }
 }
+
+extension SessionManager {
+    /// The wall clock was stepped: the last activity of each session still asking is journaled
+    /// again on the new wall clock (`SessionEvent.active`), so that after a restart its idle time
+    /// counts from when it was really last active and not from a date the step made seem a day
+    /// (or years) older. Its idle time on the monotonic clock does not change.
+    public func wallClockStepped() async {
+        for id in sessions.keys.sorted(by: { $0.uuidString < $1.uuidString }) {
+            do {
+                try await withSession(id) { session throws(SessionError) in
+                    guard case .asking = session.state else { return }
+                    let since = activeAt[id] ?? timeline.elapsed()
+                    let idle = timeline.elapsed() - since
+                    let seconds = Double(idle.components.seconds) + Double(idle.components.attoseconds) / 1e18
+                    try await record([.active(session: id, at: now().addingTimeInterval(-seconds))], on: &session)
+                    activeAt[id] = since
+                }
+            } catch {
+                logger.warning("after a step of the wall clock, a session's last activity could not be journaled again: a restart before its next answer may count it idle from before the step", metadata: ["session": "\(id)", "error": "\(error)"])
+            }
+        }
+    }
+}

@@ -155,6 +155,8 @@ public struct Session: Sendable, Hashable {
             return
         case .followUpNamed(_, let next, _):
             followUp = next
+        case .active(_, let time):
+            lastActivity = time
         case .answersErased(_, let erasedPosition):
             guard case .asking = state, (0...questionnaire.forms.count).contains(erasedPosition) else {
                 throw SessionReplayError(session: id, "answers erased at form \(erasedPosition) of stage \"\(stage)\" when it is not asking")

@@ -28,12 +28,17 @@ public enum SessionEvent: Sendable, Hashable, Codable {
     /// answer events (`answerAccepted`, `answerSkipped`, `wentBack`), so the session can still be
     /// shown while nothing the respondent typed stays in the journal.
     case answersErased(session: UUID, position: Int)
+    /// The wall clock was stepped while the session was open: `at` is its last activity on the
+    /// new wall clock (the time of the step less how long the session had been idle, on the
+    /// monotonic clock), so that a restart counts its idle time from there and not from a date
+    /// the step made seem far older (or newer) than it was.
+    case active(session: UUID, at: Date)
 
     /// When it happened, for the events that record a time.
     public var time: Date? {
         switch self {
         case .stageStarted(_, _, _, _, let at), .stageCompleted(_, _, _, let at), .closed(_, _, let at), .followUpNamed(_, _, let at),
-             .wentBack(_, _, let at):
+             .wentBack(_, _, let at), .active(_, let at):
             at
         case .answerAccepted, .answerSkipped, .answersErased:
             nil
@@ -44,7 +49,7 @@ public enum SessionEvent: Sendable, Hashable, Codable {
     public var session: UUID {
         switch self {
         case .stageStarted(let id, _, _, _, _), .answerAccepted(let id, _, _), .answerSkipped(let id, _), .wentBack(let id, _, _),
-             .stageCompleted(let id, _, _, _), .closed(let id, _, _), .followUpNamed(let id, _, _), .answersErased(let id, _):
+             .stageCompleted(let id, _, _, _), .closed(let id, _, _), .followUpNamed(let id, _, _), .answersErased(let id, _), .active(let id, _):
             id
         }
     }
@@ -110,6 +115,10 @@ extension SessionEvent: JSONOutputWritable {
         case .answersErased(let session, let position):
             Self.write(&out, "answersErased", session) { out in
                 out.member("position", position)
+            }
+        case .active(let session, let at):
+            Self.write(&out, "active", session) { out in
+                Self.time(at, to: &out)
             }
         }
     }
