@@ -102,7 +102,7 @@ final class WalkWorld: @unchecked Sendable {
     func startDaemon() async throws {
         var arguments = [
             "--server-url", "http://127.0.0.1:\(port)", "--socket", socket, "--state-dir", state,
-            "--delivery-wait", "0", "--token-file", tokenFile, "--idle-timeout", "86400",
+            "--delivery-wait", "0", "--token-file", tokenFile, "--idle-timeout", "604800",
             "--kiosk-listen", "127.0.0.1:0",
         ]
         if let current = model.keys.last {
