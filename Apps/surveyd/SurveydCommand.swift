@@ -56,6 +56,7 @@ struct SurveydCommand: AsyncParsableCommand {
     @Option(name: .setting(\.kioskAccentColor), help: .setting(\.kioskAccentColor)) var kioskAccentColor: String?
     @Option(name: .setting(\.kioskLanguages), help: .setting(\.kioskLanguages)) var kioskLanguages: String?
     @Option(name: .setting(\.kioskStaffPinFile), help: .setting(\.kioskStaffPinFile)) var kioskStaffPinFile: String?
+    @Option(name: .setting(\.kioskStaffPinOverPlainHTTP), help: .setting(\.kioskStaffPinOverPlainHTTP)) var kioskStaffPinOverPlainHTTP: DaemonConfiguration.StaffPinOverPlainHTTP?
     @Option(name: .setting(\.kioskSurveys), help: .setting(\.kioskSurveys)) var kioskSurveys: String?
     @Option(name: .setting(\.kioskOpenHours), help: .setting(\.kioskOpenHours)) var kioskOpenHours: String?
     @Option(name: .setting(\.logLevel), help: .setting(\.logLevel)) var logLevel: Logger.Level?
@@ -96,6 +97,7 @@ struct SurveydCommand: AsyncParsableCommand {
         flags[\.kioskAccentColor] = kioskAccentColor
         flags[\.kioskLanguages] = kioskLanguages
         flags[\.kioskStaffPinFile] = kioskStaffPinFile
+        flags[\.kioskStaffPinOverPlainHTTP] = kioskStaffPinOverPlainHTTP
         flags[\.kioskSurveys] = kioskSurveys
         flags[\.kioskOpenHours] = kioskOpenHours
         flags[\.logLevel] = logLevel
@@ -174,6 +176,7 @@ extension SurveydCommand {
 extension DaemonConfiguration.Durability: ExpressibleByArgument {}
 extension DaemonConfiguration.KioskAccess: ExpressibleByArgument {}
 extension DaemonConfiguration.KioskKeyboard: ExpressibleByArgument {}
+extension DaemonConfiguration.StaffPinOverPlainHTTP: ExpressibleByArgument {}
 extension Language: ExpressibleByArgument {}
 extension Logger.Level: @retroactive ExpressibleByArgument {}
 

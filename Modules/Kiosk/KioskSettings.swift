@@ -25,6 +25,8 @@ public struct KioskSettings: Sendable, Hashable {
     public var maxFormBytes: Int
     /// Which keyboard types into the text fields: the pages' own, or the system's.
     public var keyboard: KioskKeyboard
+    /// Which clients may use the staff screen; by default only those on this machine.
+    public var staffAccess: KioskStaffAccess
 
     public init(
         titles: [KioskLanguage: String] = [:],
@@ -37,8 +39,10 @@ public struct KioskSettings: Sendable, Hashable {
         browserLifetimeSeconds: Int = 12 * 3600,
         maxFormBytes: Int = 16 * 1024,
         keyboard: KioskKeyboard = .onscreen,
-        languages: [KioskLanguage] = KioskLanguage.allCases
+        languages: [KioskLanguage] = KioskLanguage.allCases,
+        staffAccess: KioskStaffAccess = .loopbackOnly
     ) {
+        self.staffAccess = staffAccess
         self.languages = languages
         self.titles = titles
         self.defaultLanguage = defaultLanguage

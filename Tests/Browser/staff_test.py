@@ -13,8 +13,9 @@ keypad lock the staff screen, `surveyctl staff-pin unlock` opens it again. At ev
   "out of service" within seconds; Put back in service: it follows back;
 - Switch survey: the second browser's welcome screen follows to the new title, and its next
   respondent starts the chosen survey (not the first stage's first question, `name`);
-- Done goes back to the welcome screen; at the first size, the staff screen ends by itself after
-  60 s untouched;
+- Done goes back to the welcome screen; staff who leave without Done leave the next person at
+  that browser the PIN pad (the welcome screen ends the staff login); at the first size, the
+  staff screen ends by itself after 60 s untouched;
 - the respondent's text sizes (three steps): at the largest, on a text question with the on-screen
   keyboard open, the question, its field and Next stay reachable; the choice is kept to the next
   page and forgotten on the welcome screen.
@@ -179,6 +180,13 @@ class Staff:
         self.tap("Done")
         if self.d.find_elements(By.ID, "pin") or "/staff" in self.d.current_url:
             raise Failure("Done did not leave the staff screen")
+
+        # Staff who walk away without Done: the next person at this browser, on the welcome
+        # screen, finds the PIN pad behind the title, not the staff screen.
+        self.way_in()
+        self.type_pin(PIN)
+        self.expect_text("Send now")
+        self.way_in()
 
         if first:
             self.way_in()

@@ -12,23 +12,42 @@ import Testing
     static let svg = Data(##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 4 4"><circle r="2" cx="2" cy="2" fill="#1a5c2e"/></svg>"##.utf8)
 
     /// A browser of the kiosk on `port`: its cookie and the CSRF token of the welcome screen.
+    /// A browser of the pages: it keeps the cookies it is given (the kiosk's and the staff's)
+    /// and the last CSRF token it was shown. `host` is an address of this machine's; a
+    /// non-loopback one makes the browser a client on the network.
     struct Browser {
+        var host = "127.0.0.1"
         let port: Int
-        var cookie = ""
+        /// `name=value` by name.
+        var cookies: [String: String] = [:]
         var csrf = ""
 
+        init(host: String = "127.0.0.1", port: Int) {
+            self.host = host
+            self.port = port
+        }
+
+        var cookie: String { cookies.sorted { $0.key < $1.key }.map(\.value).joined(separator: "; ") }
+
         mutating func open(_ target: String) async throws -> UnixHTTP.Reply {
-            let reply = try await LoopbackHTTP.request(port: port, method: "GET", target: target, headers: cookie.isEmpty ? [:] : ["Cookie": cookie])
-            if let set = reply.headers["set-cookie"], let pair = set.split(separator: ";").first { cookie = String(pair) }
+            let reply = try await LoopbackHTTP.request(host: host, port: port, method: "GET", target: target, headers: cookie.isEmpty ? [:] : ["Cookie": cookie])
+            keep(reply)
             if let range = reply.bodyText.range(of: #"name="csrf" value=""#) {
                 csrf = String(reply.bodyText[range.upperBound...].prefix { $0 != "\"" })
             }
             return reply
         }
 
-        func post(_ target: String, _ body: String) async throws -> UnixHTTP.Reply {
-            try await LoopbackHTTP.request(
-                port: port, method: "POST", target: target, body: body, contentType: "application/x-www-form-urlencoded", headers: ["Cookie": cookie])
+        mutating func post(_ target: String, _ body: String) async throws -> UnixHTTP.Reply {
+            let reply = try await LoopbackHTTP.request(
+                host: host, port: port, method: "POST", target: target, body: body, contentType: "application/x-www-form-urlencoded", headers: ["Cookie": cookie])
+            keep(reply)
+            return reply
+        }
+
+        private mutating func keep(_ reply: UnixHTTP.Reply) {
+            guard let set = reply.headers["set-cookie"], let pair = set.split(separator: ";").first, let name = pair.split(separator: "=").first else { return }
+            cookies[String(name)] = set.contains("Max-Age=0") ? nil : String(pair)
         }
     }
 

@@ -7,8 +7,10 @@ import Testing
 
 /// The staff PIN and out of service on the built binaries: `surveyctl staff-pin set` and its
 /// refusals, surveyd's exit 78 for a PIN file it cannot use, out of service through `surveyctl`
-/// as the kiosk's screen, `status`, `health` and the metrics show it across a restart, and the
-/// lockout after wrong PINs cleared by `surveyctl staff-pin unlock`.
+/// as the kiosk's screen, `status`, `health` and the metrics show it across a restart, the
+/// lockout after wrong PINs cleared by `surveyctl staff-pin unlock`, and the staff screen of
+/// pages served to the network: refused to other machines (their PINs never counted) unless
+/// `kioskStaffPinOverPlainHTTP` allows them.
 @Suite(.serialized, .timeLimit(.minutes(10))) struct KioskStaffEndToEndTests {
     static let surveyctl = PackagePaths.executable("surveyctl")
     static let surveyd = PackagePaths.executable("surveyd")
@@ -91,6 +93,61 @@ import Testing
         #expect(unlock.status == 0 && unlock.stdout.contains("staff PIN unlocked") && unlock.stdout.contains("staff screen: on"), "\(unlock.stdout)")
         let entered = try await browser.post("/staff/pin", "csrf=\(browser.csrf)&pin=2468")
         #expect(entered.status == 303)
+        #expect(entered.headers["set-cookie"]?.hasPrefix("kiosk-staff=") == true, "\(entered.headers)")
         #expect(try await browser.open("/staff").bodyText.contains("Send now"))
+    }
+
+    /// Pages on every address of the machine (`kioskAccess network`): a browser reaching them
+    /// through the machine's network address is another machine as far as surveyd can tell.
+    @Test func theStaffScreenOfPagesServedToTheNetworkIsForThisMachineOnly() async throws {
+        let address = try #require(
+            RawSocket.nonLoopbackIPv4Address(),
+            "this test needs an IPv4 address of this machine's that is not loopback, to be a client on the network")
+        try await Stack.with { stack in
+            try await stack.startMock()
+            let pin = stack.dir.appending("staff-pin").path
+            #expect(try await Self.setPin(pin, stdin: "2468\n2468\n").status == 0)
+            let flags = ["--kiosk-listen", "0.0.0.0:0", "--kiosk-access", "network", "--kiosk-title-en", "Drinks survey", "--kiosk-staff-pin-file", pin]
+            var daemon = try await stack.startDaemon(flags)
+            #expect(try await daemon.waitForLine(containing: "kiosk staff screen only for a browser on this machine", onStandardError: true).contains("kioskStaffPinOverPlainHTTP allow"))
+            let port = try await KioskBrandEndToEndTests.port(of: daemon)
+
+            var remote = KioskBrandEndToEndTests.Browser(host: address, port: port)
+            #expect(try await remote.open("/?lang=en").status == 200)
+            let refused = try await remote.open("/staff")
+            #expect(refused.status == 403, "\(refused.bodyText)")
+            #expect(refused.bodyText.contains("The staff screen works only on the kiosk itself"), "\(refused.bodyText)")
+            #expect(!refused.bodyText.contains("name=\"pin\""))
+            // Wrong PINs from the network are refused before they count: no lockout.
+            for _ in 1...6 {
+                #expect(try await remote.post("/staff/pin", "csrf=\(remote.csrf)&pin=1111").status == 403)
+            }
+            #expect(try await remote.post("/staff/pin", "csrf=\(remote.csrf)&pin=2468").status == 403)
+            let status = try await stack.ctl(["status"])
+            #expect(!status.stdout.contains("LOCKED"), "\(status.stdout)")
+            #expect(status.stdout.contains("staff screen: on") && !status.stdout.contains("wrong PIN"), "\(status.stdout)")
+
+            // A browser on the kiosk itself enters, with a staff cookie of its own.
+            var local = KioskBrandEndToEndTests.Browser(port: port)
+            _ = try await local.open("/?lang=en")
+            #expect(try await local.open("/staff").bodyText.contains("name=\"pin\""))
+            let entered = try await local.post("/staff/pin", "csrf=\(local.csrf)&pin=2468")
+            #expect(entered.status == 303)
+            #expect(try await local.open("/staff").bodyText.contains("Send now"))
+            // The remote browser, given the local one's respondent cookie, still gets the refusal.
+            remote.cookies = local.cookies.filter { $0.key == "kiosk" }
+            #expect(try await remote.open("/staff").status == 403)
+
+            // The operator accepts the risk: other machines get the PIN pad.
+            _ = await daemon.stop()
+            stack.daemon = nil
+            daemon = try await stack.startDaemon(flags + ["--kiosk-staff-pin-over-plain-http", "allow"])
+            #expect(try await daemon.waitForLine(containing: "kiosk staff screen open to other machines over plain HTTP", onStandardError: true).contains("TLS proxy"))
+            var allowed = KioskBrandEndToEndTests.Browser(host: address, port: try await KioskBrandEndToEndTests.port(of: daemon))
+            _ = try await allowed.open("/?lang=en")
+            #expect(try await allowed.open("/staff").bodyText.contains("name=\"pin\""))
+            #expect(try await allowed.post("/staff/pin", "csrf=\(allowed.csrf)&pin=2468").status == 303)
+            #expect(try await allowed.open("/staff").bodyText.contains("Send now"))
+        }
     }
 }

@@ -21,20 +21,25 @@ public import NIOCore
 /// | `GET /state` | the kiosk's state as the welcome screen's script compares it (with a staff backend) |
 ///
 /// Every POST needs the browser's cookie and the session's CSRF token (403 otherwise) and a
-/// strict `application/x-www-form-urlencoded` body (400, 413 or 415 otherwise).
+/// strict `application/x-www-form-urlencoded` body (400, 413 or 415 otherwise). The staff screen
+/// answers only the clients ``KioskSettings/staffAccess`` admits (403 with a page saying why
+/// otherwise), and its rights go with a cookie of their own, made anew for each right PIN.
 public enum KioskApplication {
     /// The router of the pages. The settings are checked first.
     /// - Parameters:
     ///   - brand: the logo and accent colour; the caller may replace them while the pages run.
     ///   - now: the clock of the expiries (the tests move it).
+    ///   - client: the address of the client that sent a request: the connection's peer (the
+    ///     tests give others).
     public static func router(
         backend: any KioskBackend,
         settings: KioskSettings,
         brand: KioskBrandStore = KioskBrandStore(),
         staff: (any KioskStaffBackend)? = nil,
         logger: Logger,
-        now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
-    ) throws -> Router<BasicRequestContext> {
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { .now },
+        client: @escaping @Sendable (Request, KioskRequestContext) -> SocketAddress? = { _, context in context.remoteAddress }
+    ) throws -> Router<KioskRequestContext> {
         try settings.check()
         let assets = KioskAssets()
         let renderer = try KioskRenderer(settings: settings, assets: assets, brand: brand)
@@ -43,7 +48,7 @@ public enum KioskApplication {
             bindings: BrowserBindings(settings: settings, now: now), logger: logger,
             staff: staff, staffSessions: StaffSessions(now: now)
         )
-        let router = Router(context: BasicRequestContext.self)
+        let router = Router(context: KioskRequestContext.self)
         router.add(middleware: KioskHeadersMiddleware(renderer: renderer, language: settings.defaultLanguage, logger: logger))
         router.get("/") { request, _ in await pages.welcome(request) }
         router.post("/start") { request, _ in await pages.start(request) }
@@ -56,13 +61,16 @@ public enum KioskApplication {
         router.post("/alive") { request, _ in await pages.alive(request) }
         if staff != nil {
             router.get("/state") { request, _ in await pages.state(request) }
-            router.get("/staff") { request, _ in await pages.staffScreen(request) }
-            router.post("/staff/pin") { request, _ in await pages.staffPin(request) }
-            router.post("/staff/send") { request, _ in await pages.staffAction(request, .send) }
-            router.post("/staff/out-of-service") { request, _ in await pages.staffAction(request, .outOfService) }
-            router.post("/staff/in-service") { request, _ in await pages.staffAction(request, .inService) }
-            router.post("/staff/survey") { request, _ in await pages.staffAction(request, .survey) }
-            router.post("/staff/done") { request, _ in await pages.staffDone(request) }
+            // Each staff route first asks whether the client may use the staff screen at all.
+            let access = settings.staffAccess
+            let admitted: @Sendable (Request, KioskRequestContext) -> Bool = { request, context in access.admits(client(request, context)) }
+            router.get("/staff") { request, context in await pages.staffScreen(request, admitted: admitted(request, context)) }
+            router.post("/staff/pin") { request, context in await pages.staffPin(request, admitted: admitted(request, context)) }
+            router.post("/staff/send") { request, context in await pages.staffAction(request, .send, admitted: admitted(request, context)) }
+            router.post("/staff/out-of-service") { request, context in await pages.staffAction(request, .outOfService, admitted: admitted(request, context)) }
+            router.post("/staff/in-service") { request, context in await pages.staffAction(request, .inService, admitted: admitted(request, context)) }
+            router.post("/staff/survey") { request, context in await pages.staffAction(request, .survey, admitted: admitted(request, context)) }
+            router.post("/staff/done") { request, context in await pages.staffDone(request, admitted: admitted(request, context)) }
         }
         for asset in assets.all {
             router.get(RouterPath(asset.path)) { request, _ in KioskPages.serve(asset, request) }
@@ -98,4 +106,7 @@ public enum KioskApplication {
 
     /// The name of the browser's cookie.
     public static let cookieName = "kiosk"
+    /// The name of the cookie that carries staff rights: a token of its own, made when the right
+    /// PIN is typed, sent only to `/staff…` (never the respondent's cookie).
+    public static let staffCookieName = "kiosk-staff"
 }

@@ -32,6 +32,8 @@ struct KioskPages: Sendable {
         }
         guard let found else { return redirect(to: "/") }
         if found.binding.session != nil { return redirect(to: "/question") }
+        // Staff who left without Done: the next person at this browser gets the PIN pad again.
+        staffSessions.end(browser: found.token)
         bindings.update(found.token) {
             $0.ended = nil
             $0.language = language
@@ -48,8 +50,8 @@ struct KioskPages: Sendable {
 
     func question(_ request: Request) async -> Response {
         guard let found = await browser(request) else { return redirect(to: "/") }
-        // A respondent at work in another browser ends every other browser's staff screen.
-        staffSessions.respondentSeen(found.token)
+        // A respondent at work (in this browser or another) ends every staff screen.
+        staffSessions.respondentSeen()
         guard let session = found.binding.session else { return redirect(to: found.binding.ended == nil ? "/" : "/end") }
         let view: RespondentView
         do {
@@ -89,6 +91,8 @@ struct KioskPages: Sendable {
     func start(_ request: Request) async -> Response {
         await post(request, fields: ["csrf", "lang"]) { found, form in
             if found.binding.session != nil { return redirect(to: "/question") }
+            // A respondent starting in this browser ends its staff login, whatever comes of the start.
+            staffSessions.end(browser: found.token)
             guard let code = form.value("lang"), let language = KioskLanguage(rawValue: code), settings.languages.contains(language) else {
                 return badRequest(FormBodyError("field \"lang\" must be one of \(settings.languages.map(\.rawValue).joined(separator: ", "))"), language: found.binding.language)
             }

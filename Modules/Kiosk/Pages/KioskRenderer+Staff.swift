@@ -109,6 +109,15 @@ extension KioskRenderer {
         return "\(total / 60)m"
     }
 
+    /// The page for a client that may not use the staff screen: why, and what the operator can do.
+    func staffRefused(language: KioskLanguage) -> String {
+        let words = StaffWords(language: language)
+        let page = MessagePage(
+            page: frame(language, title: words.refusedTitle), s: KioskStrings.of(language), heading: words.refusedTitle,
+            message: words.refusedBody, detail: words.refusedOperator, showStartOver: true)
+        return render(page, "message")
+    }
+
     /// The respondent's screen while the kiosk is out of service or closed: its script follows
     /// the kiosk back into service within seconds (without scripts, within a minute).
     func unavailableScreen(_ availability: KioskAvailability, language: KioskLanguage, staffHold: Bool) -> String {

@@ -1,69 +1,115 @@
 import Synchronization
 
-/// Which browsers are on the staff screen, by their cookie's token: entered with the right PIN,
-/// until ``idleLimit`` untouched, "Done", or a respondent's question asked for by another browser
-/// (a welcome screen shown or reloaded elsewhere does not end it).
-/// Kept apart from the browser's respondent binding, which entering leaves exactly as it was.
+/// Who is on the staff screen.
+///
+/// Staff rights go with a token of their own: made anew when the right PIN is typed and given
+/// to the browser as the staff cookie, never the browser's respondent token. A token that was
+/// known before the PIN (seen on the network, or planted in the browser beforehand) therefore
+/// gives no staff rights. An entry belongs to the browser that typed the PIN (its respondent
+/// token) and ends after ``idleLimit`` untouched, on Done, when that browser shows a respondent's
+/// page (the welcome screen, a start), or when any browser asks for a respondent's question (a
+/// respondent at work at the kiosk). Kept apart from the browser's respondent binding, which
+/// entering leaves exactly as it was.
 final class StaffSessions: Sendable {
     /// How long the staff screen stays untouched before it ends.
     static let idleLimit: Duration = .seconds(60)
+    /// The most browsers with a message waiting for them kept at once.
+    static let maxFlashes = 256
 
+    /// One staff login: the browser that typed the PIN, and until when it lasts untouched.
     struct Entry {
-        var until: ContinuousClock.Instant?
-        /// What the last action came to, shown once.
-        var flash: String?
+        var browser: String
+        var until: ContinuousClock.Instant
     }
 
-    private let entries = Mutex<[String: Entry]>([:])
+    private struct State {
+        /// By staff token.
+        var entries: [String: Entry] = [:]
+        /// What the last PIN or action came to, shown once, by the browser's respondent token.
+        var flashes: [String: String] = [:]
+    }
+
+    private let state = Mutex(State())
     let now: @Sendable () -> ContinuousClock.Instant
 
     init(now: @escaping @Sendable () -> ContinuousClock.Instant) {
         self.now = now
     }
 
-    /// Whether `token`'s browser is on the staff screen now; a request from it keeps it there.
-    func isIn(_ token: String) -> Bool {
+    /// Whether the staff cookie `staffToken` puts `browser` on the staff screen now; a request
+    /// with it keeps it there. A token of another browser, or one that ran out, does not.
+    func isIn(_ staffToken: String?, browser: String) -> Bool {
+        guard let staffToken, KioskToken.isWellFormed(staffToken) else { return false }
         let at = now()
-        return entries.withLock { entries in
-            guard let until = entries[token]?.until, at < until else {
-                entries[token]?.until = nil
+        return state.withLock { state in
+            guard let entry = state.entries[staffToken] else { return false }
+            guard KioskToken.matches(entry.browser, browser), at < entry.until else {
+                if at >= entry.until { state.entries[staffToken] = nil }
                 return false
             }
-            entries[token]?.until = at.advanced(by: Self.idleLimit)
+            state.entries[staffToken]?.until = at.advanced(by: Self.idleLimit)
             return true
         }
     }
 
-    func enter(_ token: String) {
-        let until = now().advanced(by: Self.idleLimit)
-        entries.withLock { entries in
-            entries = entries.filter { $0.value.until != nil || $0.key == token }
-            entries[token, default: Entry()].until = until
+    /// Staff typed the right PIN in `browser`.
+    /// - Returns: the new staff token, for the staff cookie; it replaces any the browser had.
+    func enter(browser: String) -> String {
+        let token = KioskToken.make()
+        let at = now()
+        state.withLock { state in
+            state.entries = state.entries.filter { $0.value.browser != browser && at < $0.value.until }
+            state.entries[token] = Entry(browser: browser, until: at.advanced(by: Self.idleLimit))
         }
+        return token
     }
 
-    /// Ends the staff screen of `token`'s browser; returns whether it was on it.
+    /// Ends the staff login of the staff cookie `staffToken`; returns whether there was one.
     @discardableResult
-    func leave(_ token: String) -> Bool {
-        entries.withLock { $0.removeValue(forKey: token)?.until != nil }
-    }
-
-    /// A respondent's question was asked for by `token`'s browser: every other browser's staff screen ends.
-    func respondentSeen(_ token: String) {
-        entries.withLock { entries in
-            guard entries.contains(where: { $0.key != token }) else { return }
-            entries = entries.filter { $0.key == token }
+    func leave(_ staffToken: String?) -> Bool {
+        guard let staffToken else { return false }
+        let at = now()
+        return state.withLock { state in
+            guard let entry = state.entries.removeValue(forKey: staffToken) else { return false }
+            return at < entry.until
         }
     }
 
-    func setFlash(_ token: String, _ text: String?) {
-        entries.withLock { $0[token, default: Entry()].flash = text }
+    /// `browser` shows a respondent's page (the welcome screen, a start): its staff login ends,
+    /// so that the next respondent at that browser finds the PIN pad, not the staff screen.
+    /// - Returns: whether a staff login that had not run out ended.
+    @discardableResult
+    func end(browser: String) -> Bool {
+        let at = now()
+        return state.withLock { state in
+            let before = state.entries.values.contains { $0.browser == browser && at < $0.until }
+            if before { state.entries = state.entries.filter { $0.value.browser != browser } }
+            return before
+        }
     }
 
-    func takeFlash(_ token: String) -> String? {
-        entries.withLock { entries in
-            defer { entries[token]?.flash = nil }
-            return entries[token]?.flash
+    /// A respondent's question was asked for: in another browser a respondent is at work at the
+    /// kiosk, in the staff's own one staff have left. Every staff login ends.
+    /// - Returns: how many that had not run out ended.
+    @discardableResult
+    func respondentSeen() -> Int {
+        let at = now()
+        return state.withLock { state in
+            guard !state.entries.isEmpty else { return 0 }
+            let live = state.entries.values.filter { at < $0.until }.count
+            state.entries.removeAll()
+            return live
         }
+    }
+
+    func setFlash(_ browser: String, _ text: String?) {
+        state.withLock { state in
+            if state.flashes.count >= Self.maxFlashes, state.flashes[browser] == nil { state.flashes.removeAll() }
+            state.flashes[browser] = text
+        }
+    }
+
+    func takeFlash(_ browser: String) -> String? {
+        state.withLock { $0.flashes.removeValue(forKey: browser) }
     }
 }

@@ -28,6 +28,15 @@ struct StaffWords: Sendable {
         return say("Too many wrong PINs: the staff screen is locked for \(minutes) more minute\(minutes == 1 ? "" : "s"). An administrator can unlock it (surveyctl staff-pin unlock).",
                    "PIN이 여러 번 틀려 직원 메뉴가 \(minutes)분 동안 잠겼습니다. 관리자가 잠금을 풀 수 있습니다 (surveyctl staff-pin unlock).")
     }
+    var refusedTitle: String { say("The staff screen works only on the kiosk itself", "직원 메뉴는 키오스크 본체에서만 쓸 수 있습니다") }
+    var refusedBody: String {
+        say("This device reaches the kiosk over the network without encryption (plain HTTP): the staff PIN and the staff screen would cross the network where others can read them, and anyone on it could lock the staff out with wrong PINs. Use the staff screen on the kiosk's own screen.",
+            "이 기기는 암호화되지 않은 네트워크(HTTP)로 키오스크에 연결되어 있습니다. 직원 PIN과 직원 메뉴가 다른 사람이 볼 수 있는 네트워크를 지나게 되고, 네트워크의 누구나 틀린 PIN으로 직원 메뉴를 잠글 수 있습니다. 키오스크 본체의 화면에서 직원 메뉴를 이용해 주세요.")
+    }
+    var refusedOperator: String {
+        say("For the operator: serve the pages to other machines only through a TLS proxy on the kiosk (kioskListen on loopback), or, on a network you trust, set kioskStaffPinOverPlainHTTP to allow (doc/security.md).",
+            "운영자 안내: 다른 기기에는 키오스크의 TLS 프록시를 거쳐서만 페이지를 제공하거나 (kioskListen은 loopback), 믿을 수 있는 네트워크라면 kioskStaffPinOverPlainHTTP를 allow로 설정하세요 (doc/security.md).")
+    }
     var busy: String { say("Checking another PIN; try again.", "다른 PIN을 확인하는 중입니다. 다시 시도해 주세요.") }
     var sending: String { say("Sending", "전송") }
     var today: String { say("Today", "오늘") }

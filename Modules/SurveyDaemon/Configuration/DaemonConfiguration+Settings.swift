@@ -193,6 +193,10 @@ extension DaemonSetting {
             computed: "`$CREDENTIALS_DIRECTORY/surveyd-staff-pin` when systemd passed that credential; otherwise none, and the staff screen is off",
             doc: "the staff PIN's salted hash, for the kiosk's staff screen (doc/kiosk.md); read at start (exit 78 when it is missing, open to group or others, or not a PIN file) and on SIGHUP"),
         DaemonSetting(
+            \.kioskStaffPinOverPlainHTTP, key: "kioskStaffPinOverPlainHTTP", variable: "SURVEYD_KIOSK_STAFF_PIN_OVER_PLAIN_HTTP", flag: "kiosk-staff-pin-over-plain-http",
+            kind: .choice(DaemonConfiguration.StaffPinOverPlainHTTP.names), default: .refuse,
+            doc: "`refuse`: the kiosk's staff screen answers only a browser on the kiosk itself (loopback), and other machines get a page saying why; `allow`: it answers any machine that reaches the pages, so the staff PIN and the staff cookie cross the network in the clear and anyone there can lock the staff out with wrong PINs (a risk: see doc/security.md); a new value needs a restart"),
+        DaemonSetting(
             \.kioskSurveys, key: "kioskSurveys", variable: "SURVEYD_KIOSK_SURVEYS", flag: "kiosk-surveys",
             kind: .text(valueName: "list", accepts: "`stage=Title` entries separated by commas; a title per language as `stage=ko:제목|en:Title`", check: checkKioskSurveys),
             none: "staff cannot switch the survey; kiosk respondents start `firstStage`",

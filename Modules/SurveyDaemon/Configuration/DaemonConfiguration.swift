@@ -107,6 +107,17 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var kioskLanguages: String?
     /// The file holding the staff PIN's hash (`surveyctl staff-pin set`); nil: the staff screen is off.
     public var kioskStaffPinFile: String?
+    /// Whether clients on other machines may use the staff screen, whose PIN and cookie then cross
+    /// the network over plain HTTP.
+    public var kioskStaffPinOverPlainHTTP: StaffPinOverPlainHTTP = DaemonSetting.defaultValue(of: \.kioskStaffPinOverPlainHTTP)
+
+    /// Whether the staff screen answers clients on other machines over plain HTTP.
+    public enum StaffPinOverPlainHTTP: String, Sendable, Hashable, CaseIterable {
+        /// Only a browser on this machine (a loopback client) uses the staff screen.
+        case refuse
+        /// Any client that reaches the pages does: the PIN and the staff cookie cross the network in the clear.
+        case allow
+    }
     /// The surveys staff may switch the kiosk to: `stage=Title` or `stage=ko:제목|en:Title`, comma-separated.
     public var kioskSurveys: String?
     /// When kiosk respondents may start, e.g. `Mo-Fr 09:00-18:00, Sa 10:00-14:00`; nil: always.

@@ -36,7 +36,14 @@ struct KioskServer {
             idleSeconds: configuration.kioskIdleSeconds,
             idleCountdownSeconds: configuration.kioskIdleCountdownSeconds,
             keyboard: KioskKeyboard(rawValue: configuration.kioskKeyboard.rawValue) ?? .onscreen,
-            languages: languages)
+            languages: languages,
+            staffAccess: staffAccess(configuration))
+    }
+
+    /// Who may use the staff screen: a browser on this machine, unless the operator allowed the
+    /// PIN over plain HTTP. (With `kioskAccess` `loopback` every client is on this machine.)
+    static func staffAccess(_ configuration: DaemonConfiguration) -> KioskStaffAccess {
+        configuration.kioskStaffPinOverPlainHTTP == .allow ? .anyClient : .loopbackOnly
     }
 
     /// The application, as a service; `onRunning` gets the URL the pages answer on (with the

@@ -52,10 +52,24 @@ public struct Page {
     }
 }
 
-/// One browser talking to the kiosk: it keeps its cookie and follows redirects, as a browser does.
+/// One browser talking to the kiosk: it keeps its cookies (each sent to the paths under its
+/// `Path`, dropped by `Max-Age=0`) and follows redirects, as a browser does.
 public final class TestBrowser {
     public let client: any TestClientProtocol
-    public var cookie: String?
+    /// The cookies kept, by name: the value and the path they are sent to.
+    public var cookies: [String: (value: String, path: String)] = [:]
+    /// The browser's own cookie (`kiosk`).
+    public var cookie: String? {
+        get { cookies[KioskApplication.cookieName]?.value }
+        set { cookies[KioskApplication.cookieName] = newValue.map { ($0, "/") } }
+    }
+    /// The staff cookie, while the browser has one.
+    public var staffCookie: String? {
+        get { cookies[KioskApplication.staffCookieName]?.value }
+        set { cookies[KioskApplication.staffCookieName] = newValue.map { ($0, "/staff") } }
+    }
+    /// Headers sent with every request (e.g. the client's address, where the test router reads it).
+    public var headers: HTTPFields = [:]
     /// Every `Set-Cookie` value received, in order.
     public var setCookies: [String] = []
     public private(set) var page: Page
@@ -114,17 +128,39 @@ public final class TestBrowser {
     }
 
     public func send(_ path: String, method: HTTPRequest.Method, body: String? = nil, contentType: String? = nil) async throws -> TestResponse {
-        var headers: HTTPFields = [:]
-        if let cookie { headers[.cookie] = "\(KioskApplication.cookieName)=\(cookie)" }
+        var headers = self.headers
+        let sent = cookies.filter { Self.path(path, isUnder: $0.value.path) }.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value.value)" }
+        if !sent.isEmpty { headers[.cookie] = sent.joined(separator: "; ") }
         if let contentType, body != nil { headers[.contentType] = contentType }
         let response = try await client.execute(uri: path, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) })
         for value in response.headers[values: .setCookie] {
             setCookies.append(value)
-            if let pair = value.split(separator: ";").first, pair.hasPrefix("\(KioskApplication.cookieName)=") {
-                cookie = String(pair.dropFirst(KioskApplication.cookieName.count + 1))
-            }
+            keep(value)
         }
         return response
+    }
+
+    /// Keeps (or drops) the cookie of a `Set-Cookie` value.
+    private func keep(_ setCookie: String) {
+        let parts = setCookie.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+        guard let pair = parts.first, let equals = pair.firstIndex(of: "=") else { return }
+        let name = String(pair[..<equals])
+        let value = String(pair[pair.index(after: equals)...])
+        var path = "/"
+        var expired = value.isEmpty
+        for attribute in parts.dropFirst() {
+            let lowered = attribute.lowercased()
+            if lowered.hasPrefix("path=") { path = String(attribute.dropFirst(5)) }
+            if lowered == "max-age=0" { expired = true }
+        }
+        cookies[name] = expired ? nil : (value, path)
+    }
+
+    /// Whether a cookie with `Path=cookiePath` is sent to `requestPath` (RFC 6265, 5.1.4).
+    static func path(_ requestPath: String, isUnder cookiePath: String) -> Bool {
+        let path = requestPath.split(separator: "?", maxSplits: 1).first.map(String.init) ?? requestPath
+        if path == cookiePath || cookiePath == "/" { return true }
+        return path.hasPrefix(cookiePath.hasSuffix("/") ? cookiePath : cookiePath + "/")
     }
 
     private func follow(_ first: TestResponse) async throws -> Page {

@@ -1,9 +1,11 @@
 import Foundation
 import Hummingbird
+import HTTPTypes
 import HummingbirdTesting
 import Kiosk
 import KioskTesting
 import Logging
+import NIOCore
 import Synchronization
 
 /// The kiosk over the project's survey, for one test.
@@ -26,8 +28,19 @@ struct KioskFixture {
         let clock = clock
         var logger = Logger(label: "kiosk-tests")
         logger.logLevel = .critical
-        let router = try KioskApplication.router(backend: backend, settings: settings, brand: brand, staff: staff, logger: logger, now: { clock.now() })
+        let router = try KioskApplication.router(
+            backend: backend, settings: settings, brand: brand, staff: staff, logger: logger, now: { clock.now() },
+            client: { request, _ in Self.client(of: request) })
         return try await Application(router: router).test(.router, test)
+    }
+
+    /// The header that says, in these tests only, which address a request comes from (the
+    /// router's test channel has none); without it a request comes from 127.0.0.1.
+    static let clientHeader = HTTPField.Name("X-Test-Client")!
+
+    static func client(of request: Request) -> SocketAddress? {
+        guard let address = request.headers[clientHeader] else { return try? SocketAddress(ipAddress: "127.0.0.1", port: 50_000) }
+        return try? SocketAddress(ipAddress: address, port: 50_000)
     }
 
     private static let loaded = Mutex<SurveyDefinitions?>(nil)

@@ -12,11 +12,13 @@ public enum LoopbackHTTP {
     /// - Parameters:
     ///   - headers: more header fields, e.g. `Cookie`.
     ///   - contentType: the body's type.
+    ///   - host: the IPv4 address to connect to (this machine's own: a non-loopback one makes the
+    ///     request come from that address).
     public static func request(
-        port: Int, method: String, target: String, body: String? = nil, contentType: String = "application/json",
+        host: String = "127.0.0.1", port: Int, method: String, target: String, body: String? = nil, contentType: String = "application/json",
         headers: [String: String] = [:], deadline: TimeInterval = UnixHTTP.defaultDeadline
     ) async throws -> UnixHTTP.Reply {
-        var raw = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+        var raw = "\(method) \(target) HTTP/1.1\r\nHost: \(host):\(port)\r\nConnection: close\r\n"
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) { raw += "\(name): \(value)\r\n" }
         if let body {
             raw += "Content-Type: \(contentType)\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
@@ -24,12 +26,12 @@ public enum LoopbackHTTP {
             raw += "Content-Length: 0\r\n\r\n"
         }
         let request = Data(raw.utf8)
-        let bytes = try await OwnThread.run { try blockingExchange(port: port, send: request, deadline: deadline) }
+        let bytes = try await OwnThread.run { try blockingExchange(host: host, port: port, send: request, deadline: deadline) }
         return try UnixHTTP.parse(bytes)
     }
 
-    static func blockingExchange(port: Int, send request: Data, deadline: TimeInterval) throws -> Data {
-        let fd = try RawSocket.connect(to: .loopback(port: port), timeout: deadline)
+    static func blockingExchange(host: String = "127.0.0.1", port: Int, send request: Data, deadline: TimeInterval) throws -> Data {
+        let fd = try RawSocket.connect(to: .ipv4(address: host, port: port), timeout: deadline)
         defer { close(fd) }
         try RawSocket.sendAll(fd, request)
         return RawSocket.receiveAll(fd, deadline: deadline)

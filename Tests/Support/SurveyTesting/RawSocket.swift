@@ -19,11 +19,14 @@ public enum RawSocket {
     public enum Address: Sendable, CustomStringConvertible {
         case unix(path: String)
         case loopback(port: Int)
+        /// An IPv4 address of this machine's, e.g. a non-loopback one (``nonLoopbackIPv4Address()``).
+        case ipv4(address: String, port: Int)
 
         public var description: String {
             switch self {
             case .unix(let path): path
             case .loopback(let port): "127.0.0.1:\(port)"
+            case .ipv4(let address, let port): "\(address):\(port)"
             }
         }
     }
@@ -49,13 +52,9 @@ public enum RawSocket {
             }
             connected = sun.withSockAddr { connectSocket(fd, $0, $1) }
         case .loopback(let port):
-            var sin = sockaddr_in()
-            sin.sin_family = sa_family_t(AF_INET)
-            sin.sin_port = in_port_t(UInt16(port).bigEndian)
-            sin.sin_addr.s_addr = inet_addr("127.0.0.1")
-            connected = withUnsafePointer(to: &sin) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connectSocket(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
+            connected = connectIPv4(fd, "127.0.0.1", port)
+        case .ipv4(let host, let port):
+            connected = connectIPv4(fd, host, port)
         }
         guard connected == 0 else {
             let text = String(cString: strerror(errno))
@@ -63,6 +62,36 @@ public enum RawSocket {
             throw UnixHTTP.Failure(description: "connect(\(address)) failed: \(text)")
         }
         return fd
+    }
+
+    private static func connectIPv4(_ fd: Int32, _ host: String, _ port: Int) -> Int32 {
+        var sin = sockaddr_in()
+        sin.sin_family = sa_family_t(AF_INET)
+        sin.sin_port = in_port_t(UInt16(port).bigEndian)
+        sin.sin_addr.s_addr = inet_addr(host)
+        return withUnsafePointer(to: &sin) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connectSocket(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+    }
+
+    /// An IPv4 address of one of this machine's interfaces that is up and not loopback (a
+    /// connection to it from this machine comes from that address, not from loopback); nil when
+    /// the machine has none.
+    public static func nonLoopbackIPv4Address() -> String? {
+        // <net/if.h>'s IFF_UP and IFF_LOOPBACK, the same on every Linux architecture.
+        let up: UInt32 = 0x1, loopback: UInt32 = 0x8
+        var list: UnsafeMutablePointer<ifaddrs>?
+        guard getifaddrs(&list) == 0, let first = list else { return nil }
+        defer { freeifaddrs(list) }
+        for entry in sequence(first: first, next: { $0.pointee.ifa_next }) {
+            let flags = UInt32(entry.pointee.ifa_flags)
+            guard let address = entry.pointee.ifa_addr, address.pointee.sa_family == sa_family_t(AF_INET),
+                  flags & up != 0, flags & loopback == 0 else { continue }
+            let value = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt32(bigEndian: $0.pointee.sin_addr.s_addr) }
+            guard value >> 24 != 127 else { continue }
+            return "\(value >> 24).\(value >> 16 & 255).\(value >> 8 & 255).\(value & 255)"
+        }
+        return nil
     }
 
     /// Sends all of `data`. Returns false when the peer closed first (`EPIPE`, `ECONNRESET`): a

@@ -21,6 +21,14 @@ extension Daemon {
         // The settings' checks accepted the hours: they read.
         let hours = configuration.kioskOpenHours.flatMap { try? KioskOpenHours(parsing: $0) }
         if pin == nil { logger.info("kiosk staff screen off: no kioskStaffPinFile and no surveyd-staff-pin credential") }
+        if pin != nil, configuration.kioskAccess == .network {
+            switch configuration.kioskStaffPinOverPlainHTTP {
+            case .refuse:
+                logger.info("kiosk staff screen only for a browser on this machine: the pages are served to other machines over plain HTTP, where the staff PIN would cross the network in the clear; other machines get a page saying so (kioskStaffPinOverPlainHTTP allow opens it to them, see doc/security.md)")
+            case .allow:
+                logger.warning("kiosk staff screen open to other machines over plain HTTP (kioskStaffPinOverPlainHTTP allow): anyone on the path can read the staff PIN and the staff cookie, and anyone who reaches the pages can lock the staff out with wrong PINs; serve the pages through a TLS proxy on this machine instead (doc/security.md)")
+            }
+        }
         return KioskStaffDesk(
             directory: configuration.stateDirectory, defaultStage: configuration.firstStage, pin: pin, surveys: surveys, logger: logger,
             events: exporter.metrics.events, metrics: StaffMetrics(exporter: exporter),

@@ -18,3 +18,5 @@ extension DaemonSetting {
         }
     }
 }
+
+extension DaemonConfiguration.StaffPinOverPlainHTTP: SettingChoice {}
