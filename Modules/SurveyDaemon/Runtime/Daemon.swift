@@ -182,6 +182,7 @@ public final class Daemon: Sendable {
         wallClockWatcher = WallClockWatcher(clock: ContinuousClock(), logger: logger, metrics: metrics)
         var backend = DaemonBackend(version: version, startedAt: Date(), sessions: sessions, worker: worker, inspector: queue, connectivity: monitor, lifecycle: lifecycle, exporter: exporter)
         backend.deviceId = deviceID
+        exporter.describe(device: deviceID, version: version, queueDiskCap: configuration.queueDiskCapBytes, erasureDelay: configuration.erasureDelay)
         backend.queueAdministration = queue
         backend.serverURLIsPlainHTTP = serverURL.scheme?.lowercased() == "http"
         if backend.serverURLIsPlainHTTP {
