@@ -114,6 +114,13 @@ gzip -9n < README.md > "$doc/README.md.gz"
 for page in operations configuration security control-api journal-format kiosk; do
     gzip -9n < "doc/$page.md" > "$doc/$page.md.gz"
 done
+
+echo "== Prometheus: alert rules and their tests, the dashboard, the kiosk's agent"
+share="$root/usr/share/surveyd/prometheus"
+install -d -m 0755 "$share/agent"
+install -m 0644 doc/prometheus/surveyd-alerts.yml doc/prometheus/surveyd-alerts.test.yml doc/prometheus/surveyd-dashboard.json "$share/"
+install -m 0644 doc/prometheus/agent/surveyd-agent.yml doc/prometheus/agent/surveyd-metrics-agent.service \
+    doc/prometheus/agent/surveyd-metrics-agent.default "$share/agent/"
 date="$(date -R -d "@${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}")"
 printf 'surveyd (%s) unstable; urgency=medium\n\n  * Release %s: the changes are in the project'"'"'s history and doc/.\n\n -- %s  %s\n' \
     "$version" "$version" "$maintainer" "$date" | gzip -9n > "$doc/changelog.gz"

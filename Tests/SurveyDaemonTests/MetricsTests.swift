@@ -33,6 +33,11 @@ import Testing
         #expect(before["surveyd_sessions_started_total"] == 0)
         #expect(before["surveyd_ready"] == 1)
         #expect(before["surveyd_log_lines_dropped_total"] != nil)
+        // What holds for the whole run: the device and version, the queue's cap (none), the erasure delay.
+        let info = before.filter { $0.key.hasPrefix("surveyd_info{") }
+        #expect(info.count == 1 && info.values.first == 1 && info.keys.first?.contains(#"version="test""#) == true && info.keys.first?.contains(#"device=""#) == true, "\(info)")
+        #expect(before["surveyd_queue_disk_cap_bytes"] == 0)
+        #expect(before["surveyd_erasure_delay_seconds"] == configuration.erasureDelaySeconds)
 
         // One session: a rejected answer, then the whole stage; its upload fails once (HTTP 500),
         // is retried and delivered.

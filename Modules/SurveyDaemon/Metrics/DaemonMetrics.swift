@@ -54,6 +54,11 @@ public final class DaemonMetrics: Sendable {
         public static let journalSegmentsOldKey = "surveyd_journal_segments_old_key"
         public static let journalSegmentsPlain = "surveyd_journal_segments_plain"
         public static let journalSegmentsSetAside = "surveyd_journal_segments_set_aside"
+        // Set once at start (``MetricsExporter/describe(device:version:queueDiskCap:erasureDelay:)``).
+        /// Always 1; its labels name the kiosk's device id and the daemon's version.
+        public static let info = "surveyd_info"
+        public static let queueDiskCap = "surveyd_queue_disk_cap_bytes"
+        public static let erasureDelay = "surveyd_erasure_delay_seconds"
     }
 
     /// The histograms' buckets, by name: an fdatasync takes milliseconds, a delivery from

@@ -105,6 +105,18 @@ public final class MetricsExporter: Sendable {
         self.logWriter = logWriter
     }
 
+    /// Sets the series that hold for the daemon's whole run: `surveyd_info` (1, labelled with the
+    /// device id sent with every upload and the version), the queue's disk cap (0 without one) and
+    /// the erasure delay, so that a fleet's alert rules can name the kiosk and compare the queue's
+    /// bytes and the erasure's oldest wait with what this kiosk was configured for.
+    public func describe(device: String, version: String, queueDiskCap: Int?, erasureDelay: Duration) {
+        let factory = PrometheusMetricsFactory(registry: registry)
+        typealias Name = DaemonMetrics.Name
+        Meter(label: Name.info, dimensions: [("device", device), ("version", version)], factory: factory).set(1)
+        Meter(label: Name.queueDiskCap, factory: factory).set(queueDiskCap ?? 0)
+        Meter(label: Name.erasureDelay, factory: factory).set(erasureDelay.timeInterval)
+    }
+
     /// Every metric in the text format, with the gauges set from `snapshot`.
     public func exposition(_ snapshot: Snapshot) -> [UInt8] {
         if let counts = snapshot.counts {

@@ -189,6 +189,7 @@ public final class Daemon: Sendable {
         })
         var backend = DaemonBackend(version: version, startedAt: Date(), sessions: sessions, worker: worker, inspector: queue, connectivity: monitor, lifecycle: lifecycle, exporter: exporter)
         backend.deviceId = deviceID
+        exporter.describe(device: deviceID, version: version, queueDiskCap: configuration.queueDiskCapBytes, erasureDelay: configuration.erasureDelay)
         backend.queueAdministration = queue
         backend.serverURLIsPlainHTTP = serverURL.scheme?.lowercased() == "http"
         if backend.serverURLIsPlainHTTP {
