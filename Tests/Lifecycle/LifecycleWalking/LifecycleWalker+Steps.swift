@@ -32,12 +32,12 @@ extension LifecycleWalker {
             guard !world.model.encrypted else { return false }
             try await world.stopDaemon(unclean: unclean)
             for index in world.model.respondents.indices { world.model.respondents[index].touchedInTheClear = true }
-            world.model.keys.append(try world.newKey())
+            world.model.keys.append(try world.newKey(random: &bytes))
             try await start(world)
         case .rotateKey(let unclean):
             guard world.model.encrypted else { return false }
             try await world.stopDaemon(unclean: unclean)
-            world.model.keys.append(try world.newKey())
+            world.model.keys.append(try world.newKey(random: &bytes))
             try await start(world)
         case .tokenChange(let fileFirst):
             world.model.tokens += 1
@@ -191,8 +191,9 @@ extension LifecycleWalker {
             switch seen.json["outcome"] as? String {
             case "no_target"?: world.model.respondents[index].screenedOut = true
             case "queued"?, "thanks"?: world.model.respondents[index].queued = true
-            case nil where seen.json["state"] as? String == "awaiting_delivery":
-                // Finished, waiting for the queue (a full disk): owed once space is freed.
+            case nil where seen.json["state"] as? String == "awaiting_delivery" || (seen.json["completedStages"] as? [String])?.contains("common") == true:
+                // Finished: waiting for the queue (a full disk; owed once space is freed), or
+                // delivered already and gone on with the stage the server named.
                 world.model.respondents[index].queued = true
             default:
                 // A full disk refuses the answer (the page says so): not acknowledged.
@@ -232,6 +233,10 @@ extension LifecycleWalker {
             switch session["outcome"] as? String {
             case "no_target"?: world.model.respondents[index].screenedOut = true
             case "queued"?, "thanks"?: world.model.respondents[index].queued = true
+            case nil where (session["completedStages"] as? [String])?.contains("common") == true:
+                // Delivered before the reply was written: the session went on with the stage
+                // the server named. The walk follows the first stage only.
+                world.model.respondents[index].queued = true
             case nil where world.model.respondents[index].answers.count == respondent.planned.count:
                 throw WalkFinding("\(respondent.name)'s last answer did not close the stage: \(Self.describe(session))")
             default: break

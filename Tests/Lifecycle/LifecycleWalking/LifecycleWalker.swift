@@ -56,7 +56,8 @@ public struct LifecycleWalker: Sendable {
             result.finding = "the walk could not start: \(error)"
             return result
         }
-        // The torn frames' bytes come from their own generator, so the plan stays the seed's alone.
+        // The keys' and the torn frames' bytes come from a generator of their own, so the plan
+        // stays the seed's alone.
         var bytes = SplitMix(seed: seed ^ 0x5EED_B17E)
         do {
             try await world.startMock()

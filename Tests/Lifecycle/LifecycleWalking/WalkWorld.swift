@@ -146,12 +146,11 @@ final class WalkWorld: @unchecked Sendable {
 
     // MARK: Keys, tokens, files
 
-    /// A new key file (32 random bytes, owner-only).
-    func newKey() throws -> String {
+    /// A new key file (32 bytes drawn from `random`, owner-only).
+    func newKey(random: inout SplitMix) throws -> String {
         keysMade += 1
         let path = dir.path + "/key-\(keysMade)"
-        var bytes = [UInt8](repeating: 0, count: 32)
-        for index in bytes.indices { bytes[index] = UInt8.random(in: 0 ... 255) }
+        let bytes = (0 ..< 32).map { _ in UInt8(truncatingIfNeeded: random.next()) }
         FileManager.default.createFile(atPath: path, contents: Data(bytes), attributes: [.posixPermissions: 0o600])
         return path
     }
@@ -170,7 +169,7 @@ final class WalkWorld: @unchecked Sendable {
             guard let newest = names.last else { continue }
             let path = directory + "/" + newest
             let data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-            let end = data.lastIndex { $0 != 0 }.map { $0 + 1 } ?? 0
+            let end = Self.recordsEnd(data)
             let torn = (0 ..< count).map { _ in UInt8(truncatingIfNeeded: random.next() | 1) }
             // Written in place, as the cut write was: the rest of the file stays as it is.
             guard let handle = FileHandle(forWritingAtPath: path) else { throw WalkError("cannot open \(path) to tear it") }
@@ -182,6 +181,21 @@ final class WalkWorld: @unchecked Sendable {
                 // A full file system: the cut write could not have been written either.
             }
         }
+    }
+
+    /// Where the frames of a segment end (doc/journal-format.md, "Record frame"): after the
+    /// encryption header when there is one, frame after frame while each begins with the magic
+    /// and lies inside the bytes. Not where the last non-zero byte is: a sealed record may end in
+    /// zeros, and a torn frame written over them would damage an acknowledged record.
+    static func recordsEnd(_ data: [UInt8]) -> Int {
+        let frame: [UInt8] = [0x53, 0x56, 0x53, 0x31]
+        var offset = data.starts(with: [0x53, 0x56, 0x45, 0x31]) ? 48 : 0
+        while offset + 21 <= data.count, Array(data[offset ..< offset + 4]) == frame {
+            let length = Int(data[offset + 4]) | Int(data[offset + 5]) << 8 | Int(data[offset + 6]) << 16 | Int(data[offset + 7]) << 24
+            guard offset + 21 + length <= data.count else { break }
+            offset += 21 + length
+        }
+        return min(offset, data.count)
     }
 
     /// The files set aside unread in the journals (`*.unlisted`).
