@@ -4,7 +4,7 @@ import Testing
 
 /// Which clients the staff screen admits: with the pages served to other machines over plain
 /// HTTP, only a browser on the kiosk itself (a loopback client), unless the operator allowed any.
-@Suite struct KioskStaffAccessTests {
+@Suite(.timeLimit(.minutes(5))) struct KioskStaffAccessTests {
     @Test(arguments: [
         ("127.0.0.1", true), ("127.1.2.3", true), ("::1", true), ("::ffff:127.0.0.1", true),
         ("192.0.2.7", false), ("10.0.0.1", false), ("0.0.0.0", false), ("128.0.0.1", false), ("126.255.255.255", false),

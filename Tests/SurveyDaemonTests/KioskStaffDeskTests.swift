@@ -63,6 +63,28 @@ import Testing
         #expect(await restarted.verify(pin: "1234") == .accepted)
     }
 
+    /// A change the state directory does not take (a full disk; here its directory is gone) is
+    /// refused, naming the file, and not made: what a restart would lose is never taken.
+    @Test func aChangeThatCannotBeWrittenIsRefusedAndNotMade() async throws {
+        let dir = try TemporaryDirectory(prefix: "desk")
+        defer { dir.remove() }
+        let desk = try Self.desk(dir, clock: Clock())
+        dir.remove()
+        await #expect(throws: KioskStaffError.self) { try await desk.setOutOfService(message: nil, by: .operator) }
+        do {
+            try await desk.setOutOfService(message: "Back soon", by: .operator)
+        } catch {
+            #expect(error.code == .notKept && error.message.contains("kiosk-staff.json"), "\(error)")
+        }
+        #expect(desk.availability == .open(survey: Self.surveys[0]), "the kiosk stays in service")
+        await #expect(throws: KioskStaffError.self) { try await desk.chooseSurvey(Self.surveys[1].stage, by: .staff) }
+        #expect(desk.availability == .open(survey: Self.surveys[0]), "and keeps its survey")
+        // Once the directory takes writes again, the same change is made and kept.
+        try FileManager.default.createDirectory(atPath: dir.path, withIntermediateDirectories: true)
+        try await desk.setOutOfService(message: "Back soon", by: .operator)
+        #expect(try Self.desk(dir, clock: Clock()).availability == .outOfService(message: "Back soon"))
+    }
+
     @Test func theRightPinStartsTheCountOver() async throws {
         let dir = try TemporaryDirectory(prefix: "desk")
         defer { dir.remove() }
@@ -88,7 +110,7 @@ import Testing
         #expect(restarted.availability == .outOfService(message: "Back at 14:00"))
         #expect(restarted.view.state == "out_of_service")
         #expect(restarted.view.outOfService?.since == clock.wallOrigin.iso8601Seconds)
-        await restarted.setInService(by: .operator)
+        try await restarted.setInService(by: .operator)
         #expect(try Self.desk(dir, clock: clock).availability == .open(survey: Self.surveys[0]))
         events.finish()
         var actions: [String] = []

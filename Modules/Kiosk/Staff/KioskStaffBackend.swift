@@ -92,7 +92,20 @@ public struct StaffSendResult: Sendable, Hashable {
 
 /// A staff action refused, with why in plain words.
 public struct KioskStaffError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Why, stably named.
+    public enum Code: String, Sendable, Hashable {
+        /// The action does not fit (a message too long, a survey not listed).
+        case refused
+        /// The kiosk's state could not be written to the state directory (a full disk): the
+        /// action was not taken, since it would not survive a restart.
+        case notKept = "not_kept"
+    }
+
+    public var code: Code
     public var message: String
-    public init(_ message: String) { self.message = message }
+    public init(_ message: String, code: Code = .refused) {
+        self.message = message
+        self.code = code
+    }
     public var description: String { message }
 }

@@ -68,6 +68,9 @@ extension LifecycleWalker {
             let out = step == .outOfService
             guard out != world.model.outOfService else { return false }
             let reply = try await world.control("POST", out ? "/v1/kiosk/out-of-service" : "/v1/kiosk/in-service", out ? ["message": "Back soon"] : nil)
+            // On a full disk the change cannot be kept, and is not made.
+            let code = (reply.json["error"] as? [String: Any])?["code"] as? String
+            if reply.status == 503, code == "kiosk_state_not_kept", world.model.diskFull { return true }
             guard reply.status == 200 else { throw WalkFinding("the kiosk could not be put \(out ? "out of" : "back in") service: \(reply.status) \(Self.describe(reply.json))") }
             world.model.outOfService = out
         case .diskFull:

@@ -86,7 +86,7 @@ struct DaemonStaffBackend: KioskStaffBackend {
         if outOfService {
             try await desk.setOutOfService(message: message, by: .staff)
         } else {
-            await desk.setInService(by: .staff)
+            try await desk.setInService(by: .staff)
         }
     }
 

@@ -14,30 +14,50 @@ extension KioskStaffDesk {
 
     /// Takes the kiosk out of service: no kiosk session starts until ``setInService(by:)``;
     /// the control API's sessions are not affected. A new message replaces the old one.
+    /// Throws ``KioskStaffError/Code/notKept``, the kiosk as it was, when the state cannot be
+    /// written (it would not survive a restart).
     public func setOutOfService(message: String?, by actor: Actor) async throws(KioskStaffError) {
         let message = try Self.checkMessage(message)
         let since = wallNow()
-        state.withLock { state in
-            state.outOfService = KioskStaffRecord.OutOfService(message: message, since: state.outOfService?.since ?? since)
-            state.version += 1
+        let before = state.withLock { state in
+            defer {
+                state.outOfService = KioskStaffRecord.OutOfService(message: message, since: state.outOfService?.since ?? since)
+                state.version += 1
+            }
+            return state.outOfService
         }
+        try await keep { $0.outOfService = before }
         metrics?.outOfService(true)
         announce("out_of_service", by: actor.rawValue, message.map { ["message": "\($0)"] } ?? [:])
-        await persist()
     }
 
-    /// Puts the kiosk back in service.
-    public func setInService(by actor: Actor) async {
-        let was = state.withLock { state in
+    /// Puts the kiosk back in service; throws ``KioskStaffError/Code/notKept`` as
+    /// ``setOutOfService(message:by:)`` does.
+    public func setInService(by actor: Actor) async throws(KioskStaffError) {
+        let before = state.withLock { state in
             defer {
                 state.outOfService = nil
                 state.version += 1
             }
-            return state.outOfService != nil
+            return state.outOfService
         }
+        try await keep { $0.outOfService = before }
         metrics?.outOfService(false)
-        announce("in_service", by: actor.rawValue, ["wasOutOfService": "\(was)"])
-        await persist()
+        announce("in_service", by: actor.rawValue, ["wasOutOfService": "\(before != nil)"])
+    }
+
+    /// Writes the state as changed; when that fails, undoes the change with `undo` (the file
+    /// still holds the state before it) and throws ``KioskStaffError/Code/notKept``.
+    func keep(undo: (inout State) -> Void) async throws(KioskStaffError) {
+        guard await persist() else {
+            state.withLock { state in
+                undo(&state)
+                state.version += 1
+            }
+            throw KioskStaffError(
+                "The kiosk's state cannot be kept: \(directory)/\(KioskStaffRecord.fileName) cannot be written (see the log; a full disk?). Nothing was changed; free space in the state directory and try again.",
+                code: .notKept)
+        }
     }
 
     /// Whether `kioskSurveys` lists `stage`.
@@ -47,18 +67,21 @@ extension KioskStaffDesk {
 
     /// Makes `stage` the survey kiosk respondents start, when `kioskSurveys` lists it.
     public func chooseSurvey(_ stage: String, by actor: Actor) async throws(KioskStaffError) {
-        let listed = state.withLock { state -> [String]? in
-            guard state.surveys.contains(where: { $0.stage == stage }) else { return state.surveys.map(\.stage) }
-            state.survey = stage
-            state.version += 1
-            return nil
+        let chosen = state.withLock { state -> Result<String?, KioskStaffError> in
+            guard state.surveys.contains(where: { $0.stage == stage }) else {
+                let listed = state.surveys.map(\.stage)
+                let choices = listed.isEmpty ? "none is set (kioskSurveys)" : "the surveys allowed are \(listed.joined(separator: ", "))"
+                return .failure(KioskStaffError("\"\(stage.prefix(64))\" is not one of the kiosk's surveys; \(choices)"))
+            }
+            defer {
+                state.survey = stage
+                state.version += 1
+            }
+            return .success(state.survey)
         }
-        if let listed {
-            let choices = listed.isEmpty ? "none is set (kioskSurveys)" : "the surveys allowed are \(listed.joined(separator: ", "))"
-            throw KioskStaffError("\"\(stage.prefix(64))\" is not one of the kiosk's surveys; \(choices)")
-        }
+        let before = try chosen.get()
+        try await keep { $0.survey = before }
         announce("survey_switched", by: actor.rawValue, ["stage": "\(stage)"])
-        await persist()
     }
 
     /// Checks a PIN typed on the staff screen. While locked the PIN is not checked; a wrong one

@@ -137,8 +137,10 @@ public final class KioskStaffDesk: Sendable {
         events?.publish(DaemonEvent(.staffAction, at: wallNow(), action: action, by: actor))
     }
 
-    /// Writes the state as it is now, unless a newer write already did.
-    func persist() async {
+    /// Writes the state as it is now, unless a newer write already did; false when the write
+    /// failed (logged).
+    @discardableResult
+    func persist() async -> Bool {
         let at = now()
         let wall = wallNow()
         let (record, version) = state.withLock { state in
@@ -146,14 +148,16 @@ public final class KioskStaffDesk: Sendable {
         }
         let directory = directory
         let logger = logger
-        await onPool {
+        return await onPool {
             written.withLock { last in
-                guard version >= last else { return }
+                guard version >= last else { return true }
                 do {
                     try record.write(directory: directory)
                     last = version
+                    return true
                 } catch {
                     logger.error("kiosk staff settings not kept: \(error)")
+                    return false
                 }
             }
         }
