@@ -121,7 +121,8 @@ extension LifecycleWalker {
         }
         let owed = world.model.owed.filter { !$0.forfeit }.map(\.name)
         let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: .seconds(60))
+        // A stage the queue could not take on a full disk is queued again within a minute.
+        let deadline = clock.now.advanced(by: .seconds(120))
         while clock.now < deadline {
             let delivered = Set(world.records().compactMap(Self.name))
             if owed.allSatisfy(delivered.contains) { break }
@@ -131,7 +132,7 @@ extension LifecycleWalker {
         let missing = owed.filter { !delivered.contains($0) }
         if !missing.isEmpty {
             let status = try await world.control("GET", "/v1/status")
-            throw WalkFinding("60 s after the server came back healthy, \(missing.count) queued stage(s) were not delivered (\(missing.joined(separator: ", "))); status: \(Self.describe(status.json))")
+            throw WalkFinding("120 s after the server came back healthy, \(missing.count) queued stage(s) were not delivered (\(missing.joined(separator: ", "))); status: \(Self.describe(status.json))")
         }
         try await check(world)
         try checkRecords(world, final: true)

@@ -184,6 +184,7 @@ extension LifecycleWalker {
             do {
                 try await browser.answer(value)
             } catch let error as KioskVisitor.Failure where error.status == 503 && world.model.diskFull {
+                try await learnAfterRefusal(world, respondent: index)
                 return
             } catch {
                 throw WalkFinding("\(planned[0])'s answer \(value) at the kiosk: \(error)")
@@ -217,15 +218,8 @@ extension LifecycleWalker {
             guard respondent.isOpen, respondent.answers.count < respondent.planned.count else { return }
             let value = respondent.planned[respondent.answers.count]
             let reply = try await world.control("POST", "/v1/answers", ["session": respondent.session, "values": [value], "position": respondent.answers.count + 1])
-            let code = (reply.json["error"] as? [String: Any])?["code"] as? String
             if reply.status == 503, world.model.diskFull {
-                // The last answer was journaled, but the queue could not take the stage: it is
-                // queued once space is freed (doc/operations.md), so it is owed.
-                if code == "queue_failed" {
-                    world.model.respondents[index].answers.append(value)
-                    world.model.respondents[index].queued = true
-                }
-                // Otherwise a full disk refused the answer: not acknowledged, nothing to keep.
+                try await learnAfterRefusal(world, respondent: index)
                 return
             }
             guard reply.status == 200, reply.json["accepted"] as? Bool == true else {
@@ -244,6 +238,25 @@ extension LifecycleWalker {
                 throw WalkFinding("\(respondent.name)'s last answer did not close the stage: \(Self.describe(session))")
             default: break
             }
+        }
+    }
+
+    /// A full disk refused an answer with `503`. What was journaled before the refusal is
+    /// acknowledged all the same (`queue_failed`: the answers are saved and the stage is queued
+    /// once space is freed; a close that could not be journaled after the stage was queued), so
+    /// the model takes what the session shows now.
+    private func learnAfterRefusal(_ world: WalkWorld, respondent index: Int) async throws {
+        let seen = try await world.control("GET", "/v1/sessions/\(world.model.respondents[index].session)")
+        let planned = world.model.respondents[index].planned
+        if seen.json["state"] as? String == "awaiting_delivery" || (seen.json["completedStages"] as? [String])?.contains("common") == true
+            || ["queued", "thanks"].contains(seen.json["outcome"] as? String ?? "") {
+            world.model.respondents[index].answers = planned
+            world.model.respondents[index].queued = true
+        } else if seen.json["outcome"] as? String == "no_target" {
+            world.model.respondents[index].answers = Array(planned.prefix(4))
+            world.model.respondents[index].screenedOut = true
+        } else if seen.json["state"] as? String == "asking", let current = seen.json["current"] as? Int, current - 1 >= world.model.respondents[index].answers.count {
+            world.model.respondents[index].answers = Array(planned.prefix(current - 1))
         }
     }
 
