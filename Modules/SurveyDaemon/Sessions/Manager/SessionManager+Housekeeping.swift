@@ -144,7 +144,8 @@ extension SessionManager {
     /// counts from when it was really last active and not from a date the step made seem a day
     /// (or years) older. Its idle time on the monotonic clock does not change.
     public func wallClockStepped() async {
-        for id in sessions.keys.sorted(by: { $0.uuidString < $1.uuidString }) {
+        let asking = sessions.filter { if case .asking = $0.value.state { true } else { false } }.keys
+        for id in asking.sorted(by: { $0.uuidString < $1.uuidString }) {
             do {
                 try await withSession(id) { session throws(SessionError) in
                     guard case .asking = session.state else { return }
