@@ -115,9 +115,18 @@ public actor SurveyClient {
     /// byte: a queued submission goes out exactly as it was stored, on every attempt, in the
     /// buffer the queue read it into. With a `sequence` (the submission's place in the queue) the
     /// request carries `Survey-Sequence`; with a configured device id, `Survey-Device-Id`.
-    public func uploadAnswers(typeID: String, lang: String, body: ByteBuffer, idempotencyKey: String, sequence: UInt64? = nil) async throws(NetworkError) -> AnswersResult {
+    /// `extraHeaders` (the stage's `Survey-Paradata` and `Survey-Quality`) go with it; they never
+    /// replace one of those.
+    public func uploadAnswers(
+        typeID: String, lang: String, body: ByteBuffer, idempotencyKey: String, sequence: UInt64? = nil, extraHeaders: [String: String] = [:]
+    ) async throws(NetworkError) -> AnswersResult {
         try Self.checkTypeID(typeID)
-        var headers = ["Content-Type": "application/json", "Idempotency-Key": idempotencyKey]
+        var headers = extraHeaders
+        for contract in ["Content-Type", "Idempotency-Key", "Survey-Device-Id", "Survey-Sequence"] {
+            headers = headers.filter { $0.key.lowercased() != contract.lowercased() }
+        }
+        headers["Content-Type"] = "application/json"
+        headers["Idempotency-Key"] = idempotencyKey
         if let deviceID = configuration.deviceID { headers["Survey-Device-Id"] = deviceID }
         if let sequence { headers["Survey-Sequence"] = String(sequence) }
         let (response, url) = try await call(method: "POST", path: "api/answers/\(typeID)", lang: lang, headers: headers, body: body)

@@ -36,9 +36,9 @@ final class MemoryDeliveryQueue: DeliveryQueue {
         if unreadable.withLock({ $0.contains(id) }) { throw Unreadable() }
         return entries.withLock { $0.first { $0.submission.id == id }!.body }
     }
-    func bodies(of ids: [SubmissionID]) async -> [Result<ByteBuffer, any Error>] {
+    func bodies(of ids: [SubmissionID]) async -> [Result<StoredUpload, any Error>] {
         bodyReads.withLock { $0.append(ids) }
-        return await bodiesOneByOne(ids)
+        return await bodiesOneByOne(ids).map { $0.map { StoredUpload(body: $0) } }
     }
     func markDelivered(_ id: SubmissionID, nextTypeId: String?) async throws {
         set(id, .delivered(response: nextTypeId))

@@ -302,7 +302,7 @@ final class RecordingQueue: SubmissionSink {
         deliverImmediately(to: m) { _ in "1" }
         #expect(await m.settleCompletedStages() == 1)
         let key = try #require(journal.events.withLock { events in
-            events.compactMap { if case .stageCompleted(_, _, let key, _) = $0 { key } else { nil } }.last
+            events.compactMap { if case .stageCompleted(_, _, let key, _, _) = $0 { key } else { nil } }.last
         })
         #expect(queue.submissions.withLock { $0.map(\.idempotencyKey) } == [key], "queued under the key the journal recorded")
         // The delivery moves the session on to the stage the server named.

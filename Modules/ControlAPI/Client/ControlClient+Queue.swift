@@ -43,6 +43,7 @@ extension Rendering {
     public static func queueDetails(_ e: QueueEntryView) -> [String] {
         var lines = [queueEntry(e), "  key: \(e.idempotencyKey)", "  queued: \(e.queuedAt)"]
         if let session = e.session { lines.append("  session: \(session)") }
+        for (name, value) in (e.headers ?? [:]).sorted(by: { $0.key < $1.key }) { lines.append("  \(name): \(value)") }
         if let body = e.body { lines.append("  answers: \(body)") }
         return lines
     }

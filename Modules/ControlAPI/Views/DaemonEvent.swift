@@ -55,6 +55,9 @@ public struct DaemonEvent: Codable, Sendable, Hashable {
     public var action: String?
     /// `staff_action`: `staff` (the kiosk's staff screen) or `operator` (the control API).
     public var by: String?
+    /// `stage_queued`: the quality flags the stage raised (`speeding`, `straight_lining`,
+    /// `rapid_repeat`, `burst`, `mechanical`); empty when none, absent when quality is not judged.
+    public var flags: [String]?
 
     public init(
         _ type: Kind, at: Date = Date(), session: String? = nil, stage: String? = nil, question: String? = nil, skipped: Bool? = nil,
@@ -88,6 +91,7 @@ public struct DaemonEvent: Codable, Sendable, Hashable {
         if let connectivity { parts.append(connectivity) }
         if let version { parts.append("surveyd \(version)") }
         if let action { parts.append(action + (by.map { " by \($0)" } ?? "")) }
+        if let flags, !flags.isEmpty { parts.append("flagged " + flags.joined(separator: ",")) }
         return parts.joined(separator: "  ")
     }
 }

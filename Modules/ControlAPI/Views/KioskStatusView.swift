@@ -34,12 +34,34 @@ public struct KioskStatusView: Sendable, Hashable, Codable {
     /// The first stage a kiosk respondent starts now.
     public var survey: String
     public var staffPin: StaffPin
+    /// Since local midnight: kiosk sessions started, completed, screened out and abandoned, and
+    /// completed stages that raised quality flags (counts only, as the staff screen shows them).
+    public var today: Today?
 
-    public init(state: String, outOfService: OutOfService?, survey: String, staffPin: StaffPin) {
+    public struct Today: Sendable, Hashable, Codable {
+        public var started: Int
+        public var completed: Int
+        public var screenedOut: Int
+        public var abandoned: Int
+        public var flagged: Int
+        /// How many stages raised each flag, by flag name.
+        public var flags: [String: Int]
+        public init(started: Int, completed: Int, screenedOut: Int, abandoned: Int, flagged: Int, flags: [String: Int]) {
+            self.started = started
+            self.completed = completed
+            self.screenedOut = screenedOut
+            self.abandoned = abandoned
+            self.flagged = flagged
+            self.flags = flags
+        }
+    }
+
+    public init(state: String, outOfService: OutOfService?, survey: String, staffPin: StaffPin, today: Today? = nil) {
         self.state = state
         self.outOfService = outOfService
         self.survey = survey
         self.staffPin = staffPin
+        self.today = today
     }
 
     public static let inService = "in_service"
@@ -64,6 +86,10 @@ public struct KioskStatusView: Sendable, Hashable, Codable {
             lines.append("  staff screen: LOCKED after wrong PINs until \(until); `surveyctl staff-pin unlock` opens it")
         } else {
             lines.append("  staff screen: on" + (staffPin.wrongInARow > 0 ? ", \(staffPin.wrongInARow) wrong PIN\(staffPin.wrongInARow == 1 ? "" : "s") in a row" : ""))
+        }
+        if let today {
+            let flags = today.flags.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            lines.append("  today: started \(today.started), completed \(today.completed), screened out \(today.screenedOut), abandoned \(today.abandoned); flagged \(today.flagged)" + (flags.isEmpty ? "" : " (\(flags))"))
         }
         return lines
     }

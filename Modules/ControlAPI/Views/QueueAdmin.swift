@@ -26,6 +26,9 @@ public struct QueueEntryView: Sendable, Hashable, Codable {
     public var session: String?
     /// `GET /v1/queue/{id}?answers=true` only: the upload body, answers included.
     public var body: String?
+    /// `GET /v1/queue/{id}` only: the headers it is sent with beside the contract's, the stage's
+    /// `Survey-Paradata` and (when it raised a quality flag) `Survey-Quality`; absent with none.
+    public var headers: [String: String]?
 
     public init(id: String, state: String, stage: String, lang: String, queuedAt: String, ageSeconds: Double, idempotencyKey: String, attempts: Int, lastError: String?, nextRetryAt: String?, outcome: String?, session: String? = nil, body: String? = nil) {
         self.id = id
@@ -70,8 +73,15 @@ public struct QueueExportLine: Sendable, Hashable, Codable {
     public var queuedAt: String
     public var session: String?
     public var body: String
+    /// The headers it is sent with beside the contract's (`Survey-Paradata`, `Survey-Quality`);
+    /// absent with none. An import keeps them.
+    public var headers: [String: String]?
 
-    public init(id: String?, state: String?, idempotencyKey: String, stage: String, lang: String, definitionHash: String, queuedAt: String, session: String?, body: String) {
+    public init(
+        id: String?, state: String?, idempotencyKey: String, stage: String, lang: String, definitionHash: String, queuedAt: String, session: String?, body: String,
+        headers: [String: String]? = nil
+    ) {
+        self.headers = headers
         self.id = id
         self.state = state
         self.idempotencyKey = idempotencyKey

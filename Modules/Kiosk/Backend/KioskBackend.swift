@@ -1,4 +1,4 @@
-import Entities
+public import Entities
 
 /// What the kiosk pages need from the session logic.
 ///
@@ -27,6 +27,11 @@ public protocol KioskBackend: Sendable {
     ///   not pass the form's rules; `.accepted` with the session after the answer.
     func answer(session: KioskSessionID, question: String, position: Int, input: KioskInput) async throws(KioskError) -> KioskAnswerResult
 
+    /// The same, with what the page counted of the person's input on the question (paradata for
+    /// the data-quality flags; nil when the page's script did not send it). It never decides
+    /// whether the answer is accepted.
+    func answer(session: KioskSessionID, question: String, position: Int, input: KioskInput, pageInput: PageInput?) async throws(KioskError) -> KioskAnswerResult
+
     /// Goes back to the previous question of the current stage, whose current answer the view
     /// carries. When there is none (``RespondentView/canGoBack`` is false), returns the session
     /// unchanged.
@@ -38,4 +43,11 @@ public protocol KioskBackend: Sendable {
 
     /// The session as it is now.
     func view(session: KioskSessionID) async throws(KioskError) -> RespondentView
+}
+
+extension KioskBackend {
+    /// A backend that keeps no paradata answers without it.
+    public func answer(session: KioskSessionID, question: String, position: Int, input: KioskInput, pageInput: PageInput?) async throws(KioskError) -> KioskAnswerResult {
+        try await answer(session: session, question: question, position: position, input: input)
+    }
 }

@@ -117,7 +117,7 @@ struct KioskPages: Sendable {
     }
 
     func answer(_ request: Request, skip: Bool) async -> Response {
-        let fields: Set<String> = skip ? ["csrf", "question", "position"] : ["csrf", "question", "position", "value", "extra"]
+        let fields: Set<String> = skip ? ["csrf", "question", "position", "pd"] : ["csrf", "question", "position", "value", "extra", "pd"]
         return await post(request, fields: fields, repeatable: ["value"]) { found, form in
             guard let session = found.binding.session else { return redirect(to: Self.currentPage(found.binding)) }
             let question: String
@@ -131,7 +131,7 @@ struct KioskPages: Sendable {
             // What Next with nothing entered means is the session's to decide.
             let input = skip ? KioskInput.skip : .entry(posted.entry)
             do throws(KioskError) {
-                switch try await backend.answer(session: session, question: question, position: position, input: input) {
+                switch try await backend.answer(session: session, question: question, position: position, input: input, pageInput: form.pageInput) {
                 case .accepted(let view):
                     return moveOn(view, found: found)
                 case .rejected(let rejection, let view):

@@ -22,7 +22,8 @@ struct KioskAssets: Sendable {
     init() {
         let script = "text/javascript; charset=utf-8"
         css = Self.asset(prefix: "/assets/kiosk", extension: "css", contentType: "text/css; charset=utf-8", bytes: PackageResources.kiosk_css)
-        js = Self.asset(prefix: "/assets/kiosk", extension: "js", contentType: script, bytes: PackageResources.kiosk_js)
+        // The page wiring and the paradata counter (paradata.js): one request for the browser.
+        js = Self.asset(prefix: "/assets/kiosk", extension: "js", contentType: script, bytes: PackageResources.kiosk_js + Array("\n".utf8) + PackageResources.paradata_js)
         keyboardCSS = Self.asset(prefix: "/assets/keyboard", extension: "css", contentType: "text/css; charset=utf-8", bytes: PackageResources.keyboard_css)
         let keyboardParts = [PackageResources.hangul_js, PackageResources.keyboard_layouts_js, PackageResources.keyboard_js]
         keyboardJS = Self.asset(prefix: "/assets/keyboard", extension: "js", contentType: script, bytes: Array(keyboardParts.joined(separator: Array("\n".utf8))))

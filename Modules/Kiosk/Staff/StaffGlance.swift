@@ -44,11 +44,16 @@ public struct StaffGlance: Sendable, Hashable {
         public var completed: Int
         public var screenedOut: Int
         public var abandoned: Int
-        public init(started: Int, completed: Int, screenedOut: Int, abandoned: Int) {
+        /// Completed stages that raised a quality flag, and how many raised each (by flag name).
+        public var flagged: Int
+        public var flags: [String: Int]
+        public init(started: Int, completed: Int, screenedOut: Int, abandoned: Int, flagged: Int = 0, flags: [String: Int] = [:]) {
             self.started = started
             self.completed = completed
             self.screenedOut = screenedOut
             self.abandoned = abandoned
+            self.flagged = flagged
+            self.flags = flags
         }
     }
 

@@ -20,14 +20,39 @@ public struct SubmissionMetadata: Sendable, Hashable {
     /// memory: listings (`pending`, `dead`, `enqueue`'s result) carry nil; `details(of:)` reads
     /// it back.
     public var session: UUID?
+    /// Headers the upload is sent with beside the contract's own (the stage's paradata and
+    /// quality flags, `Survey-Paradata`, `Survey-Quality`). Stored with the body on disk like
+    /// ``session``: listings carry none; `details(of:)` and `uploads(of:)` read them back.
+    public var headers: [String: String]
 
-    public init(key: UUID, stage: String, language: String, definitionHash: String, queuedAt: Date, session: UUID? = nil) {
+    public init(key: UUID, stage: String, language: String, definitionHash: String, queuedAt: Date, session: UUID? = nil, headers: [String: String] = [:]) {
         self.key = key
         self.stage = stage
         self.language = language
         self.definitionHash = definitionHash
         self.queuedAt = queuedAt
         self.session = session
+        self.headers = headers
+    }
+
+    /// The headers as the queue stores them: `Name: value` lines sorted by name, nil with none.
+    /// A name or value holding a line break or a name holding `:` cannot be stored and is left out.
+    var headersText: String? {
+        let lines = headers.sorted { $0.key < $1.key }.compactMap { name, value -> String? in
+            guard !name.isEmpty, !name.contains(":"), !(name + value).contains(where: \.isNewline) else { return nil }
+            return name + ": " + value
+        }
+        return lines.isEmpty ? nil : lines.joined(separator: "\n")
+    }
+
+    /// The headers of stored `Name: value` lines.
+    static func headers(fromText text: String?) -> [String: String] {
+        var headers: [String: String] = [:]
+        for line in (text ?? "").split(separator: "\n") {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[String(line[..<colon])] = String(line[line.index(after: colon)...].dropFirst(line[line.index(after: colon)...].hasPrefix(" ") ? 1 : 0))
+        }
+        return headers
     }
 }
 

@@ -22,15 +22,17 @@ extension SubmissionQueue {
             static let pending = State()
 
             /// The flags byte of an `enqueuedWithState` record (bit 0: dead, bit 1: rejected, bit 2:
-            /// requeue key), or nil when the state fits the `enqueued` record's dead flag (0 or 1).
-            var extendedFlags: UInt8? {
-                guard requeueKey != nil || (deadReason != nil && outcome == .rejected) else { return nil }
-                return (deadReason != nil ? 1 : 0) | (deadReason != nil && outcome == .rejected ? 2 : 0) | (requeueKey != nil ? 4 : 0)
+            /// requeue key, bit 3: upload headers), or nil when the state fits the `enqueued`
+            /// record's dead flag (0 or 1) and there are no headers.
+            func extendedFlags(headers: Bool) -> UInt8? {
+                guard requeueKey != nil || (deadReason != nil && outcome == .rejected) || headers else { return nil }
+                return (deadReason != nil ? 1 : 0) | (deadReason != nil && outcome == .rejected ? 2 : 0) | (requeueKey != nil ? 4 : 0) | (headers ? 8 : 0)
             }
         }
 
-        /// The record for a submission: `enqueued` unless its state needs `enqueuedWithState`.
-        static func enqueued(_ slot: Slot, _ meta: Meta, session: UUID?, state: State = .pending, body: [UInt8]) -> (type: RecordType, payload: [UInt8]) {
+        /// The record for a submission: `enqueued` unless its state or its headers (the lines
+        /// `Name: value` of ``SubmissionMetadata/headersText``) need `enqueuedWithState`.
+        static func enqueued(_ slot: Slot, _ meta: Meta, session: UUID?, state: State = .pending, headers: String? = nil, body: [UInt8]) -> (type: RecordType, payload: [UInt8]) {
             var out: [UInt8] = []
             out.reserveCapacity(112 + meta.definitionHash.utf8.count + (state.deadReason?.utf8.count ?? 0) + body.count)
             put(&out, slot.ordinal)
@@ -40,10 +42,12 @@ extension SubmissionQueue {
             put(&out, meta.stage)
             put(&out, meta.language)
             put(&out, meta.definitionHash)
-            let flags = state.extendedFlags
+            let headers = headers.flatMap { $0.isEmpty ? nil : $0 }
+            let flags = state.extendedFlags(headers: headers != nil)
             out.append(flags ?? (state.deadReason != nil ? 1 : 0))
             if let reason = state.deadReason { put(&out, reason) }
             if let key = state.requeueKey { put(&out, key) }
+            if let headers { put(&out, headers) }
             out += body
             return (flags == nil ? .enqueued : .enqueuedWithState, out)
         }
@@ -77,6 +81,8 @@ extension SubmissionQueue {
             var meta: Meta?
             var metaBytes: Range<Int>
             var state: State
+            /// The upload headers' lines, when the record carries any.
+            var headers: String?
             var bodyStart: Int
         }
 
@@ -95,7 +101,7 @@ extension SubmissionQueue {
             guard let raw = reader.byte() else { return nil }
             let flags: UInt8
             if type == RecordType.enqueuedWithState.rawValue {
-                guard raw & ~7 == 0, raw & 3 != 2 else { return nil }  // unknown bits, or rejected without dead
+                guard raw & ~15 == 0, raw & 3 != 2 else { return nil }  // unknown bits, or rejected without dead
                 flags = raw
             } else {
                 flags = raw == 1 ? 1 : 0  // as every version before read it: 1 is dead, anything else pending
@@ -104,7 +110,11 @@ extension SubmissionQueue {
             if flags & 1 != 0 { guard let r = reader.string() else { return nil }; state.deadReason = r }
             if flags & 2 != 0 { state.outcome = .rejected }
             if flags & 4 != 0 { guard let k = reader.uuid() else { return nil }; state.requeueKey = k }
-            return Enqueued(ordinal: ordinal, key: key, queuedAt: Double(bitPattern: time), session: session, meta: meta, metaBytes: metaBytes, state: state, bodyStart: reader.offset)
+            var headers: String?
+            if flags & 8 != 0 { guard let h = reader.string() else { return nil }; headers = h }
+            return Enqueued(
+                ordinal: ordinal, key: key, queuedAt: Double(bitPattern: time), session: session, meta: meta, metaBytes: metaBytes, state: state,
+                headers: headers, bodyStart: reader.offset)
         }
 
         /// The (stage, language, hash) whose encoding is `bytes[range]` (an `Enqueued`'s `metaBytes`).

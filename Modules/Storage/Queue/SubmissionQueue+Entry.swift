@@ -14,6 +14,8 @@ extension SubmissionQueue {
         public var deadLetter: DeadSubmission?
         /// The upload body, when asked for.
         public var body: [UInt8]?
+        /// The headers it is sent with beside the contract's own, from its stored record.
+        public var headers: [String: String] = [:]
     }
 
     /// The pending or dead submission with this id, reading its one record and no other; nil
@@ -23,6 +25,19 @@ extension SubmissionQueue {
         let (record, decoded) = try storedRecord(index.slots[position])
         return Entry(
             submission: index.submission(position), session: decoded.session, deadLetter: deadLetter(id),
-            body: withBody ? Array(record.payload[decoded.bodyStart...]) : nil)
+            body: withBody ? Array(record.payload[decoded.bodyStart...]) : nil, headers: SubmissionMetadata.headers(fromText: decoded.headers))
     }
+
+    /// The upload of several submissions as stored, their headers with their bodies, in the
+    /// order of `ids` (a failure is that submission's alone): what a sender sends.
+    public func uploads(of ids: [SubmissionID]) -> [Result<(headers: [String: String], body: ArraySlice<UInt8>), any Error>] {
+        ids.map { id in
+            Result {
+                guard let position = index.position(of: id.ordinal) else { throw unknown(id.ordinal) }
+                let (record, decoded) = try storedRecord(index.slots[position])
+                return (SubmissionMetadata.headers(fromText: decoded.headers), record.payload[decoded.bodyStart...])
+            }
+        }
+    }
+
 }

@@ -120,7 +120,7 @@ public actor SubmissionQueue {
         index.nextOrdinal += 1
         let meta = index.intern(Meta(stage: metadata.stage, language: metadata.language, definitionHash: metadata.definitionHash))
         var slot = Slot(ordinal: ordinal, key: metadata.key, queuedAt: metadata.queuedAt.timeIntervalSince1970, sequence: 0, offset: 0, segment: 0, meta: meta, state: .pending)
-        let record = Codec.enqueued(slot, index.metas[Int(meta)], session: metadata.session, body: body)
+        let record = Codec.enqueued(slot, index.metas[Int(meta)], session: metadata.session, headers: metadata.headersText, body: body)
         let location = try await journal.appendLocated(type: record.type.rawValue, payload: record.payload)
         index.place(&slot, at: location)
         // Concurrent enqueues may resume out of order: keep the slots sorted by ordinal.
@@ -233,12 +233,15 @@ public actor SubmissionQueue {
         ids.map { id in Result { try body(of: id) } }
     }
 
-    /// Everything stored about a pending or dead submission, `session` included, read back from disk.
+    /// Everything stored about a pending or dead submission, `session` and headers included,
+    /// read back from disk.
     public func details(of id: SubmissionID) throws -> SubmissionMetadata {
         let ordinal = id.ordinal
         guard let position = index.position(of: ordinal) else { throw unknown(ordinal) }
         var metadata = index.submission(position).metadata
-        metadata.session = try storedRecord(index.slots[position]).1.session
+        let decoded = try storedRecord(index.slots[position]).1
+        metadata.session = decoded.session
+        metadata.headers = SubmissionMetadata.headers(fromText: decoded.headers)
         return metadata
     }
 

@@ -215,7 +215,7 @@ extension DaemonSetting {
             kind: .text(valueName: "host:port", accepts: "a loopback `HOST:PORT`: `127.0.0.1:9464`, `[::1]:9464`, `localhost:9464` (port 0: any free port)", check: checkMetricsListen),
             none: "metrics and health only on the control socket",
             doc: "also serve `GET /metrics` and `GET /v1/health` (nothing else) over TCP at this loopback address"),
-    ]
+    ] + quality
 
     static func checkListenAddress(_ text: String) -> String? {
         do {

@@ -122,6 +122,8 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var kioskSurveys: String?
     /// When kiosk respondents may start, e.g. `Mo-Fr 09:00-18:00, Sa 10:00-14:00`; nil: always.
     public var kioskOpenHours: String?
+    /// Paradata and quality flags (`doc/data-quality.md`).
+    public var quality = QualityConfiguration()
 
     /// Who may reach the kiosk's address.
     public enum KioskAccess: String, Sendable, Hashable, CaseIterable {

@@ -15,9 +15,10 @@ public protocol DeliveryQueue: Sendable {
     func pending(limit: Int, excluding: Set<SubmissionID>) async throws -> [QueuedSubmission]
     /// The upload body of a submission, in the buffer the HTTP client sends.
     func body(of id: SubmissionID) async throws -> ByteBuffer
-    /// The upload bodies of several submissions, in the order of `ids` (a failure is that
-    /// submission's alone); a queue that can read them in one call says so here.
-    func bodies(of ids: [SubmissionID]) async -> [Result<ByteBuffer, any Error>]
+    /// The uploads of several submissions (bodies, with the headers stored beside them), in the
+    /// order of `ids` (a failure is that submission's alone); a queue that can read them in one
+    /// call says so here.
+    func bodies(of ids: [SubmissionID]) async -> [Result<StoredUpload, any Error>]
     /// Records the delivery, with the stage the server named next (if any).
     func markDelivered(_ id: SubmissionID, nextTypeId: String?) async throws
     /// Moves it to the dead letters, with what is known of the outcome (it decides which key a
@@ -27,8 +28,8 @@ public protocol DeliveryQueue: Sendable {
 
 extension DeliveryQueue {
     /// One ``body(of:)`` after another.
-    public func bodies(of ids: [SubmissionID]) async -> [Result<ByteBuffer, any Error>] {
-        await bodiesOneByOne(ids)
+    public func bodies(of ids: [SubmissionID]) async -> [Result<StoredUpload, any Error>] {
+        await bodiesOneByOne(ids).map { $0.map { StoredUpload(body: $0) } }
     }
 
     /// The bodies of `ids` read with one ``body(of:)`` each, in order (a failure is that
@@ -76,14 +77,33 @@ public enum UploadOutcome: Sendable, Hashable {
     case unauthorized(status: Int, reason: String)
 }
 
+/// A queued submission's upload as stored: its body, in the buffer the HTTP client sends, and
+/// the headers it is sent with beside the contract's own.
+public struct StoredUpload: Sendable {
+    public var body: ByteBuffer
+    public var headers: [String: String]
+
+    public init(body: ByteBuffer, headers: [String: String] = [:]) {
+        self.body = body
+        self.headers = headers
+    }
+}
+
 /// Sends one submission to the survey server (after its connectivity check).
 public protocol AnswerUploader: Sendable {
     func upload(stage: String, language: String, body: ByteBuffer, idempotencyKey: UUID) async -> UploadOutcome
     /// The same, with the submission's place in the queue (sent as `Survey-Sequence`).
     func upload(stage: String, language: String, body: ByteBuffer, idempotencyKey: UUID, sequence: UInt64) async -> UploadOutcome
+    /// The same, with the headers stored beside the body (`Survey-Paradata`, `Survey-Quality`).
+    func upload(stage: String, language: String, upload: StoredUpload, idempotencyKey: UUID, sequence: UInt64) async -> UploadOutcome
 }
 
 extension AnswerUploader {
+    /// An uploader that sends no headers of its own sends the body alone.
+    public func upload(stage: String, language: String, upload: StoredUpload, idempotencyKey: UUID, sequence: UInt64) async -> UploadOutcome {
+        await self.upload(stage: stage, language: language, body: upload.body, idempotencyKey: idempotencyKey, sequence: sequence)
+    }
+
     /// An uploader that has no use for the sequence number sends without it.
     public func upload(stage: String, language: String, body: ByteBuffer, idempotencyKey: UUID, sequence: UInt64) async -> UploadOutcome {
         await upload(stage: stage, language: language, body: body, idempotencyKey: idempotencyKey)

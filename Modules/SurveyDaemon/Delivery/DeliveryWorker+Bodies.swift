@@ -1,4 +1,3 @@
-import NIOCore
 import Storage
 
 extension DeliveryWorker {
@@ -11,13 +10,13 @@ extension DeliveryWorker {
         static let chunk = 32
 
         private let batch: [QueuedSubmission]
-        private var read: [SubmissionID: Result<ByteBuffer, any Error>] = [:]
+        private var read: [SubmissionID: Result<StoredUpload, any Error>] = [:]
 
         init(_ batch: [QueuedSubmission]) { self.batch = batch }
 
         /// The body of `batch[index]`, reading it and the next ones from `queue` when it has not
         /// been read yet.
-        mutating func take(_ index: Int, from queue: any DeliveryQueue) async -> Result<ByteBuffer, any Error> {
+        mutating func take(_ index: Int, from queue: any DeliveryQueue) async -> Result<StoredUpload, any Error> {
             let id = batch[index].id
             if read[id] == nil {
                 let ids = batch[index..<min(index + Self.chunk, batch.count)].map(\.id)

@@ -194,8 +194,8 @@ public actor DeliveryWorker: Service {
                 ramp.launched(at: timeline.elapsed())
                 group.addTask { [uploader] in
                     switch body {
-                    case .success(let body):
-                        return .uploaded(submission, await uploader.upload(stage: submission.metadata.stage, language: submission.metadata.language, body: body, idempotencyKey: submission.idempotencyKey, sequence: submission.id.ordinal))
+                    case .success(let upload):
+                        return .uploaded(submission, await uploader.upload(stage: submission.metadata.stage, language: submission.metadata.language, upload: upload, idempotencyKey: submission.idempotencyKey, sequence: submission.id.ordinal))
                     case .failure(let error):
                         return .uploaded(submission, .permanent(reason: "the queued body cannot be read: \(error)"))
                     }

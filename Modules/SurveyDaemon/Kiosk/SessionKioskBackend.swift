@@ -1,4 +1,4 @@
-import Entities
+public import Entities
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -35,6 +35,10 @@ public struct SessionKioskBackend: KioskBackend {
     }
 
     public func answer(session: KioskSessionID, question: String, position: Int, input: KioskInput) async throws(KioskError) -> KioskAnswerResult {
+        try await answer(session: session, question: question, position: position, input: input, pageInput: nil)
+    }
+
+    public func answer(session: KioskSessionID, question: String, position: Int, input: KioskInput, pageInput: PageInput?) async throws(KioskError) -> KioskAnswerResult {
         let answer: SessionAnswer.Input
         switch input {
         case .skip: answer = .skip
@@ -42,7 +46,7 @@ public struct SessionKioskBackend: KioskBackend {
         }
         let result: AnswerResult
         do {
-            result = try await sessions.take(SessionAnswer(session: session.rawValue, input: answer, question: question, position: position))
+            result = try await sessions.take(SessionAnswer(session: session.rawValue, input: answer, question: question, position: position, pageInput: pageInput))
         } catch where error.code == .questionChanged && error.session != nil {
             return .questionChanged(error.session!.respondentView)
         } catch {

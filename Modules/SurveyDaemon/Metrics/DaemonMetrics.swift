@@ -24,6 +24,7 @@ public final class DaemonMetrics: Sendable {
         public static let answers = "surveyd_answers_total"
         public static let sessionsStarted = "surveyd_sessions_started_total"
         public static let sessionsClosed = "surveyd_sessions_closed_total"
+        public static let qualityFlags = "surveyd_quality_flags_total"
         public static let submissionsQueued = "surveyd_submissions_queued_total"
         public static let submissionsDelivered = "surveyd_submissions_delivered_total"
         public static let submissionsRetried = "surveyd_submissions_retried_total"
@@ -73,6 +74,8 @@ public final class DaemonMetrics: Sendable {
 
     let answersAccepted: Counter
     let answersRejected: Counter
+    /// Completed stages that raised each quality flag.
+    let qualityFlags: [QualityFlag.Kind: Counter]
     let sessionsStarted: Counter
     let sessionsClosed: [SessionOutcome: Counter]
     let submissionsQueued: Counter
@@ -103,6 +106,9 @@ public final class DaemonMetrics: Sendable {
         answersAccepted = Counter(label: Name.answers, dimensions: [("result", "accepted")], factory: factory)
         answersRejected = Counter(label: Name.answers, dimensions: [("result", "rejected")], factory: factory)
         sessionsStarted = Counter(label: Name.sessionsStarted, factory: factory)
+        qualityFlags = Dictionary(uniqueKeysWithValues: QualityFlag.Kind.allCases.map {
+            ($0, Counter(label: Name.qualityFlags, dimensions: [("flag", $0.rawValue)], factory: factory))
+        })
         sessionsClosed = Dictionary(uniqueKeysWithValues: SessionOutcome.allCases.map {
             ($0, Counter(label: Name.sessionsClosed, dimensions: [("outcome", $0.rawValue)], factory: factory))
         })
@@ -156,8 +162,11 @@ public final class DaemonMetrics: Sendable {
             case .closed(_, let outcome, let at):
                 sessionsClosed[outcome]?.increment()
                 self.events.publish(DaemonEvent(.sessionClosed, at: at, session: session, outcome: outcome.rawValue))
-            case .stageCompleted(_, let stage, let key, let at):
-                self.events.publish(DaemonEvent(.stageQueued, at: at, session: session, stage: stage, key: key.text(uppercase: false)))
+            case .stageCompleted(_, let stage, let key, let at, let quality):
+                for flag in quality?.flags ?? [] { qualityFlags[flag.kind]?.increment() }
+                var queued = DaemonEvent(.stageQueued, at: at, session: session, stage: stage, key: key.text(uppercase: false))
+                if let quality { queued.flags = quality.flagNames }
+                self.events.publish(queued)
             case .followUpNamed, .wentBack, .answersErased, .active:
                 break
             }

@@ -158,7 +158,8 @@ public final class Daemon: Sendable {
             journal: StoredSessionJournal(journal: sessionJournal),
             definitions: definitions,
             queue: queue,
-            settings: .init(defaultLanguage: configuration.defaultLanguage.rawValue, idleTimeout: configuration.idleSessionTimeout, deliveryWait: configuration.deliveryWait, firstStage: configuration.firstStage),
+            settings: .init(defaultLanguage: configuration.defaultLanguage.rawValue, idleTimeout: configuration.idleSessionTimeout, deliveryWait: configuration.deliveryWait, firstStage: configuration.firstStage,
+                quality: configuration.quality.rules),
             clock: clock, logger: logger, metrics: metrics)
         self.sessions = sessions
         let policy = RetryPolicy(base: configuration.backoffBase, cap: configuration.backoffCap)

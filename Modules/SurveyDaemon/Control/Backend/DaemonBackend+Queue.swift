@@ -94,6 +94,7 @@ extension DaemonBackend {
         guard let found else { throw notFound }
         var view = entry(found.submission, dead: found.deadLetter, retry: await worker.retryStates()[submissionID], at: now())
         view.session = found.session?.text(uppercase: false)
+        view.headers = found.headers.isEmpty ? nil : found.headers
         if answers { view.body = found.body.map { String(decoding: $0, as: UTF8.self) } }
         return view
     }
@@ -120,7 +121,7 @@ extension DaemonBackend {
                 id: exported.id.description, state: exported.state.rawValue, idempotencyKey: exported.idempotencyKey.text(uppercase: false),
                 stage: exported.metadata.stage, lang: exported.metadata.language, definitionHash: exported.metadata.definitionHash,
                 queuedAt: exported.metadata.queuedAt.iso8601Seconds, session: exported.metadata.session?.text(uppercase: false),
-                body: String(decoding: exported.body, as: UTF8.self))
+                body: String(decoding: exported.body, as: UTF8.self), headers: exported.metadata.headers.isEmpty ? nil : exported.metadata.headers)
         }
         return QueueExportPage(lines: lines, next: next?.description)
     }
@@ -139,7 +140,8 @@ extension DaemonBackend {
             session = parsed
         }
         guard !line.body.isEmpty else { throw invalid("body is empty") }
-        let metadata = SubmissionMetadata(key: key, stage: line.stage, language: line.lang, definitionHash: line.definitionHash, queuedAt: queuedAt, session: session)
+        let metadata = SubmissionMetadata(
+            key: key, stage: line.stage, language: line.lang, definitionHash: line.definitionHash, queuedAt: queuedAt, session: session, headers: line.headers ?? [:])
         let result = try await onQueue("the submission cannot be imported") { try await $0.importSubmission(metadata, body: Array(line.body.utf8)) }
         switch result {
         case .queued(let submission):

@@ -96,6 +96,9 @@ public final class KioskStaffDesk: Sendable {
         let at = now()
         let wall = wallNow()
         let availability = availability
+        let today = today.map(\.today).map {
+            KioskStatusView.Today(started: $0.started, completed: $0.completed, screenedOut: $0.screenedOut, abandoned: $0.abandoned, flagged: $0.flagged, flags: $0.flags)
+        }
         return state.withLock { state in
             let stateName = switch availability {
             case .open: KioskStatusView.inService
@@ -108,7 +111,7 @@ public final class KioskStaffDesk: Sendable {
                 state: stateName,
                 outOfService: state.outOfService.map { .init(message: $0.message, since: $0.since.iso8601Seconds) },
                 survey: chosen?.stage ?? defaultStage,
-                staffPin: .init(configured: state.pin != nil, wrongInARow: state.lockout.failuresInARow, lockedUntil: locked))
+                staffPin: .init(configured: state.pin != nil, wrongInARow: state.lockout.failuresInARow, lockedUntil: locked), today: today)
         }
     }
 

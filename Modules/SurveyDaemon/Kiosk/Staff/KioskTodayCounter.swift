@@ -10,8 +10,9 @@ import ServiceLifecycle
 import Synchronization
 
 /// The staff screen's "Today": surveys started, completed, screened out and abandoned since local
-/// midnight, counted from the daemon's events into a small record of its own
-/// (`STATE/kiosk-today.json`: the day and four counts, nothing of a respondent), so that the
+/// midnight, and the completed stages that raised quality flags, counted from the daemon's events
+/// into a small record of its own (`STATE/kiosk-today.json`: the day and counts, nothing of a
+/// respondent), so that the
 /// counts survive a restart, which erases sessions and resets the metrics.
 final class KioskTodayCounter: Service, Sendable {
     struct Record: Codable, Sendable, Hashable {
@@ -21,6 +22,10 @@ final class KioskTodayCounter: Service, Sendable {
         var completed = 0
         var screenedOut = 0
         var abandoned = 0
+        /// Completed stages that raised a quality flag, and how many raised each flag (absent in
+        /// records written before flags were counted).
+        var flagged: Int?
+        var flags: [String: Int]?
     }
 
     static let fileName = "kiosk-today.json"
@@ -54,7 +59,9 @@ final class KioskTodayCounter: Service, Sendable {
         let now = Self.day(wallNow())
         return record.withLock { record in
             record.day == now
-                ? StaffGlance.Today(started: record.started, completed: record.completed, screenedOut: record.screenedOut, abandoned: record.abandoned)
+                ? StaffGlance.Today(
+                    started: record.started, completed: record.completed, screenedOut: record.screenedOut, abandoned: record.abandoned,
+                    flagged: record.flagged ?? 0, flags: record.flags ?? [:])
                 : StaffGlance.Today(started: 0, completed: 0, screenedOut: 0, abandoned: 0)
         }
     }
@@ -69,6 +76,12 @@ final class KioskTodayCounter: Service, Sendable {
             case (.sessionClosed, "thanks"?), (.sessionClosed, "queued"?): record.completed += 1
             case (.sessionClosed, "no_target"?): record.screenedOut += 1
             case (.sessionClosed, "abandoned"?): record.abandoned += 1
+            case (.stageQueued, _):
+                guard let flags = event.flags, !flags.isEmpty else { return nil }
+                record.flagged = (record.flagged ?? 0) + 1
+                var counts = record.flags ?? [:]
+                for flag in flags { counts[flag, default: 0] += 1 }
+                record.flags = counts
             default: return nil
             }
             return record

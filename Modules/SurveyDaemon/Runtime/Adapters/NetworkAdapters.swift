@@ -24,9 +24,14 @@ public struct ClientUploader: AnswerUploader {
         await send(stage: stage, language: language, body: body, idempotencyKey: idempotencyKey, sequence: sequence)
     }
 
-    private func send(stage: String, language: String, body: ByteBuffer, idempotencyKey: UUID, sequence: UInt64?) async -> UploadOutcome {
+    public func upload(stage: String, language: String, upload: StoredUpload, idempotencyKey: UUID, sequence: UInt64) async -> UploadOutcome {
+        await send(stage: stage, language: language, body: upload.body, idempotencyKey: idempotencyKey, sequence: sequence, headers: upload.headers)
+    }
+
+    private func send(stage: String, language: String, body: ByteBuffer, idempotencyKey: UUID, sequence: UInt64?, headers: [String: String] = [:]) async -> UploadOutcome {
         do {
-            let result = try await client.uploadAnswers(typeID: stage, lang: language, body: body, idempotencyKey: idempotencyKey.text(uppercase: false), sequence: sequence)
+            let result = try await client.uploadAnswers(
+                typeID: stage, lang: language, body: body, idempotencyKey: idempotencyKey.text(uppercase: false), sequence: sequence, extraHeaders: headers)
             return .delivered(nextTypeId: result.nextTypeId)
         } catch {
             return Self.outcome(error)

@@ -76,7 +76,7 @@ public struct StoredSubmissionQueue: SubmissionSink, DeliveryQueue, QueueInspect
     public func enqueue(_ submission: SubmissionRequest) async throws {
         let metadata = SubmissionMetadata(
             key: submission.idempotencyKey, stage: submission.stage, language: submission.language,
-            definitionHash: submission.definitionHash, queuedAt: submission.queuedAt, session: submission.session)
+            definitionHash: submission.definitionHash, queuedAt: submission.queuedAt, session: submission.session, headers: submission.headers)
         _ = try await queue.enqueue(metadata, body: [UInt8](submission.body))
         metrics.submissionQueued()
         wakeup.wake()
@@ -98,8 +98,8 @@ public struct StoredSubmissionQueue: SubmissionSink, DeliveryQueue, QueueInspect
     }
 
     /// One trip to the queue's thread for all of them.
-    public func bodies(of ids: [SubmissionID]) async -> [Result<ByteBuffer, any Error>] {
-        await queue.bodies(of: ids).map { $0.map { ByteBuffer(bytes: $0) } }
+    public func bodies(of ids: [SubmissionID]) async -> [Result<StoredUpload, any Error>] {
+        await queue.uploads(of: ids).map { $0.map { StoredUpload(body: ByteBuffer(bytes: $0.body), headers: $0.headers) } }
     }
 
     public func markDelivered(_ id: SubmissionID, nextTypeId: String?) async throws {

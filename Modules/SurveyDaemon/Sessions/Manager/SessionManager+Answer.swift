@@ -83,8 +83,10 @@ extension SessionManager {
             noteActivity(session.id)
             metrics.answerRejected()
             return AnswerResult(accepted: false, message: message, rejection: reason, session: session)
-        case .accepted(let events):
+        case .accepted(let accepted):
+            let (events, measured) = measure(accepted, on: session, input: answer.pageInput)
             try await record(events, on: &session)
+            keep(measured, for: session)
             if let asked { remember(asked, for: session.id) }
             if case .awaitingDelivery(let key) = session.state {
                 try await completeStage(&session, key: key)

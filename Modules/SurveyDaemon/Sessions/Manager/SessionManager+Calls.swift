@@ -36,6 +36,7 @@ extension SessionManager {
         try await persist([event])
         let session = Session(id: id, stage: stage, language: language, definitionHash: definition.hash, questionnaire: definition.questionnaire, startedAt: time)
         sessions[id] = session
+        stageBegan(id)
         logger.info("session started", metadata: ["session": "\(id)", "stage": "\(stage)", "lang": "\(language)"])
         return session
     }
@@ -63,6 +64,7 @@ extension SessionManager {
             }
             guard let event = session.back(at: now()) else { return session }
             try await record([event], on: &session)
+            wentBack(uuid)
             lastAnswers[uuid] = nil
             return session
         }

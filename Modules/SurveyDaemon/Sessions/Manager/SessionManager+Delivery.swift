@@ -97,7 +97,8 @@ extension SessionManager {
         SubmissionRequest(
             session: session.id, stage: session.stage, language: session.language,
             body: session.upload.encoded(), idempotencyKey: key,
-            definitionHash: session.definitionHash, queuedAt: now()
+            definitionHash: session.definitionHash, queuedAt: now(),
+            headers: Dictionary(session.lastQuality?.headers.map { ($0.name, $0.value) } ?? [], uniquingKeysWith: { $1 })
         )
     }
 }

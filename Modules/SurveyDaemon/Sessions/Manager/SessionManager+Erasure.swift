@@ -115,7 +115,7 @@ extension SessionManager {
                 if run { result.append(.answersErased(session: event.session, position: position)) }
                 run = false
                 if case .stageStarted = event { position = 0 }
-                result.append(event)
+                result.append(event.withoutQuality)
             }
         }
         if run, let last = events.last { result.append(.answersErased(session: last.session, position: position)) }
@@ -192,7 +192,14 @@ extension SessionEvent {
     var holdsAnswer: Bool {
         switch self {
         case .answerAccepted, .answerSkipped, .wentBack: true
-        case .stageStarted, .stageCompleted, .closed, .followUpNamed, .answersErased, .active: false
+        case .stageCompleted(_, _, _, _, let quality): quality != nil
+        case .stageStarted, .closed, .followUpNamed, .answersErased, .active: false
         }
+    }
+
+    /// The event without what was measured of the respondent (a stage completion's quality).
+    var withoutQuality: SessionEvent {
+        guard case .stageCompleted(let session, let stage, let key, let at, _?) = self else { return self }
+        return .stageCompleted(session: session, stage: stage, idempotencyKey: key, at: at)
     }
 }

@@ -6,6 +6,7 @@ public import Foundation
 #endif
 import Storage
 public import Logging
+public import Validation
 
 /// Runs every respondent session of the daemon.
 ///
@@ -27,12 +28,16 @@ public actor SessionManager {
         public var deliveryWait: Duration
         /// The stage a session starts at when its start names none.
         public var firstStage: String
+        /// The thresholds stages are judged by (`SessionManager+Quality.swift`); nil: nothing is
+        /// measured and no stage is judged.
+        public var quality: QualityRules?
 
-        public init(defaultLanguage: String, idleTimeout: Duration, deliveryWait: Duration, firstStage: String = "common") {
+        public init(defaultLanguage: String, idleTimeout: Duration, deliveryWait: Duration, firstStage: String = "common", quality: QualityRules? = QualityRules()) {
             self.defaultLanguage = defaultLanguage
             self.idleTimeout = idleTimeout
             self.deliveryWait = deliveryWait
             self.firstStage = firstStage
+            self.quality = quality
         }
     }
 
@@ -85,6 +90,10 @@ public actor SessionManager {
     /// When each closed session closed, on ``timeline``: what the retention of closed sessions is
     /// judged on (`SessionManager+Housekeeping.swift`); re-anchored at a restore.
     var closedAt: [UUID: Duration] = [:]
+    /// What is measured of each open session's current stage (`SessionManager+Quality.swift`).
+    var paradata: [UUID: ParadataTracker] = [:]
+    /// This kiosk's recent completions, for the flags that compare a stage with the ones before.
+    var completions = CompletionHistory(keep: .seconds(3600))
 
     /// - Parameters:
     ///   - clock: a monotonic clock (`ContinuousClock` in the daemon: it counts the time a
@@ -131,7 +140,10 @@ public actor SessionManager {
                 throw .replayMismatch(error)
             }
         }
-        if events.contains(where: \.closesSession) { noteClosed(session) }
+        if events.contains(where: \.closesSession) {
+            noteClosed(session)
+            forgetParadata(session.id)
+        }
     }
 
     /// Journals a `stageStarted` event, then moves `session` on to that stage.
@@ -142,6 +154,7 @@ public actor SessionManager {
         } catch {
             throw .replayMismatch(error)
         }
+        stageBegan(session.id)
     }
 
     /// Closes `session` with `outcome`.

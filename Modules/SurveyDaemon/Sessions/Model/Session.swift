@@ -38,6 +38,9 @@ public struct Session: Sendable, Hashable {
     public private(set) var completedStages: [String] = []
     /// The idempotency key of the last completed stage.
     public private(set) var lastCompletedKey: UUID?
+    /// What was measured of the last completed stage and the flags judged from it, sent with its
+    /// upload; nil when data quality is off or it was erased.
+    public private(set) var lastQuality: StageQuality?
     /// The follow-up stage the server named after a `queued` session's upload was delivered.
     public private(set) var followUp: String?
     /// When the last change happened: the idle timeout counts from here.
@@ -138,12 +141,13 @@ public struct Session: Sendable, Hashable {
             }
             position -= 1
             lastActivity = max(lastActivity, time)
-        case .stageCompleted(_, let completed, let key, let time):
+        case .stageCompleted(_, let completed, let key, let time, let quality):
             guard case .asking = state, completed == stage, position >= questionnaire.forms.count else {
                 throw SessionReplayError(session: id, "stage \"\(completed)\" completed before all its forms were answered")
             }
             state = .awaitingDelivery(idempotencyKey: key)
             lastCompletedKey = key
+            lastQuality = quality
             completedStages.append(completed)
             lastActivity = time
             return
@@ -170,6 +174,7 @@ public struct Session: Sendable, Hashable {
     /// Forgets every answer of the respondent (a closed session whose answers were erased from
     /// the journal): what the session shows stays, what the respondent typed goes.
     public mutating func eraseAnswers() {
+        lastQuality = nil
         stageAnswers = [:]
         allAnswers = [:]
     }

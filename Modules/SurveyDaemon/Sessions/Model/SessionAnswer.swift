@@ -23,11 +23,15 @@ public struct SessionAnswer: Sendable, Hashable {
     public var question: String?
     /// The position the question was shown at, from 1; checked like ``question``.
     public var position: Int?
+    /// What the kiosk page counted of the person's input on the question (paradata); nil over
+    /// the control API. It never decides whether the answer is accepted.
+    public var pageInput: PageInput?
 
-    public init(session: String? = nil, input: Input, question: String? = nil, position: Int? = nil) {
+    public init(session: String? = nil, input: Input, question: String? = nil, position: Int? = nil, pageInput: PageInput? = nil) {
         self.session = session
         self.input = input
         self.question = question
         self.position = position
+        self.pageInput = pageInput
     }
 }

@@ -17,8 +17,10 @@ public enum SessionEvent: Sendable, Hashable, Codable {
     /// The respondent went back to the previous form of the stage, `form`; its answer stays until
     /// it is answered again or skipped.
     case wentBack(session: UUID, form: String, at: Date)
-    /// Every form of the stage is answered; its upload is queued under `idempotencyKey`.
-    case stageCompleted(session: UUID, stage: String, idempotencyKey: UUID, at: Date)
+    /// Every form of the stage is answered; its upload is queued under `idempotencyKey`. `quality`
+    /// is what the daemon measured of the stage and the flags judged from it (none when data
+    /// quality is off, or from an older daemon); an erasure removes it with the answers.
+    case stageCompleted(session: UUID, stage: String, idempotencyKey: UUID, at: Date, quality: StageQuality? = nil)
     /// The session ended with an outcome.
     case closed(session: UUID, outcome: SessionOutcome, at: Date)
     /// A `queued` session's upload was delivered later and the server named a follow-up stage.
@@ -37,7 +39,7 @@ public enum SessionEvent: Sendable, Hashable, Codable {
     /// When it happened, for the events that record a time.
     public var time: Date? {
         switch self {
-        case .stageStarted(_, _, _, _, let at), .stageCompleted(_, _, _, let at), .closed(_, _, let at), .followUpNamed(_, _, let at),
+        case .stageStarted(_, _, _, _, let at), .stageCompleted(_, _, _, let at, _), .closed(_, _, let at), .followUpNamed(_, _, let at),
              .wentBack(_, _, let at), .active(_, let at):
             at
         case .answerAccepted, .answerSkipped, .answersErased:
@@ -49,7 +51,7 @@ public enum SessionEvent: Sendable, Hashable, Codable {
     public var session: UUID {
         switch self {
         case .stageStarted(let id, _, _, _, _), .answerAccepted(let id, _, _), .answerSkipped(let id, _), .wentBack(let id, _, _),
-             .stageCompleted(let id, _, _, _), .closed(let id, _, _), .followUpNamed(let id, _, _), .answersErased(let id, _), .active(let id, _):
+             .stageCompleted(let id, _, _, _, _), .closed(let id, _, _), .followUpNamed(let id, _, _), .answersErased(let id, _), .active(let id, _):
             id
         }
     }
@@ -96,11 +98,15 @@ extension SessionEvent: JSONOutputWritable {
                 out.member("form", form)
                 Self.time(at, to: &out)
             }
-        case .stageCompleted(let session, let stage, let idempotencyKey, let at):
+        case .stageCompleted(let session, let stage, let idempotencyKey, let at, let quality):
             Self.write(&out, "stageCompleted", session) { out in
                 out.member("stage", stage)
                 out.member("idempotencyKey", idempotencyKey.text(uppercase: true))
                 Self.time(at, to: &out)
+                if let quality {
+                    out.key("quality")
+                    quality.write(to: &out)
+                }
             }
         case .closed(let session, let outcome, let at):
             Self.write(&out, "closed", session) { out in

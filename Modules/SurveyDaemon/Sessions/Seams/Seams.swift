@@ -77,8 +77,11 @@ public struct SubmissionRequest: Sendable, Hashable {
     public var idempotencyKey: UUID
     public var definitionHash: String
     public var queuedAt: Date
+    /// Headers sent with the upload beside the contract's own (`StageQuality.headers`).
+    public var headers: [String: String]
 
-    public init(session: UUID, stage: String, language: String, body: Data, idempotencyKey: UUID, definitionHash: String, queuedAt: Date) {
+    public init(session: UUID, stage: String, language: String, body: Data, idempotencyKey: UUID, definitionHash: String, queuedAt: Date, headers: [String: String] = [:]) {
+        self.headers = headers
         self.session = session
         self.stage = stage
         self.language = language
