@@ -48,6 +48,9 @@ public struct RecordedSubmission: Sendable, Codable, Hashable {
     public var deviceId: String?
     /// The upload's `Survey-Sequence` as sent, when it sent one.
     public var sequence: String?
+    /// The upload's `Survey-Paradata` and `Survey-Quality`, when it sent them.
+    public var paradata: String?
+    public var quality: String?
     /// When the upload arrived, ISO 8601 UTC with milliseconds: what a test compares with the
     /// time the daemon announced for it.
     public var receivedAt: String?

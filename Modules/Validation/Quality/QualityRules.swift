@@ -43,7 +43,7 @@ public struct QualityRules: Sendable, Hashable {
     // mechanical
     /// Times between answers whose coefficient of variation (standard deviation over mean) is
     /// below this, in thousandths, are too regular for a hand.
-    public var mechanicalCVPermille = 100
+    public var mechanicalCVPermille = 50
     /// The fewest timed answers regularity is judged on.
     public var mechanicalMinimum = 5
 

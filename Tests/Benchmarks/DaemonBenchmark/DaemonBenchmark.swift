@@ -49,6 +49,8 @@ struct DaemonBenchmark: AsyncParsableCommand {
     @Argument(help: "The mock server's fixtures directory.") var fixturesPath = "mock"
     @Option(help: "Measure only the daemon's memory while it exports this many pending submissions (`GET /v1/queue/export`).")
     var export: Int?
+    @Flag(help: "Measure only the cost of data quality: CPU per answer and session journal bytes with `dataQuality` on and off (BENCH_PAIRS pairs, 8 clients).")
+    var quality = false
 
     /// Sessions started per row; each gets four answers.
     static let sessionsPerRow = [1: 1_000, 8: 3_000, 64: 10_000]
@@ -86,6 +88,10 @@ struct DaemonBenchmark: AsyncParsableCommand {
     func run() async throws {
         if let export {
             try await Self.measureExport(count: export)
+            return
+        }
+        if quality {
+            try await Self.measureQuality(fixtures: URL(fileURLWithPath: fixturesPath))
             return
         }
         try await Self.measure(fixtures: URL(fileURLWithPath: fixturesPath))
@@ -321,13 +327,13 @@ struct Daemon {
 
     /// - Parameter kioskPort: serve the kiosk pages on this loopback port too.
     /// - Parameter keyFile: encrypt the journals with this key.
-    init(binary: URL, directory: String, serverURL: String, inFlight: Int, kioskPort: Int? = nil, keyFile: String? = nil) async throws {
+    init(binary: URL, directory: String, serverURL: String, inFlight: Int, kioskPort: Int? = nil, keyFile: String? = nil, environment: [String: String] = [:]) async throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         socket = directory + "/d.sock"
         var arguments = ["--server-url", serverURL, "--state-dir", directory + "/state", "--socket", socket, "--max-in-flight", String(inFlight), "--log-level", "error"]
         if let kioskPort { arguments += ["--kiosk-listen", "127.0.0.1:\(kioskPort)"] }
         if let keyFile { arguments += ["--encryption-key-file", keyFile] }
-        child = try await BackgroundProcess.start(binary, arguments, deadline: childDeadline)
+        child = try await BackgroundProcess.start(binary, arguments, environment: environment, deadline: childDeadline)
     }
 
     var pid: Int32 { child.pid }

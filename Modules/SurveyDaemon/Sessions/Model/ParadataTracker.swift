@@ -34,6 +34,6 @@ struct ParadataTracker: Sendable, Hashable {
 
     static func milliseconds(_ duration: Duration) -> Int {
         let (seconds, attoseconds) = duration.components
-        return max(0, Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
+        return max(0, Int(seconds) * 1000 + Int((Double(attoseconds) / 1e15).rounded()))
     }
 }
