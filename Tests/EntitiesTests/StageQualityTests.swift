@@ -43,7 +43,7 @@ struct StageQualityTests {
 
     @Test func theHeadersCarryCountsAndFlagsAndReadBack() {
         let headers = Dictionary(uniqueKeysWithValues: Self.sample.headers.map { ($0.name, $0.value) })
-        #expect(headers["Survey-Paradata"] == "questions=4, timed=2, total_ms=5410, median_ms=2705, backs=1, changed=1, still_there=0, restarted")
+        #expect(headers["Survey-Paradata"] == "questions=4, timed=2, total_ms=5410, median_ms=2705, backs=1, changed=1, idle_gaps=0, still_there=0, restarted")
         #expect(headers["Survey-Quality"] == "speeding;fast=2;judged=3;median_ms=1200, burst;completions=9;window_s=300;limit=6")
         #expect(StageQuality.flags(fromHeader: headers["Survey-Quality"]!) == Self.sample.flags)
         // Without a flag, no Survey-Quality.

@@ -10,7 +10,7 @@ import Testing
 @Suite(.timeLimit(.minutes(5))) struct SubmissionHeadersTests {
     static let logger = Logger(label: "headers-tests")
     static let headers = [
-        "Survey-Paradata": "questions=7, timed=7, total_ms=3410, median_ms=498, backs=0, changed=0, still_there=0",
+        "Survey-Paradata": "questions=7, timed=7, total_ms=3410, median_ms=498, backs=0, changed=0, idle_gaps=0, still_there=0",
         "Survey-Quality": "speeding;fast=7;judged=7;median_ms=498",
     ]
 

@@ -188,6 +188,11 @@ import Testing
         }
         let leastHumanCV = respondents.filter { $0.kind == .human }.map { cv($0.times) }.min() ?? 0
         print("data quality: least coefficient of variation of a human's times \(String(format: "%.3f", leastHumanCV))")
+        // What a server received for an unflagged and a flagged stage.
+        if let human = zip(respondents, lines).first(where: { $0.0.kind == .human })?.1, let child = zip(respondents, lines).first(where: { $0.0.kind == .child })?.1 {
+            print("data quality: unflagged Survey-Paradata: \(human.paradata ?? "none"); Survey-Quality: \(human.quality ?? "none")")
+            print("data quality: flagged Survey-Paradata: \(child.paradata ?? "none"); Survey-Quality: \(child.quality ?? "none")")
+        }
         let table = Kind.allCases.map { "\($0.rawValue) \(flagged[$0] ?? 0)/\(counts[$0] ?? 0)" }.joined(separator: ", ")
         print("data quality: flagged \(table)")
         #expect(missing.isEmpty, "\(missing.prefix(10))")

@@ -38,7 +38,7 @@ extension SessionManagerTests {
         #expect(quality.paradata.questions.allSatisfy { $0.input?.keys == 9 })
         #expect(quality.flags.isEmpty)
         let upload = try #require(queue.submissions.withLock { $0.last })
-        #expect(upload.headers["Survey-Paradata"] == "questions=5, timed=5, total_ms=20000, median_ms=3900, backs=0, changed=0, still_there=0")
+        #expect(upload.headers["Survey-Paradata"] == "questions=5, timed=5, total_ms=20000, median_ms=3900, backs=0, changed=0, idle_gaps=0, still_there=0")
         #expect(upload.headers["Survey-Quality"] == nil)
 
         // The same answers again, tapped through seconds later: too fast, and a repeat.

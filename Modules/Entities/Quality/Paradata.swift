@@ -79,6 +79,13 @@ public struct StageParadata: Sendable, Hashable {
         return times.count % 2 == 1 ? times[times.count / 2] : (times[times.count / 2 - 1] + times[times.count / 2]) / 2
     }
 
+    /// A question on which the respondent took longer than this (ms) counts as an idle gap: a
+    /// minute, about when the kiosk first asks "Are you still there?".
+    public static let idleGapMilliseconds = 60_000
+
+    /// The timed answers that took longer than ``idleGapMilliseconds``.
+    public var idleGaps: Int { timedAnswers.filter { ($0.milliseconds ?? 0) > Self.idleGapMilliseconds }.count }
+
     /// The time on every timed answer added up, in ms.
     public var totalMilliseconds: Int { timedAnswers.reduce(0) { $0 + ($1.milliseconds ?? 0) } }
 }

@@ -2,7 +2,7 @@
 /// a server that does not read them stores the answers as before. Both are Structured Field
 /// Dictionaries (RFC 8941) of lower-case keys and integers, a few dozen bytes each:
 ///
-///     Survey-Paradata: questions=8, timed=8, total_ms=41230, median_ms=4410, backs=1, changed=0, still_there=0
+///     Survey-Paradata: questions=8, timed=8, total_ms=41230, median_ms=4410, backs=1, changed=0, idle_gaps=0, still_there=0
 ///     Survey-Quality: speeding;fast=7;judged=8;median_ms=412, burst;completions=9;window_s=300;limit=6
 ///
 /// `Survey-Quality` is sent only when a flag was raised; `Survey-Paradata` with every stage the
@@ -18,11 +18,11 @@ extension StageQuality {
         return headers
     }
 
-    /// `questions=8, timed=8, total_ms=41230, median_ms=4410, backs=1, changed=0, still_there=0`
+    /// `questions=8, timed=8, total_ms=41230, median_ms=4410, backs=1, changed=0, idle_gaps=0, still_there=0`
     public var paradataValue: String {
         var members = ["questions=\(paradata.questions.count)", "timed=\(paradata.timedAnswers.count)", "total_ms=\(paradata.totalMilliseconds)"]
         if let median = paradata.medianMilliseconds { members.append("median_ms=\(median)") }
-        members += ["backs=\(paradata.backs)", "changed=\(paradata.changed)", "still_there=\(paradata.stillThereShown)"]
+        members += ["backs=\(paradata.backs)", "changed=\(paradata.changed)", "idle_gaps=\(paradata.idleGaps)", "still_there=\(paradata.stillThereShown)"]
         if paradata.restarted { members.append("restarted") }
         return members.joined(separator: ", ")
     }
