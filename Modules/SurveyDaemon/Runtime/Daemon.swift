@@ -53,6 +53,8 @@ public final class Daemon: Sendable {
     let metricsPortValue = Mutex<Int?>(nil)
     /// Notices steps of the wall clock (`Clock/`); its thread runs while the daemon does.
     let wallClockWatcher: WallClockWatcher
+    /// The directory watches (inotify threads) the daemon's services started: its stop waits for them.
+    let directoryWatches = DirectoryWatches()
     /// Makes housekeeping look at its deadlines again (a reload changed the idle timeout).
     let housekeepingWakeup = DeliveryWakeup()
     /// The monotonic clock every timeout, delay and deadline of the daemon is measured and slept on.
