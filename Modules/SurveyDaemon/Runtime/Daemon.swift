@@ -196,7 +196,7 @@ public final class Daemon: Sendable {
         backend.queueAdministration = queue
         backend.serverURLIsPlainHTTP = serverURL.scheme?.lowercased() == "http"
         if backend.serverURLIsPlainHTTP {
-            logger.warning("the server URL is plain http: a captive portal or anyone on the network path can read what is sent (answers, the token) and answer in the server's place; use an https server URL to prevent it (doc/security.md)", metadata: ["serverURL": "\(serverURL.absoluteString)"])
+            logger.warning("\(OperatorAdvice.plainHTTP) (doc/security.md)", metadata: ["serverURL": "\(serverURL.absoluteString)"])
         }
         backend.uptime = Timeline(ContinuousClock()).elapsed
         backend.erasure = erasure
