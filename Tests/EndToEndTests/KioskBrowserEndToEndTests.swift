@@ -39,15 +39,7 @@ import Testing
     // failed there under CI=true.
     @Test(.requires(browserTools))
     func aRespondentInARealBrowser() async throws {
-        let stack = try Stack()
-        stack.deadline = .seconds(900)
-        do {
-            try await walkOnlineThenOffline(stack)
-        } catch {
-            await stack.finish()
-            throw error
-        }
-        await stack.finish()
+        try await Stack.with(deadline: .seconds(900)) { try await walkOnlineThenOffline($0) }
     }
 
     func walkOnlineThenOffline(_ stack: Stack) async throws {

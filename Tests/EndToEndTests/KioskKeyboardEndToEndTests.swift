@@ -17,15 +17,7 @@ import Testing
 
     @Test(.requires(browserTools))
     func keysTappedInTheBrowserComposeTheText() async throws {
-        let stack = try Stack()
-        stack.deadline = .seconds(600)
-        do {
-            try await tapTheKeys(stack)
-        } catch {
-            await stack.finish()
-            throw error
-        }
-        await stack.finish()
+        try await Stack.with(deadline: .seconds(600)) { try await tapTheKeys($0) }
     }
 
     func tapTheKeys(_ stack: Stack) async throws {
