@@ -25,6 +25,6 @@ public enum OperatorAdvice {
 
     /// `advice` as a sentence of its own: capitalized, with a full stop.
     public static func sentence(_ advice: String) -> String {
-        advice.prefix(1).uppercased() + advice.dropFirst() + "."
+        String(advice.prefix(1)).uppercased() + String(advice.dropFirst()) + "."
     }
 }

@@ -11,7 +11,7 @@ import Testing
 
     /// A child killed at its deadline leaves a grandchild that inherited its pipes: `runProcess`
     /// returns all the same, says the child timed out, and gives what was read.
-    @Test func aGrandchildHoldingThePipesDoesNotHoldRunProcess() async throws {
+    @Test func aGrandchildHoldingThePipesDoesNotHoldTheRun() async throws {
         let result = try await runProcess(Self.shell, ["-c", "sleep 300 & echo $!; wait"], deadline: .seconds(2))
         let grandchild = try #require(Int32(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)), "\(result)")
         defer { kill(grandchild, SIGKILL) }

@@ -1,3 +1,4 @@
+import Foundation
 import SurveyTesting
 import Testing
 
@@ -5,7 +6,7 @@ extension Trait where Self == ConditionTrait {
     /// Runs the test where `tools` are installed; skips it, saying what to install, where they
     /// are not; fails it under `CI=true` (``RequiredTools``).
     static func requires(_ tools: RequiredTools) -> Self {
-        .enabled(Comment(rawValue: tools.skipReason)) { try tools.mayRun() }
+        .enabled(Comment(rawValue: tools.skipReason), { try tools.mayRun() })
     }
 }
 

@@ -8,7 +8,7 @@ import Testing
 /// this check, a swift-crypto whose functions changed would compile, link and corrupt memory.
 /// Where the compiler or the checkout is missing the suite is skipped, saying so, except under
 /// `CI=true`, where it fails (``RequiredTools``).
-@Suite(.timeLimit(.minutes(5)), .enabled(Comment(rawValue: AEADHeaders.tools.skipReason)) { try AEADHeaders.tools.mayRun() })
+@Suite(.timeLimit(.minutes(5)), .enabled(Comment(rawValue: AEADHeaders.tools.skipReason), { try AEADHeaders.tools.mayRun() }))
 struct BoringAEADHeaderTests {
 
     /// Compiles (syntax only) swift-crypto's declarations, then ours with its opaque types named

@@ -25,7 +25,8 @@ public struct RequiredTools: Sendable {
     }
 
     /// The files that are missing here (or hidden by `SURVEYD_TEST_HIDE_TOOLS`).
-    public func missing(environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
+    public func missing(environment: [String: String]? = nil) -> [String] {
+        let environment = environment ?? ProcessInfo.processInfo.environment
         let hidden = Set((environment["SURVEYD_TEST_HIDE_TOOLS"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
         func isHidden(_ path: String) -> Bool { hidden.contains((path as NSString).lastPathComponent) }
         let absentExecutables = executables.filter { isHidden($0) || !FileManager.default.isExecutableFile(atPath: $0) }
@@ -38,7 +39,8 @@ public struct RequiredTools: Sendable {
 
     /// Whether the test runs: true where everything is installed; false (skip) where something
     /// is missing; under `CI=true`, a missing tool throws instead, naming what to install.
-    public func mayRun(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Bool {
+    public func mayRun(environment: [String: String]? = nil) throws -> Bool {
+        let environment = environment ?? ProcessInfo.processInfo.environment
         let absent = missing(environment: environment)
         guard !absent.isEmpty else { return true }
         guard environment["CI"] == "true" else { return false }

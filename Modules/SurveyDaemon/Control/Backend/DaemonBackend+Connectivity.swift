@@ -18,7 +18,7 @@ extension DaemonBackend {
     }
 
     /// While connectivity is `portal`: what it means and what to do.
-    static let portalAdvice = "the network answers in the survey server's place, e.g. a Wi-Fi login page; \(OperatorAdvice.portal). Answers wait on this device and are sent once the survey server itself answers."
+    static let portalAdvice = "the network answers in the survey server's place: \(OperatorAdvice.portal). Answers wait on this device and are sent once the survey server itself answers."
     /// While the state is `clock_not_set`.
     static let clockAdvice = "this device's clock is not set (the survey server's certificate is not valid yet by it, or it is earlier than this build's date), so the certificate cannot be checked; \(OperatorAdvice.clockNotSet). Answers wait on this device and are sent as soon as the clock steps."
     /// While the state is `certificate_expired`.
