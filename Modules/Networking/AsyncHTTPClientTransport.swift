@@ -84,11 +84,11 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         let dates = detail.map { " (\($0))" } ?? ""
         switch kind {
         case .clockNotSet:
-            return NetworkError(.clockNotSet, "The survey server's TLS certificate for \(url) cannot be checked because this device's clock is not set\(dates): it is not valid yet by this clock, or this clock is earlier than this build's date (\(BuildDate.day)). Nothing was sent; set the clock or let NTP set it (timedatectl), and the call is made again at once when the clock steps.", cause: error)
+            return NetworkError(.clockNotSet, "The survey server's TLS certificate for \(url) cannot be checked because this device's clock is not set\(dates): it is not valid yet by this clock, or this clock is earlier than this build's date (\(BuildDate.day)). Nothing was sent; \(OperatorAdvice.clockNotSet), and the call is made again at once when the clock steps.", cause: error)
         case .certificateExpired:
             return NetworkError(.certificateExpired, "The survey server's TLS certificate for \(url) expired\(dates). Nothing was sent; the call will be retried. Renew the certificate on the server.", cause: error)
         case .portal:
-            return NetworkError(.notTheServer, "The TLS certificate that answered for \(url) is not the survey server's (\(error)): the network may intercept connections, e.g. a Wi-Fi login page. Nothing was sent; the call will be retried. Accept the network's terms or use another network; if the server's certificate changed, fix it on the server.", cause: error)
+            return NetworkError(.notTheServer, "The TLS certificate that answered for \(url) is not the survey server's (\(error)): the network may intercept connections, e.g. a Wi-Fi login page. Nothing was sent; the call will be retried. \(OperatorAdvice.sentence(OperatorAdvice.portal)) If the server's certificate changed, fix it on the server.", cause: error)
         }
     }
 

@@ -191,12 +191,12 @@ public actor ConnectivityMonitor {
         guard started else { return }
         switch kind {
         case .portal:
-            var message = "the network answers in the survey server's place (a captive portal or a redirect): nothing is uploaded until the survey server itself answers; accept the network's terms or use another network"
-            if let redirect { message += "; the server URL redirects to \(redirect): set serverURL to it if that is the survey server" }
-            if let status, status == 401 || status == 403 { message += "; a \(status) that is not the server's JSON may also be the server refusing the token in a form surveyd does not expect: check the token file" }
+            var message = "the network answers in the survey server's place (a captive portal or a redirect): nothing is uploaded until the survey server itself answers; \(OperatorAdvice.portal)"
+            if let redirect { message += "; " + OperatorAdvice.redirect(to: redirect) }
+            if let status, status == 401 || status == 403 { message += "; " + OperatorAdvice.tokenRefusal(status: status) }
             logger.warning("\(message)", metadata: ["answer": "\(answer)"])
         case .clockNotSet:
-            logger.warning("the wall clock is not set (the survey server's certificate is not valid yet by it, or it is earlier than this build's date), so the certificate cannot be checked: nothing is uploaded until it is; set the clock or let NTP set it (timedatectl), delivery goes on at once when it steps", metadata: ["answer": "\(answer)"])
+            logger.warning("the wall clock is not set (the survey server's certificate is not valid yet by it, or it is earlier than this build's date), so the certificate cannot be checked: nothing is uploaded until it is; \(OperatorAdvice.clockNotSet), delivery goes on at once when it steps", metadata: ["answer": "\(answer)"])
         case .certificateExpired:
             logger.warning("the survey server's certificate expired: nothing is uploaded until the server has a valid one; renew the certificate on the server", metadata: ["answer": "\(answer)"])
         }

@@ -154,9 +154,9 @@ public actor SurveyClient {
             if let portal = await connectivity.status.portal {
                 switch portal.kind {
                 case .portal:
-                    throw NetworkError(.notTheServer, "Something else answers in the place of the survey server at \(configuration.baseURL.absoluteString) (\(portal.answer)), e.g. a Wi-Fi login page; nothing was sent. The call will be made once the server itself answers: accept the network's terms or use another network.", status: portal.status, redirect: portal.redirect)
+                    throw NetworkError(.notTheServer, "Something else answers in the place of the survey server at \(configuration.baseURL.absoluteString) (\(portal.answer)), e.g. a Wi-Fi login page; nothing was sent. The call will be made once the server itself answers. \(OperatorAdvice.sentence(OperatorAdvice.portal))", status: portal.status, redirect: portal.redirect)
                 case .clockNotSet:
-                    throw NetworkError(.clockNotSet, "This device's clock is not set, so the survey server's certificate cannot be checked (\(portal.answer)); nothing was sent. Set the clock (or let NTP set it); the call is made again at once when it steps.")
+                    throw NetworkError(.clockNotSet, "This device's clock is not set, so the survey server's certificate cannot be checked (\(portal.answer)); nothing was sent. \(OperatorAdvice.sentence(OperatorAdvice.clockNotSet)) The call is made again at once when it steps.")
                 case .certificateExpired:
                     throw NetworkError(.certificateExpired, "The survey server's certificate expired (\(portal.answer)); nothing was sent. Renew the certificate on the server; the call will be made once the handshake succeeds.")
                 }
@@ -190,12 +190,12 @@ public actor SurveyClient {
     private func oddReply(_ answer: String, redirect: String?, status: Int?, url: String, method: String) async -> NetworkError {
         switch await connectivity.checkOddReply(answer: answer, redirect: redirect, status: status) {
         case .somethingElse:
-            var message = "Something else answered in the place of the survey server for \(url): \(answer). It is not the server's reply, so nothing is decided: the call is made again once the survey server itself answers. If the network shows a login page (a captive portal), accept its terms or use another network."
+            var message = "Something else answered in the place of the survey server for \(url): \(answer). It is not the server's reply, so nothing is decided: the call is made again once the survey server itself answers. \(OperatorAdvice.sentence(OperatorAdvice.portal))"
             if let redirect, let target = URL(string: redirect), !Redirects.sameOrigin(target, configuration.baseURL) {
-                message += " The server URL redirects to \(redirect): set serverURL to it if that is the survey server."
+                message += " " + OperatorAdvice.sentence(OperatorAdvice.redirect(to: redirect))
             }
             if let status, status == 401 || status == 403 {
-                message += " A \(status) that is not the server's JSON may also be the server refusing the token in a form surveyd does not expect: check the token file."
+                message += " " + OperatorAdvice.sentence(OperatorAdvice.tokenRefusal(status: status))
             }
             return NetworkError(.notTheServer, message, status: status, redirect: redirect)
         case .unreachable:

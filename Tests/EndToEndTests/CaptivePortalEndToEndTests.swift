@@ -59,7 +59,7 @@ import Testing
         #expect(try await stack.status()["paused"] == nil, "\(name): delivery paused as if the server refused the token")
         #expect(try stack.records().isEmpty, "\(name): delivered through the portal")
         let text = try await stack.ctl(["status"])
-        #expect(text.stdout.contains("connectivity: portal") && text.stdout.contains("the network answers in the survey server's place, e.g. a Wi-Fi login page; accept its terms or use another network"), "\(name): \(text.stdout)")
+        #expect(text.stdout.contains("connectivity: portal") && text.stdout.contains("the network answers in the survey server's place: if the network shows a login page (a captive portal), accept its terms or use another network"), "\(name): \(text.stdout)")
         #expect(text.stdout.contains("something else answers in the survey server's place"), "\(name): the waiting line names it: \(text.stdout)")
         // A 403 page may also be the server refusing the token in a form it did not expect: the
         // advice says so, also after the connectivity checks behind the portal.

@@ -26,9 +26,8 @@ import Testing
     /// `promtool check rules` accepts the rule file, `promtool test rules` runs the unit tests
     /// of every rule (each fires where it must, and not where it must not), and
     /// `promtool check config --agent` accepts the agent's configuration of the drop-in.
-    @Test(.enabled(if: PrometheusTools.runs, PrometheusTools.why))
+    @Test(.requires(prometheusTools))
     func promtoolChecksTheRulesAndRunsTheirTests() async throws {
-        try PrometheusTools.requireInstalled()
         let check = try await runProcess(PrometheusTools.promtool, ["check", "rules", Self.rules.path], deadline: .seconds(60))
         #expect(check.status == 0, "promtool check rules: \(check.stdout)\(check.stderr)")
         let test = try await runProcess(PrometheusTools.promtool, ["test", "rules", Self.ruleTests.path], currentDirectory: Self.folder, deadline: .seconds(120))
@@ -128,9 +127,8 @@ import Testing
     /// every `for:` made 2 s (but those of the rules on `up`). The central Prometheus's API shows
     /// `SurveydOffline` firing for the offline kiosk and `SurveydDeadLetters` for the other, none
     /// firing for the healthy one, whose samples did arrive, and runs every query of the dashboard.
-    @Test(.enabled(if: PrometheusTools.runs, PrometheusTools.why))
+    @Test(.requires(prometheusTools))
     func threeKiosksBehindAnAgentRaiseTheirAlertsCentrally() async throws {
-        try PrometheusTools.requireInstalled()
         let fleet = try Fleet()
         do {
             try await fleet.run()
@@ -318,18 +316,4 @@ final class Fleet: @unchecked Sendable {
 enum PrometheusTools {
     static let prometheus = URL(fileURLWithPath: "/usr/bin/prometheus")
     static let promtool = URL(fileURLWithPath: "/usr/bin/promtool")
-
-    /// The tools that are not installed, or nil.
-    static var missing: String? {
-        let absent = [prometheus, promtool].map(\.path).filter { !FileManager.default.isExecutableFile(atPath: $0) }
-        return absent.isEmpty ? nil : absent.joined(separator: ", ")
-    }
-
-    /// Under `CI=true` a missing tool fails the test instead of skipping it.
-    static var runs: Bool { missing == nil || ProcessInfo.processInfo.environment["CI"] == "true" }
-    static let why: Comment = "needs Debian's prometheus package (prometheus, promtool): run Tests/Prometheus/install.sh"
-
-    static func requireInstalled() throws {
-        try #require(missing == nil, "CI=true and \(missing ?? "") missing: Tests/Prometheus/install.sh installs Debian's prometheus package")
-    }
 }

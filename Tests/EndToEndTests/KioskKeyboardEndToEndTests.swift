@@ -15,17 +15,9 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(10))) struct KioskKeyboardEndToEndTests {
     static let script = PackagePaths.root.appending(path: "Tests/Browser/keyboard_test.py")
 
-    @Test(.enabled(if: KioskBrowserEndToEndTests.missing() == nil, "needs Chromium, chromedriver and .build-browser/venv: run Tests/Browser/install.sh"))
+    @Test(.requires(browserTools))
     func keysTappedInTheBrowserComposeTheText() async throws {
-        let stack = try Stack()
-        stack.deadline = .seconds(600)
-        do {
-            try await tapTheKeys(stack)
-        } catch {
-            await stack.finish()
-            throw error
-        }
-        await stack.finish()
+        try await Stack.with(deadline: .seconds(600)) { try await tapTheKeys($0) }
     }
 
     func tapTheKeys(_ stack: Stack) async throws {

@@ -19,7 +19,7 @@ import Testing
         <text x="72" y="42" font-family="sans-serif" font-size="26" font-weight="700" fill="#1a5c2e">Example Co.</text></svg>
         """.utf8)
 
-    @Test(.enabled(if: KioskBrowserEndToEndTests.missing() == nil, "needs Tests/Browser/install.sh (Chromium, chromedriver, the Python venv)"))
+    @Test(.requires(browserTools))
     func everyScreenSize() async throws {
         try await Stack.with(deadline: .seconds(600), check)
     }

@@ -13,7 +13,7 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(10))) struct KioskSlowProcessorEndToEndTests {
     static let script = PackagePaths.root.appending(path: "Tests/Browser/slow_cpu_test.py")
 
-    @Test(.enabled(if: KioskBrowserEndToEndTests.missing() == nil, "needs Tests/Browser/install.sh (Chromium, chromedriver, the Python venv)"))
+    @Test(.requires(browserTools))
     func pagesOnAThrottledProcessor() async throws {
         try await Stack.with(deadline: .seconds(540), check)
     }

@@ -12,7 +12,7 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(10))) struct KioskStaffBrowserEndToEndTests {
     static let script = PackagePaths.root.appending(path: "Tests/Browser/staff_test.py")
 
-    @Test(.enabled(if: KioskBrowserEndToEndTests.missing() == nil, "needs Tests/Browser/install.sh (Chromium, chromedriver, the Python venv)"))
+    @Test(.requires(browserTools))
     func staffScreenTappedAsAPersonWould() async throws {
         try await Stack.with(deadline: .seconds(600), check)
     }

@@ -6,7 +6,9 @@ import Testing
 /// swift-crypto's copy of BoringSSL defines, with the same signatures: a C compiler reads both
 /// declarations of each function in one file, and a mismatch is a conflict it refuses. Without
 /// this check, a swift-crypto whose functions changed would compile, link and corrupt memory.
-@Suite(.timeLimit(.minutes(5)), .enabled(if: AEADHeaders.compiler != nil && AEADHeaders.crypto != nil, "needs a C compiler (cc) and swift-crypto's checkout under .build/checkouts"))
+/// Where the compiler or the checkout is missing the suite is skipped, saying so, except under
+/// `CI=true`, where it fails (``RequiredTools``).
+@Suite(.timeLimit(.minutes(5)), .enabled(Comment(rawValue: AEADHeaders.tools.skipReason), { try AEADHeaders.tools.mayRun() }))
 struct BoringAEADHeaderTests {
 
     /// Compiles (syntax only) swift-crypto's declarations, then ours with its opaque types named
@@ -47,4 +49,10 @@ enum AEADHeaders {
         return FileManager.default.fileExists(atPath: include.appendingPathComponent("CCryptoBoringSSL_aead.h").path) ? include : nil
     }()
     static let ours = PackagePaths.root.appendingPathComponent("Modules/BoringAEAD/include")
+    /// The compiler and swift-crypto's header, as the test needs them.
+    static let tools = RequiredTools(
+        "a C compiler (cc) and swift-crypto's checkout under .build/checkouts",
+        executables: [compiler?.path ?? "/usr/bin/cc"],
+        files: [PackagePaths.root.appendingPathComponent(".build/checkouts/swift-crypto/Sources/CCryptoBoringSSL/include/CCryptoBoringSSL_aead.h").path],
+        install: "install a C compiler (apt-get install gcc) and run swift build, which checks swift-crypto out")
 }

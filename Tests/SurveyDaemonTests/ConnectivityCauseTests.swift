@@ -10,9 +10,9 @@ import Testing
     static let since = Date(timeIntervalSince1970: 1_800_000_000)
 
     @Test func eachCauseHasItsOwnAdvice() {
-        #expect(DaemonBackend.advice(for: PortalSighting(answer: "200 text/html", since: Self.since)) == StatusView.Portal.advice)
+        #expect(DaemonBackend.advice(for: PortalSighting(answer: "200 text/html", since: Self.since)) == DaemonBackend.portalAdvice)
         let forbidden = DaemonBackend.advice(for: PortalSighting(answer: "403 text/html", since: Self.since, status: 403))
-        #expect(forbidden.hasPrefix(StatusView.Portal.advice) && forbidden.contains("refusing the token in a form surveyd does not expect"), "\(forbidden)")
+        #expect(forbidden.hasPrefix(DaemonBackend.portalAdvice) && forbidden.contains("refusing the token in a form surveyd does not expect"), "\(forbidden)")
         #expect(!DaemonBackend.advice(for: PortalSighting(answer: "404 text/html", since: Self.since, status: 404)).contains("token"))
         #expect(DaemonBackend.advice(for: PortalSighting(answer: "not valid yet", since: Self.since, kind: .clockNotSet)).contains("clock is not set"))
         #expect(DaemonBackend.advice(for: PortalSighting(answer: "expired", since: Self.since, kind: .certificateExpired)).contains("certificate expired"))
@@ -21,7 +21,7 @@ import Testing
     @Test(arguments: [ConnectivityStatus.State.clockNotSet, .certificateExpired])
     func theStateIsRenderedAndCounted(state: ConnectivityStatus.State) {
         var view = StatusView.Connectivity(state: state.rawValue, since: "2027-01-15T08:00:00Z")
-        view.portal = StatusView.Portal(answer: "the certificate is valid from …", redirect: nil, since: "2027-01-15T08:00:00Z", advice: state == .clockNotSet ? StatusView.Portal.clockAdvice : StatusView.Portal.expiredAdvice)
+        view.portal = StatusView.Portal(answer: "the certificate is valid from …", redirect: nil, since: "2027-01-15T08:00:00Z", advice: state == .clockNotSet ? DaemonBackend.clockAdvice : DaemonBackend.expiredAdvice)
         let lines = Rendering.connectivityDetails(view)
         #expect(lines.first?.contains(state == .clockNotSet ? "clock is not set" : "certificate expired") == true, "\(lines)")
         #expect(lines.contains { $0.contains("seen since 2027-01-15T08:00:00Z") }, "\(lines)")

@@ -32,6 +32,25 @@ import Testing
         await again.close()
     }
 
+    /// With a token file, the daemon also watches the file's directory on a thread of its own
+    /// (inotify): its stop waits for that thread too, and none of its threads is left running.
+    @Test func stoppingEndsTheTokenFilesWatchingThread() async throws {
+        let dir = try TemporaryDirectory(prefix: "dt")
+        defer { dir.remove() }
+        try "token".write(toFile: dir.appending("token").path, atomically: true, encoding: .utf8)
+        let configuration = try await InProcessDaemon.configuration(in: dir) { flags in
+            flags[\.tokenFile] = dir.appending("token").path
+        }
+        let daemon = try await Daemon(configuration: configuration, version: "test", logger: Logger(label: "t"))
+        let (running, endpoints) = await InProcessDaemon.start(daemon)
+        #expect(endpoints != nil, "the daemon stopped before it was ready")
+        #expect(await eventually { daemon.threadsRunning.count == 5 }, "the journals' writers, the queue's thread, the wall clock's watcher and the token file's directory watch run: \(daemon.threadsRunning)")
+        #expect(daemon.threadsRunning.contains { $0.hasSuffix("directory watch") }, "\(daemon.threadsRunning)")
+        running.cancel()
+        _ = await running.result
+        #expect(daemon.threadsRunning.isEmpty, "\(daemon.threadsRunning)")
+    }
+
     /// With `kioskListen`, the daemon serves the respondent's pages in its service group and is
     /// ready only once they listen, on the port the system chose for port 0.
     @Test func theKioskPagesAreServedWhenConfigured() async throws {

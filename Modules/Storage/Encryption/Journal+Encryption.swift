@@ -75,7 +75,7 @@ extension Journal {
     /// The cipher of a segment whose start said `kind`, or nil for one in the clear or empty.
     static func cipher(for kind: SegmentKind?, segment name: String, keys: JournalKeys?) -> RecordCipher? {
         guard case .encrypted(let salt, let id)? = kind, let keys, let key = keys.key(id: id) else { return nil }
-        return RecordCipher(key: SegmentHeader.dataKey(master: key, salt: salt, segment: name), protection: key.id == keys.current.id ? .currentKey : .oldKey, implementation: keys.implementation)
+        return RecordCipher(key: SegmentHeader.dataKey(master: key, salt: salt, segment: name), protection: key.id == keys.current.id ? .currentKey : .oldKey)
     }
 
     /// Creates segment `name` under the current key with a fresh salt: the header is written to
@@ -98,7 +98,7 @@ extension Journal {
         } catch {
             throw StorageError(code: .ioFailed, message: "Cannot open the new segment \(path); check permissions.", cause: error as? SystemCallError)
         }
-        let cipher = RecordCipher(key: SegmentHeader.dataKey(master: keys.current, salt: salt, segment: name), protection: .currentKey, implementation: keys.implementation)
+        let cipher = RecordCipher(key: SegmentHeader.dataKey(master: keys.current, salt: salt, segment: name), protection: .currentKey)
         return (fd, cipher)
     }
 

@@ -103,9 +103,6 @@ public struct JournalKeys: Sendable {
     /// Earlier keys: segments written under them are read, and compaction rewrites them under
     /// `current`.
     public var old: [JournalKey]
-    /// The code that seals and opens records under them (the same bytes either way): the
-    /// standard one, or swift-crypto's public `ChaChaPoly` for a benchmark's comparison.
-    public var implementation: RecordCipherImplementation = .standard
 
     public init(current: JournalKey, old: [JournalKey] = []) {
         self.current = current

@@ -3,19 +3,15 @@
 // segment, the frame's header (magic, length, type, sequence number) as associated data. The
 // frame keeps its CRC32C, computed over what is stored, for torn writes.
 //
-// Two implementations give the same bytes (RecordCipherTests):
-// - `.boringSSL` (Linux, the journal's): BoringSSL's AEAD on the journal's own buffers, through the
-//   C calls BoringAEAD declares: a record is sealed straight into the write buffer and opened
-//   straight into its payload, with one context per data key. Those declarations are checked
-//   against swift-crypto's own header by a test, and swift-crypto is pinned to one version.
-// - `.swiftCrypto`: swift-crypto's public `ChaChaPoly`, which allocates a sealed box, a context and
-//   its result for every record. Measured on an opening of 1,000,000 encrypted records
-//   (StorageBenchmark, same run), it misses the goal the other meets (doc/benchmarks.md); it is
-//   what other platforms use.
+// BoringSSL's AEAD on the journal's own buffers, through the C calls BoringAEAD declares: a
+// record is sealed straight into the write buffer and opened straight into its payload, with one
+// context per data key. Those declarations are checked against swift-crypto's own header by a
+// test (BoringAEADHeaderTests), swift-crypto is pinned to one version, and the bytes are checked
+// against swift-crypto's public `ChaChaPoly` (RecordCipherTests). `ChaChaPoly` itself, which
+// allocates a sealed box, a context and its result for every record, missed the opening goal
+// (doc/benchmarks.md).
 
-#if os(Linux)
 import BoringAEAD
-#endif
 import Crypto
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -23,44 +19,21 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// Which code seals and opens records (see the top of this file).
-public enum RecordCipherImplementation: String, Sendable, Hashable {
-    case boringSSL
-    case swiftCrypto
-
-    /// The journal's: BoringSSL's calls on Linux, `ChaChaPoly` elsewhere.
-    public static var standard: RecordCipherImplementation {
-        #if os(Linux)
-        .boringSSL
-        #else
-        .swiftCrypto
-        #endif
-    }
-}
-
 /// The data key of one segment (or one run of it, after a fresh salt), and what it was made from.
 struct RecordCipher: Sendable {
     let key: SymmetricKey
     /// Whether the segment is under the current key or an old one.
     let protection: SegmentProtection
-    let implementation: RecordCipherImplementation
-    #if os(Linux)
-    /// BoringSSL's context for `key`, shared by the copies of this cipher (nil with `.swiftCrypto`).
-    private let context: AEADContext?
-    #endif
+    /// BoringSSL's context for `key`, shared by the copies of this cipher.
+    private let context: AEADContext
 
     static let tagSize = 16
     static let nonceSize = 12
 
-    init(key: SymmetricKey, protection: SegmentProtection, implementation: RecordCipherImplementation = .standard) {
+    init(key: SymmetricKey, protection: SegmentProtection) {
         self.key = key
         self.protection = protection
-        #if os(Linux)
-        self.implementation = implementation
-        context = implementation == .boringSSL ? AEADContext(key: key) : nil
-        #else
-        self.implementation = .swiftCrypto
-        #endif
+        context = AEADContext(key: key)
     }
 
     /// The nonce of the record whose frame starts at `offset`: the offset, little-endian, in the
@@ -114,21 +87,14 @@ struct RecordCipher: Sendable {
 
     /// Writes the ciphertext of `plain` and its tag to `sealed` (16 bytes longer than `plain`).
     private func seal(_ plain: UnsafeRawBufferPointer, nonce offset: Int, aad: UnsafeRawBufferPointer, into sealed: UnsafeMutableRawBufferPointer) throws {
-        #if os(Linux)
-        if let context { return try sealWithBoringSSL(plain, nonce: offset, aad: aad, into: sealed, context: context) }
-        #endif
-        try sealWithChaChaPoly(plain, nonce: offset, aad: aad, into: sealed)
+        try sealWithBoringSSL(plain, nonce: offset, aad: aad, into: sealed, context: context)
     }
 
     /// The plaintext of `sealed` (ciphertext and tag), or nil when it does not authenticate.
     private func open(_ sealed: UnsafeRawBufferPointer, nonce offset: Int, aad: UnsafeRawBufferPointer) -> [UInt8]? {
-        #if os(Linux)
-        if let context { return openWithBoringSSL(sealed, nonce: offset, aad: aad, context: context) }
-        #endif
-        return openWithChaChaPoly(sealed, nonce: offset, aad: aad)
+        openWithBoringSSL(sealed, nonce: offset, aad: aad, context: context)
     }
 
-    #if os(Linux)
     private func sealWithBoringSSL(_ plain: UnsafeRawBufferPointer, nonce offset: Int, aad: UnsafeRawBufferPointer, into sealed: UnsafeMutableRawBufferPointer, context: AEADContext) throws {
         let count = plain.count
         var tagLength = 0
@@ -172,31 +138,8 @@ struct RecordCipher: Sendable {
         }
         return plain
     }
-    #endif
-
-    private func sealWithChaChaPoly(_ plain: UnsafeRawBufferPointer, nonce offset: Int, aad: UnsafeRawBufferPointer, into sealed: UnsafeMutableRawBufferPointer) throws {
-        let nonce = try Self.withNonce(offset) { try ChaChaPoly.Nonce(data: $0) }
-        let box = try ChaChaPoly.seal(plain, using: key, nonce: nonce, authenticating: aad)
-        try box.combined.withUnsafeBytes { combined in
-            // nonce 12 bytes, then the ciphertext and the tag: what the frame stores.
-            guard combined.count - Self.nonceSize == sealed.count else { throw CryptoKitError.incorrectParameterSize }
-            sealed.copyMemory(from: UnsafeRawBufferPointer(rebasing: combined[Self.nonceSize...]))
-        }
-    }
-
-    private func openWithChaChaPoly(_ sealed: UnsafeRawBufferPointer, nonce offset: Int, aad: UnsafeRawBufferPointer) -> [UInt8]? {
-        var combined = Data(count: Self.nonceSize + sealed.count)
-        combined.withUnsafeMutableBytes { raw in
-            raw.storeBytes(of: UInt64(offset).littleEndian, as: UInt64.self)
-            (raw.baseAddress! + Self.nonceSize).copyMemory(from: sealed.baseAddress!, byteCount: sealed.count)
-        }
-        guard let box = try? ChaChaPoly.SealedBox(combined: combined),
-              let plain = try? ChaChaPoly.open(box, using: key, authenticating: aad) else { return nil }
-        return plain.withUnsafeBytes { [UInt8]($0) }
-    }
 }
 
-#if os(Linux)
 /// BoringSSL's ChaCha20-Poly1305 context for one data key, freed with its last cipher. Sealing
 /// and opening only read it, so it is shared between threads.
 private final class AEADContext: @unchecked Sendable {
@@ -212,4 +155,3 @@ private final class AEADContext: @unchecked Sendable {
 
     deinit { CCryptoBoringSSL_EVP_AEAD_CTX_free(pointer) }
 }
-#endif

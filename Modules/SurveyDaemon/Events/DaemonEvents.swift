@@ -9,6 +9,7 @@ public final class DaemonEvents: Sendable {
     private struct State {
         var next = 0
         var subscribers: [Int: AsyncStream<DaemonEvent>.Continuation] = [:]
+        var observers: [@Sendable (DaemonEvent) -> Void] = []
         var finished = false
     }
     private let state = Mutex(State())
@@ -34,8 +35,16 @@ public final class DaemonEvents: Sendable {
         return stream
     }
 
+    /// Calls `observer` with every event published from now on, on the publisher's thread and
+    /// before the streams get it, also once the streams have ended: for what must count every
+    /// event, even one published while the daemon stops. `observer` must not block or wait.
+    public func observe(_ observer: @escaping @Sendable (DaemonEvent) -> Void) {
+        state.withLock { $0.observers.append(observer) }
+    }
+
     public func publish(_ event: DaemonEvent) {
-        let subscribers = state.withLock { Array($0.subscribers.values) }
+        let (observers, subscribers) = state.withLock { ($0.observers, Array($0.subscribers.values)) }
+        for observer in observers { observer(event) }
         for subscriber in subscribers { subscriber.yield(event) }
     }
 

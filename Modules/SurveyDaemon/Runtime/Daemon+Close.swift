@@ -14,6 +14,9 @@ extension Daemon {
     /// traps when one is released without it). Closing again does nothing.
     public func close() async {
         guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        // The staff screen's counts of the sessions closed while the daemon stopped are written
+        // before another daemon may take the state directory.
+        await backend.staffDesk?.today?.flushed()
         socketClaim.release()
         // Each journal's writer thread commits what is pending and stops; nothing here waits on
         // a thread of the concurrency pool.
@@ -31,6 +34,9 @@ extension Daemon {
         } catch {
             logger.warning("the control server's event loop did not shut down cleanly", metadata: ["error": "\(error)"])
         }
+        // The token file's watch ends its thread when its service stops; one that did not run to
+        // its end (a failed start) is stopped here, and waited for.
+        await directoryWatches.stopAll()
         let left = threadsRunning
         guard left.isEmpty else {
             logger.error("threads of the daemon still run after its stop", metadata: ["threads": "\(left.joined(separator: ", "))"])
@@ -41,11 +47,13 @@ extension Daemon {
     }
 
     /// The threads this daemon started that still run: the journals' writers, the queue's own
-    /// thread and the wall clock's watcher (the control server's event loop has ended once
-    /// ``close()`` has shut it down). Empty once the daemon has stopped; ``close()`` checks it.
+    /// thread, the wall clock's watcher and the token file's directory watch (the control
+    /// server's event loop has ended once ``close()`` has shut it down). Empty once the daemon has
+    /// stopped; ``close()`` checks it.
     var threadsRunning: [String] {
         (sessionJournal.writerThreadRunning ? ["\(sessionJournal.directory) journal writer"] : []) + queue.queue.threadsRunning
             + (wallClockWatcher.threadRunning ? ["wall clock watcher"] : [])
+            + directoryWatches.running.map { "\($0) directory watch" }
     }
 
     /// From the deinit of a daemon nobody closed: a trap in debug builds. Its journals' deinits

@@ -40,7 +40,7 @@ extension Daemon {
         var extra: [ServiceGroupConfiguration.ServiceConfiguration] = kioskServices
         if let today = backend.staffDesk?.today { extra.append(.init(service: today)) }
         if let tokenFile = configuration.tokenFile {
-            extra.append(.init(service: TokenFileWatcher(path: tokenFile, worker: worker, client: surveyClient, clock: clock, logger: logger)))
+            extra.append(.init(service: TokenFileWatcher(path: tokenFile, worker: worker, client: surveyClient, clock: clock, watch: { [directoryWatches] in directoryWatches.start(directory: $0, changed: $1) }, logger: logger)))
         }
         if let address = configuration.metricsAddress {
             extra.append(.init(service: MetricsListener(address: address, backend: backend, logger: logger) { [self] port in

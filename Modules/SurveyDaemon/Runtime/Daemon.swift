@@ -53,6 +53,8 @@ public final class Daemon: Sendable {
     let metricsPortValue = Mutex<Int?>(nil)
     /// Notices steps of the wall clock (`Clock/`); its thread runs while the daemon does.
     let wallClockWatcher: WallClockWatcher
+    /// The directory watches (inotify threads) the daemon's services started: its stop waits for them.
+    let directoryWatches = DirectoryWatches()
     /// Makes housekeeping look at its deadlines again (a reload changed the idle timeout).
     let housekeepingWakeup = DeliveryWakeup()
     /// The monotonic clock every timeout, delay and deadline of the daemon is measured and slept on.
@@ -195,7 +197,7 @@ public final class Daemon: Sendable {
         backend.queueAdministration = queue
         backend.serverURLIsPlainHTTP = serverURL.scheme?.lowercased() == "http"
         if backend.serverURLIsPlainHTTP {
-            logger.warning("the server URL is plain http: a captive portal or anyone on the network path can read what is sent (answers, the token) and answer in the server's place; use an https server URL to prevent it (doc/security.md)", metadata: ["serverURL": "\(serverURL.absoluteString)"])
+            logger.warning("\(OperatorAdvice.plainHTTP) (doc/security.md)", metadata: ["serverURL": "\(serverURL.absoluteString)"])
         }
         backend.uptime = Timeline(ContinuousClock()).elapsed
         backend.erasure = erasure

@@ -73,17 +73,13 @@ struct StorageBenchmark: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Opens the queue in DIR once and prints what it took (the child process the measurement starts).")
         @Argument(help: "The queue's directory.") var dir: String
         @Argument(help: "`encrypted` when the queue was filled under the benchmark's key.") var encrypted: String?
-        @Option(help: "The record cipher's code: boringSSL (the journal's) or swiftCrypto (swift-crypto's public ChaChaPoly).") var cipher = RecordCipherImplementation.standard.rawValue
 
         func validate() throws {
             guard encrypted == nil || encrypted == "encrypted" else { throw ValidationError("the second argument is `encrypted` or nothing, not \(encrypted!)") }
-            guard RecordCipherImplementation(rawValue: cipher) != nil else { throw ValidationError("--cipher is boringSSL or swiftCrypto, not \(cipher)") }
         }
 
         func run() async throws {
-            var keys = StorageBenchmark.benchmarkKeys
-            keys.implementation = RecordCipherImplementation(rawValue: cipher) ?? .standard
-            try await StorageBenchmark.measureOpen(directory: dir, keys: encrypted == nil ? nil : keys)
+            try await StorageBenchmark.measureOpen(directory: dir, keys: encrypted == nil ? nil : StorageBenchmark.benchmarkKeys)
         }
     }
 
@@ -142,16 +138,13 @@ struct StorageBenchmark: AsyncParsableCommand {
         let queueDirectory = directory + "/queue"
         let fillRate = try await fillQueue(directory: queueDirectory, count: records, logger: logger)
         var sealedOpens: [OpenMeasure] = []
-        var publicAPIOpens: [OpenMeasure] = []
         var plainOpens: [OpenMeasure] = []
         for _ in 0..<openRounds {
             sealedOpens.append(try await openInChild(directory: sealedQueue, encrypted: true))
-            publicAPIOpens.append(try await openInChild(directory: sealedQueue, encrypted: true, cipher: .swiftCrypto))
             plainOpens.append(try await openInChild(directory: queueDirectory))
         }
         try? FileManager.default.removeItem(atPath: sealedQueue)
         let sealedFull = OpenMeasure.median(sealedOpens)
-        let publicAPIFull = OpenMeasure.median(publicAPIOpens)
         let full = OpenMeasure.median(plainOpens)
         let kept = records / 1000
         let sessions = directory + "/sessions"
@@ -199,13 +192,11 @@ struct StorageBenchmark: AsyncParsableCommand {
         print("| encrypted: journal, 64 concurrent writers | \(BenchmarkSupport.whole(sealed64.rate)) /s | unencrypted \(BenchmarkSupport.whole(plain64)) /s | \(BenchmarkSupport.ratio(sealed64.rate / plain64)) | |")
         print("| encrypted: open journal of \(sealedFull.records) records (\(BenchmarkSupport.whole(sealedFull.diskMB)) MB) | \(String(format: "%.3f", sealedFull.journalSeconds)) s | unencrypted \(String(format: "%.3f", full.journalSeconds)) s | \(BenchmarkSupport.ratio(sealedFull.journalSeconds / full.journalSeconds)) | ≤ 1.5 × |")
         print("| encrypted: open queue with \(sealedFull.pending) pending | \(String(format: "%.3f", sealedFull.queueSeconds)) s | unencrypted \(String(format: "%.3f", full.queueSeconds)) s | \(BenchmarkSupport.ratio(sealedFull.queueSeconds / full.queueSeconds)) | ≤ 1.5 × |")
-        print("| encrypted with swift-crypto's public ChaChaPoly: open journal of \(publicAPIFull.records) records | \(String(format: "%.3f", publicAPIFull.journalSeconds)) s | unencrypted \(String(format: "%.3f", full.journalSeconds)) s | \(BenchmarkSupport.ratio(publicAPIFull.journalSeconds / full.journalSeconds)) | ≤ 1.5 × |")
-        print("| encrypted with swift-crypto's public ChaChaPoly: open queue with \(publicAPIFull.pending) pending | \(String(format: "%.3f", publicAPIFull.queueSeconds)) s | unencrypted \(String(format: "%.3f", full.queueSeconds)) s | \(BenchmarkSupport.ratio(publicAPIFull.queueSeconds / full.queueSeconds)) | ≤ 1.5 × |")
         print("| encrypted: RSS with \(sealedFull.pending) pending (peak while opening) | \(String(format: "%.1f", sealedFull.rssMB)) MB (\(String(format: "%.1f", sealedFull.peakMB)) MB) | unencrypted \(String(format: "%.1f", full.rssMB)) MB | | < 100 MB |")
         print("| sessions journal of \(replay.records) events: RSS with its records recovered (an owner that keeps them) | \(String(format: "%.1f", replay.openMB)) MB | empty process \(String(format: "%.1f", replay.emptyMB)) MB | +\(String(format: "%.1f", replay.openMB - replay.emptyMB)) MB | |")
         print("| the same after replaying them, let go | \(String(format: "%.1f", replay.replayedMB)) MB | empty process \(String(format: "%.1f", replay.emptyMB)) MB | +\(String(format: "%.1f", replay.replayedMB - replay.emptyMB)) MB | ≤ +10 MB |")
         func runs(_ opens: [OpenMeasure], _ field: KeyPath<OpenMeasure, Double>) -> String { opens.map { String(format: "%.3f", $0[keyPath: field]) }.joined(separator: ", ") }
-        print("\nOpens, alternating (median in the table): queue encrypted \(runs(sealedOpens, \.queueSeconds)) s (swift-crypto's ChaChaPoly \(runs(publicAPIOpens, \.queueSeconds)) s), unencrypted \(runs(plainOpens, \.queueSeconds)) s; journal encrypted \(runs(sealedOpens, \.journalSeconds)) s, unencrypted \(runs(plainOpens, \.journalSeconds)) s.")
+        print("\nOpens, alternating (median in the table): queue encrypted \(runs(sealedOpens, \.queueSeconds)) s, unencrypted \(runs(plainOpens, \.queueSeconds)) s; journal encrypted \(runs(sealedOpens, \.journalSeconds)) s, unencrypted \(runs(plainOpens, \.journalSeconds)) s.")
         print("\nFilling: \(BenchmarkSupport.whole(fillRate)) enqueues/s (encrypted: \(BenchmarkSupport.whole(sealedFillRate))) enqueues/s and \(BenchmarkSupport.whole(deliverRate)) deliveries/s recorded, with relaxed durability and 512 at a time (setup, not a goal).")
     }
 
@@ -325,8 +316,8 @@ struct StorageBenchmark: AsyncParsableCommand {
     }
 
     /// Runs `StorageBenchmark open DIR` and reads its one line of `key=value` fields.
-    static func openInChild(directory: String, encrypted: Bool = false, cipher: RecordCipherImplementation = .standard) async throws -> OpenMeasure {
-        let result = try await runProcess(ownExecutable, ["open", directory] + (encrypted ? ["encrypted"] : []) + ["--cipher", cipher.rawValue], deadline: .seconds(600))
+    static func openInChild(directory: String, encrypted: Bool = false) async throws -> OpenMeasure {
+        let result = try await runProcess(ownExecutable, ["open", directory] + (encrypted ? ["encrypted"] : []), deadline: .seconds(600))
         FileHandle.standardError.write(Data(result.stderr.utf8))
         guard result.status == 0, !result.timedOut else {
             throw BenchmarkError("the open measurement exited \(result.status)\(result.timedOut ? " (killed after 600 s)" : ""); its errors are above")

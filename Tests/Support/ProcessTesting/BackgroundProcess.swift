@@ -33,9 +33,21 @@ public final class BackgroundProcess: Sendable {
         self.stderr = stderr
         self.exit = exit
         self.signals = signals
-        watchdog = Task { [signals] in
+        watchdog = Task { [signals, exit] in
             guard (try? await Task.sleep(for: deadline)) != nil else { return }
-            signals.yield(SIGKILL)
+            // Also once its outputs have ended: a child that closed them lives on until killed.
+            Self.deliver(SIGKILL, to: pid, through: signals, unless: exit)
+        }
+    }
+
+    /// Sends `signal` through the child's process descriptor while its outputs are read, and by
+    /// pid once they have ended while it has not exited (it is exiting, or it closed its outputs
+    /// and lives on); nothing once its exit status is in.
+    private static func deliver(_ signal: Int32, to pid: Int32, through signals: AsyncStream<Int32>.Continuation, unless exit: ExitStatus) {
+        guard exit.status == nil else { return }
+        switch signals.yield(signal) {
+        case .enqueued: break
+        default: kill(pid, signal)
         }
     }
 
@@ -101,14 +113,7 @@ public final class BackgroundProcess: Sendable {
 
     /// Sends `signal` to the child (nothing once it has exited).
     public func send(_ signal: Int32) {
-        guard exit.status == nil else { return }
-        switch signals.yield(signal) {
-        case .enqueued: break
-        default:
-            // Its output has ended but its status is not in yet: it is exiting, or it closed its
-            // output and lives on.
-            kill(pid, signal)
-        }
+        Self.deliver(signal, to: pid, through: signals, unless: exit)
     }
 
     /// Waits until a line of stdout (or stderr) contains `text`; returns that line.
@@ -164,6 +169,7 @@ final class OutputLines: Sendable {
 
     func close() { state.withLock { $0.closed = true } }
 
+    var bytes: [UInt8] { state.withLock { $0.data } }
     var text: String { state.withLock { String(decoding: $0.data, as: UTF8.self) } }
     /// The lines written whole so far; the last one without its newline only once the stream has
     /// ended (a line still being written, e.g. `listening on 127.0.0.1:4` of port 41235, is not
@@ -187,12 +193,7 @@ final class ExitStatus: Sendable {
 
     /// The status, waiting for it at most `timeout`; nil when it is not known by then.
     func wait(for timeout: Duration) async -> Int32? {
-        let clock = ContinuousClock()
-        let end = clock.now.advanced(by: timeout)
-        while true {
-            if let status { return status }
-            if clock.now >= end { return nil }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
+        _ = await holds(by: ContinuousClock.now.advanced(by: timeout)) { status != nil }
+        return status
     }
 }

@@ -19,11 +19,30 @@ public struct ProcessResult: Sendable {
     public var stderr: String
     /// True when the deadline passed and the process was killed.
     public var timedOut: Bool
+    /// True when its output was still open ``runProcess(_:_:stdin:environment:currentDirectory:deadline:)``'s
+    /// grace after the kill: another process it started (a grandchild) held its pipes, and
+    /// `stdout` and `stderr` are what was read by then.
+    public var outputHeldOpen = false
+
+    public init(status: Int32, stdout: String, stderr: String, timedOut: Bool, outputHeldOpen: Bool = false) {
+        self.status = status
+        self.stdout = stdout
+        self.stderr = stderr
+        self.timedOut = timedOut
+        self.outputHeldOpen = outputHeldOpen
+    }
 }
+
+/// How long, after the deadline's SIGKILL, ``runProcess(_:_:stdin:environment:currentDirectory:deadline:)``
+/// waits for the child's output to end before it returns without the rest (a grandchild that
+/// inherited the pipes holds them open as long as it lives).
+public let outputGraceAfterKill: Duration = .seconds(5)
 
 /// Runs `executable` with `arguments`, optional stdin and extra environment (on top of this
 /// process's), and a hard deadline: the child is killed with SIGKILL once `deadline` has passed.
-/// Its output is read to the end (until every holder of its pipes has closed them).
+/// Its output is read to the end (until every holder of its pipes has closed them), or, past the
+/// deadline, for at most ``outputGraceAfterKill`` more: every wait here is bounded, and a
+/// grandchild still holding the pipes then is reported (``ProcessResult/outputHeldOpen``).
 public func runProcess(
     _ executable: URL,
     _ arguments: [String],
@@ -32,12 +51,6 @@ public func runProcess(
     currentDirectory: URL? = nil,
     deadline: Duration = .seconds(60)
 ) async throws -> ProcessResult {
-    enum Part: Sendable {
-        case output([UInt8])
-        case error([UInt8])
-        case done
-        case killed
-    }
     let result = try await Subprocess.run(
         .path(FilePath(executable.path)),
         arguments: Arguments(arguments),
@@ -47,58 +60,52 @@ public func runProcess(
         output: .sequence,
         error: .sequence
     ) { execution in
-        try await withThrowingTaskGroup(of: Part.self) { group in
-            group.addTask { .output(try await readToEnd(execution.standardOutput)) }
-            group.addTask { .error(try await readToEnd(execution.standardError)) }
-            group.addTask {
-                // A child that exits without reading its input makes the write fail: that is its business.
-                if let stdin { _ = try? await execution.standardInputWriter.write(stdin) }
-                try? await execution.standardInputWriter.finish()
-                return .done
-            }
-            group.addTask {
-                do {
-                    try await Task.sleep(for: deadline)
-                } catch {
-                    return .done
-                }
-                try? execution.send(signal: .kill)
-                return .killed
-            }
-            var output: [UInt8] = []
-            var error: [UInt8] = []
-            var timedOut = false
-            var finished = 0
-            while finished < 3, let part = try await group.next() {
-                switch part {
-                case .output(let bytes): output = bytes; finished += 1
-                case .error(let bytes): error = bytes; finished += 1
-                case .done: finished += 1
-                case .killed: timedOut = true
-                }
-            }
-            // The watchdog, unless it fired: the child is done.
-            group.cancelAll()
-            while let part = try await group.next() {
-                if case .killed = part { timedOut = true }
-            }
-            return (output, error, timedOut)
+        // The readers are tasks of their own, not children of this call: a grandchild holding
+        // the pipes cannot hold this call past its bound (what they read by then is returned).
+        let output = OutputLines()
+        let error = OutputLines()
+        let readers = [
+            Task { await output.collect(execution.standardOutput) },
+            Task { await error.collect(execution.standardError) },
+        ]
+        let writer = Task {
+            // A child that exits without reading its input makes the write fail: that is its business.
+            if let stdin { _ = try? await execution.standardInputWriter.write(stdin) }
+            try? await execution.standardInputWriter.finish()
         }
+        let clock = ContinuousClock()
+        var timedOut = false
+        var heldOpen = false
+        if !(await outputsEnd(output, error, by: clock.now.advanced(by: deadline))) {
+            timedOut = true
+            try? execution.send(signal: .kill)
+            heldOpen = !(await outputsEnd(output, error, by: clock.now.advanced(by: outputGraceAfterKill)))
+        }
+        writer.cancel()
+        if heldOpen { for reader in readers { reader.cancel() } }
+        return (output.bytes, error.bytes, timedOut, heldOpen)
     }
-    let (output, error, timedOut) = result.closureResult
+    let (output, error, timedOut, heldOpen) = result.closureResult
     return ProcessResult(
         status: result.terminationStatus.shellStatus,
         stdout: String(decoding: output, as: UTF8.self),
         stderr: String(decoding: error, as: UTF8.self),
-        timedOut: timedOut
+        timedOut: timedOut,
+        outputHeldOpen: heldOpen
     )
 }
 
-/// Every byte of one of a child's output streams, until its end.
-func readToEnd(_ sequence: SubprocessOutputSequence) async throws -> [UInt8] {
-    var bytes: [UInt8] = []
-    for try await buffer in sequence {
-        buffer.withUnsafeBytes { bytes.append(contentsOf: $0) }
+/// Whether both outputs ended by `end`.
+func outputsEnd(_ output: OutputLines, _ error: OutputLines, by end: ContinuousClock.Instant) async -> Bool {
+    await holds(by: end) { output.closed && error.closed }
+}
+
+/// Whether `condition` holds by `end`, looked at every 10 ms: the bounded wait of this module.
+func holds(by end: ContinuousClock.Instant, _ condition: () -> Bool) async -> Bool {
+    let clock = ContinuousClock()
+    while !condition() {
+        if clock.now >= end { return false }
+        try? await Task.sleep(for: .milliseconds(10))
     }
-    return bytes
+    return true
 }

@@ -55,8 +55,9 @@ public final class SpawnedProcess: Sendable {
         watchdog.cancel()
         if status() == nil {
             kill(pid, SIGKILL)
-            var raw: Int32 = 0
-            waitpid(pid, &raw, 0)
+            // SIGKILL ends it; reaped within 10 s at most (a process stuck in the kernel is left
+            // to the test watchdog, which names it).
+            for _ in 0..<1000 where status() == nil { usleep(10_000) }
         }
     }
 
@@ -89,13 +90,16 @@ public final class SpawnedProcess: Sendable {
         throw ChildProcessError("the process did not print \"\(text)\" within \(timeout); stderr: \(errorOutput)")
     }
 
-    /// Sends `signal` and waits for the exit; SIGKILL after `grace`. Returns the exit status.
+    /// Sends `signal` and waits for the exit; SIGKILL after `grace`. Returns the exit status (-1
+    /// when even SIGKILL did not end it within 30 s).
     @discardableResult
     public func stop(signal: Int32 = SIGTERM, grace: Duration = .seconds(15)) async -> Int32 {
         if status() == nil { kill(pid, signal) }
         let clock = ContinuousClock()
         let end = clock.now.advanced(by: grace)
-        while status() == nil {
+        // SIGKILL after `grace`; its status follows at once, waited for 30 s at most.
+        let last = end.advanced(by: .seconds(30))
+        while status() == nil && clock.now < last {
             if clock.now >= end { kill(pid, SIGKILL) }
             try? await Task.sleep(for: .milliseconds(20))
         }

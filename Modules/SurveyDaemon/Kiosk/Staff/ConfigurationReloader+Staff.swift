@@ -6,7 +6,7 @@ extension ConfigurationReloader {
     /// Reads the staff PIN file again and applies `kioskSurveys`; a PIN file that cannot be used
     /// keeps the PIN in use (and its setting's old value), with the refusal in the log.
     func reloadStaff(_ desk: KioskStaffDesk, from new: DaemonConfiguration, applied: inout DaemonConfiguration) async {
-        var pin = desk.state.withLock { $0.pin }
+        var pin = desk.pin
         do {
             pin = try StaffPinFile.load(new)
         } catch {

@@ -32,7 +32,7 @@ struct DaemonStaffBackend: KioskStaffBackend {
     func glance() async -> StaffGlance {
         var glance = StaffGlance(availability: desk.availability)
         glance.survey = desk.survey
-        glance.surveys = desk.state.withLock { $0.surveys }
+        glance.surveys = desk.surveys
         glance.languages = languages
         glance.today = desk.today?.today
         glance.diskFreeBytes = await onPool { Self.freeBytes(stateDirectory) }

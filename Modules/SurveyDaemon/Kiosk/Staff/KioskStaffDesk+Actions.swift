@@ -62,13 +62,13 @@ extension KioskStaffDesk {
 
     /// Whether `kioskSurveys` lists `stage`.
     func isListed(_ stage: String) -> Bool {
-        state.withLock { $0.surveys.contains { $0.stage == stage } }
+        state.withLock { $0.lists(stage) }
     }
 
     /// Makes `stage` the survey kiosk respondents start, when `kioskSurveys` lists it.
     public func chooseSurvey(_ stage: String, by actor: Actor) async throws(KioskStaffError) {
         let chosen = state.withLock { state -> Result<String?, KioskStaffError> in
-            guard state.surveys.contains(where: { $0.stage == stage }) else {
+            guard state.lists(stage) else {
                 let listed = state.surveys.map(\.stage)
                 let choices = listed.isEmpty ? "none is set (kioskSurveys)" : "the surveys allowed are \(listed.joined(separator: ", "))"
                 return .failure(KioskStaffError("\"\(stage.prefix(64))\" is not one of the kiosk's surveys; \(choices)"))

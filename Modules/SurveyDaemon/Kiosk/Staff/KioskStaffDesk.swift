@@ -23,6 +23,22 @@ public final class KioskStaffDesk: Sendable {
         var verifying = false
         /// Bumped by every change, so that the newest record is the one left on disk.
         var version = 0
+
+        /// The survey kiosk respondents start: the one chosen on the staff screen while
+        /// `kioskSurveys` lists it, else the first listed.
+        var chosen: KioskSurveyChoice? {
+            survey.flatMap { chosen in surveys.first { $0.stage == chosen } } ?? surveys.first
+        }
+
+        /// Whether `kioskSurveys` lists `stage`.
+        func lists(_ stage: String) -> Bool { surveys.contains { $0.stage == stage } }
+
+        /// Forgets the chosen survey when `kioskSurveys` no longer lists it; returns its stage then.
+        mutating func forgetUnlistedChoice() -> String? {
+            guard let chosen = survey, !lists(chosen) else { return nil }
+            survey = nil
+            return chosen
+        }
     }
 
     let state: Mutex<State>
@@ -60,10 +76,7 @@ public final class KioskStaffDesk: Sendable {
         let record = KioskStaffRecord.load(directory: directory) { logger.warning("kiosk staff settings: \($0)") }
         var initial = State(outOfService: record.outOfService, survey: record.survey, pin: pin, surveys: surveys)
         if let lockout = record.lockout { initial.lockout = StaffLockout(record: lockout, now: now(), wallNow: wallNow()) }
-        if let chosen = record.survey, !surveys.contains(where: { $0.stage == chosen }) {
-            logger.notice("kiosk: the survey chosen on the staff screen is no longer in kioskSurveys; the default is used", metadata: ["stage": "\(chosen)"])
-            initial.survey = nil
-        }
+        if let dropped = initial.forgetUnlistedChoice() { Self.noteUnlisted(dropped, logger: logger) }
         state = Mutex(initial)
         metrics?.outOfService(record.outOfService != nil)
     }
@@ -74,15 +87,13 @@ public final class KioskStaffDesk: Sendable {
 
     /// The survey kiosk respondents start now: the one chosen on the staff screen, else the first of `kioskSurveys`.
     public var survey: KioskSurveyChoice? {
-        state.withLock { state in
-            state.survey.flatMap { chosen in state.surveys.first { $0.stage == chosen } } ?? state.surveys.first
-        }
+        state.withLock { $0.chosen }
     }
 
     /// Whether a kiosk session may start now.
     public var availability: KioskAvailability {
         let (outOfService, survey) = state.withLock { state in
-            (state.outOfService, state.survey.flatMap { chosen in state.surveys.first { $0.stage == chosen } } ?? state.surveys.first)
+            (state.outOfService, state.chosen)
         }
         if let outOfService { return .outOfService(message: outOfService.message) }
         if let isOpen, !isOpen() { return .closed }
@@ -90,6 +101,12 @@ public final class KioskStaffDesk: Sendable {
     }
 
     var staffScreenEnabled: Bool { state.withLock { $0.pin != nil } }
+
+    /// The surveys staff may choose among (`kioskSurveys`).
+    var surveys: [KioskSurveyChoice] { state.withLock { $0.surveys } }
+
+    /// The staff PIN's hash in use; nil when the staff screen has no PIN.
+    var pin: StaffPinHash? { state.withLock { $0.pin } }
 
     /// What `status` shows.
     public var view: KioskStatusView {
@@ -105,7 +122,7 @@ public final class KioskStaffDesk: Sendable {
             case .outOfService: KioskStatusView.outOfServiceState
             case .closed: KioskStatusView.closed
             }
-            let chosen = state.survey.flatMap { chosen in state.surveys.first { $0.stage == chosen } } ?? state.surveys.first
+            let chosen = state.chosen
             let locked = state.lockout.remaining(at: at).map { wall.addingTimeInterval(StaffLockout.seconds($0)).iso8601Seconds }
             return KioskStatusView(
                 state: stateName,
@@ -120,15 +137,18 @@ public final class KioskStaffDesk: Sendable {
         let dropped: String? = state.withLock { state in
             state.pin = pin
             state.surveys = surveys
-            guard let chosen = state.survey, !surveys.contains(where: { $0.stage == chosen }) else { return nil }
-            state.survey = nil
+            guard let dropped = state.forgetUnlistedChoice() else { return nil }
             state.version += 1
-            return chosen
+            return dropped
         }
         if let dropped {
-            logger.notice("kiosk: the survey chosen on the staff screen is no longer in kioskSurveys; the default is used", metadata: ["stage": "\(dropped)"])
+            Self.noteUnlisted(dropped, logger: logger)
             await persist()
         }
+    }
+
+    private static func noteUnlisted(_ stage: String, logger: Logger) {
+        logger.notice("kiosk: the survey chosen on the staff screen is no longer in kioskSurveys; the default is used", metadata: ["stage": "\(stage)"])
     }
 
     /// Logs and publishes a staff action (never a PIN's digits).

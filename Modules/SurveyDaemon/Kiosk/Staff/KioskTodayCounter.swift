@@ -14,6 +14,10 @@ import Synchronization
 /// into a small record of its own (`STATE/kiosk-today.json`: the day and counts, nothing of a
 /// respondent), so that the
 /// counts survive a restart, which erases sessions and resets the metrics.
+///
+/// Every event is counted as it is published (``DaemonEvents/observe(_:)``), also while the
+/// daemon stops; the file is written on NIO's thread pool (``LatestRecordWriter``), never on a
+/// thread of the concurrency pool, and the daemon's close waits for the last write (``flushed()``).
 final class KioskTodayCounter: Service, Sendable {
     struct Record: Codable, Sendable, Hashable {
         /// The local day counted, `2026-11-28`.
@@ -34,6 +38,8 @@ final class KioskTodayCounter: Service, Sendable {
     let wallNow: @Sendable () -> Date
     let logger: Logger
     let record: Mutex<Record>
+    /// Writes the newest counts to the file, off the concurrency pool.
+    let writer: LatestRecordWriter
 
     init(directory: String, events: DaemonEvents, logger: Logger, wallNow: @escaping @Sendable () -> Date = { Date() }) {
         self.directory = directory
@@ -43,6 +49,15 @@ final class KioskTodayCounter: Service, Sendable {
         let path = directory + "/" + Self.fileName
         let kept = FileManager.default.contents(atPath: path).flatMap { try? JSONDecoder().decode(Record.self, from: $0) }
         record = Mutex(kept ?? Record(day: Self.day(wallNow())))
+        writer = LatestRecordWriter { bytes in
+            BlockingCallCheck.assertMayBlock("writing \(path)")
+            do {
+                try KioskStaffRecord.replace(path, with: bytes, directory: directory)
+            } catch {
+                logger.warning("kiosk: today's counts not kept: \(error)")
+            }
+        }
+        events.observe { [weak self] event in self?.counted(event) }
     }
 
     /// `2026-11-28` for `date` in the machine's time zone.
@@ -88,18 +103,27 @@ final class KioskTodayCounter: Service, Sendable {
         }
     }
 
-    func run() async throws {
-        for await event in events.subscribe().cancelOnGracefulShutdown() {
-            guard let changed = count(event) else { continue }
-            do {
-                let bytes = Array(try JSONEncoder().encode(changed))
-                try KioskStaffRecord.replace(directory + "/" + Self.fileName, with: bytes, directory: directory)
-            } catch {
-                logger.warning("kiosk: today's counts not kept: \(error)")
-            }
+    /// Counts `event` and hands the changed counts to the writer. On the publisher's thread:
+    /// nothing here blocks.
+    func counted(_ event: DaemonEvent) {
+        guard let changed = count(event) else { return }
+        do {
+            writer.submit(Array(try JSONEncoder().encode(changed)))
+        } catch {
+            logger.warning("kiosk: today's counts not kept: \(error)")
         }
-        // The events end as soon as the daemon starts stopping (ShutdownNotice ends every
-        // stream); a service must not return before its own turn to stop comes.
+    }
+
+    /// Returns once the counts of every event counted so far are in the file.
+    func flushed() async {
+        await writer.flushed()
+    }
+
+    /// Counting needs no task of its own (the events are counted as they are published): the
+    /// service waits for the daemon's stop, then for the counts to be written. Events published
+    /// later still count, and the daemon's close waits for their write too.
+    func run() async throws {
         try? await gracefulShutdown()
+        await flushed()
     }
 }

@@ -9,14 +9,24 @@ import Synchronization
 /// calls `changed` for every batch of events. Watching the directory rather than the file sees
 /// a file replaced by a rename, as editors, `install` and systemd's credentials do.
 ///
-/// The thread runs from ``start(directory:changed:)`` until ``stop()`` (which does not wait
-/// for it: it ends as soon as it reads the stop signal, and closes both descriptors).
+/// The thread runs from ``start(directory:changed:)`` until ``stop()``, which returns once it has
+/// ended (it closes both of its descriptors on the way out).
 final class DirectoryWatch: Sendable {
-    /// The write end of the pipe whose read end the thread polls beside the watch.
-    private let stopDescriptor: Int32
+    private struct State {
+        /// The write end of the pipe whose read end the thread polls beside the watch; -1 once
+        /// the stop signal is sent.
+        var stopDescriptor: Int32
+        var threadRunning = true
+        /// Who waits in ``stop()`` for the thread to end.
+        var ended: [CheckedContinuation<Void, Never>] = []
+    }
+    private let state: Mutex<State>
+    /// The directory watched, for the daemon's list of its threads.
+    let directory: String
 
-    private init(stopDescriptor: Int32) {
-        self.stopDescriptor = stopDescriptor
+    private init(directory: String, stopDescriptor: Int32) {
+        self.directory = directory
+        state = Mutex(State(stopDescriptor: stopDescriptor))
     }
 
     /// Starts watching `directory`; nil, with the reason, when it cannot be watched (no
@@ -38,17 +48,46 @@ final class DirectoryWatch: Sendable {
         }
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         let stop = ends[0]
-        let thread = Thread { Self.wait(watch: watch, stop: stop, changed: changed) }
+        let watching = DirectoryWatch(directory: directory, stopDescriptor: ends[1])
+        let thread = Thread { [watching] in
+            Self.wait(watch: watch, stop: stop, changed: changed)
+            watching.threadEnded()
+        }
         thread.name = "directory-watch"
         thread.start()
-        return .success(DirectoryWatch(stopDescriptor: ends[1]))
+        return .success(watching)
     }
 
-    /// Ends the thread's wait (it closes the pipe's read end; this closes the write end).
-    func stop() {
-        var one: UInt8 = 1
-        _ = write(stopDescriptor, &one, 1)
-        close(stopDescriptor)
+    /// Whether the watching thread runs.
+    var threadRunning: Bool { state.withLock { $0.threadRunning } }
+
+    /// Ends the thread's wait (it closes the pipe's read end; this closes the write end) and
+    /// returns once the thread has ended. Stopping again only waits.
+    func stop() async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            let running = state.withLock { state -> Bool in
+                if state.stopDescriptor >= 0 {
+                    var one: UInt8 = 1
+                    _ = write(state.stopDescriptor, &one, 1)
+                    close(state.stopDescriptor)
+                    state.stopDescriptor = -1
+                }
+                guard state.threadRunning else { return false }
+                state.ended.append(done)
+                return true
+            }
+            if !running { done.resume() }
+        }
+    }
+
+    /// The thread's last act: whoever waits in ``stop()`` goes on.
+    private func threadEnded() {
+        let waiting = state.withLock { state in
+            state.threadRunning = false
+            defer { state.ended = [] }
+            return state.ended
+        }
+        for done in waiting { done.resume() }
     }
 
     /// The thread: reads events until the stop signal (or a failure), then closes both.
@@ -77,4 +116,27 @@ final class DirectoryWatch: Sendable {
 struct DirectoryWatchError: Error, CustomStringConvertible {
     var errno: Int32
     var description: String { String(cString: strerror(errno)) }
+}
+
+/// The directory watches a daemon started, so that its stop can wait for their threads and
+/// check that none still runs.
+final class DirectoryWatches: Sendable {
+    private let started = Mutex<[DirectoryWatch]>([])
+
+    init() {}
+
+    /// ``DirectoryWatch/start(directory:changed:)``, remembering the watch.
+    func start(directory: String, changed: @escaping @Sendable () -> Void) -> Result<DirectoryWatch, DirectoryWatchError> {
+        let result = DirectoryWatch.start(directory: directory, changed: changed)
+        if case .success(let watch) = result { started.withLock { $0.append(watch) } }
+        return result
+    }
+
+    /// Stops every watch and returns once their threads have ended.
+    func stopAll() async {
+        for watch in started.withLock({ $0 }) { await watch.stop() }
+    }
+
+    /// The directories whose watching thread still runs.
+    var running: [String] { started.withLock { $0.filter(\.threadRunning).map(\.directory) } }
 }

@@ -54,12 +54,19 @@ struct TokenFileWatcher: Service {
             logger.warning("the token file's directory cannot be watched (\(error)); it is looked at every \(interval) instead", metadata: ["directory": "\(directory)"])
             watching = nil
         }
-        defer { watching?.stop() }
+        await follow(changed, polling: watching == nil)
+        // Its thread has ended when this returns: the daemon's stop finds it gone.
+        await watching?.stop()
+    }
+
+    /// Looks at the file whenever `changed` wakes it (every `interval` when `polling`), until
+    /// the daemon stops.
+    private func follow(_ changed: DeliveryWakeup, polling: Bool) async {
         let timeline = Timeline(clock)
         // The file as it was while delivery ran (updated at every look until a pause).
         var beforePause = Self.fingerprint(path)
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            if await changed.sleep(watching == nil ? interval : nil, on: timeline) == .stopping { return }
+            if await changed.sleep(polling ? interval : nil, on: timeline) == .stopping { return }
             let now = Self.fingerprint(path)
             guard await worker.snapshot.paused != nil else {
                 beforePause = now
