@@ -122,6 +122,10 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var kioskSurveys: String?
     /// When kiosk respondents may start, e.g. `Mo-Fr 09:00-18:00, Sa 10:00-14:00`; nil: always.
     public var kioskOpenHours: String?
+    /// The folder of the welcome screen's attract images (PNG, JPEG, SVG); nil: no attract loop.
+    public var kioskAttractFolder: String?
+    /// How long the welcome screen stays untouched before its attract loop.
+    public var kioskAttractSeconds: Int = DaemonSetting.defaultValue(of: \.kioskAttractSeconds)
 
     /// Who may reach the kiosk's address.
     public enum KioskAccess: String, Sendable, Hashable, CaseIterable {

@@ -40,13 +40,19 @@ public final class KioskStaffDesk: Sendable {
     let isOpen: (@Sendable () -> Bool)?
     /// Today's counts, for the staff screen; a service of the daemon keeps them.
     let today: KioskTodayCounter?
+    /// The opening hours behind ``isOpen``, for when they change by themselves next.
+    let hours: KioskOpenHours?
+    /// Signalled at every change of the state, so that the welcome screens' held requests answer.
+    public let changes = KioskChanges()
 
     init(
         directory: String, defaultStage: String, pin: StaffPinHash?, surveys: [KioskSurveyChoice], logger: Logger,
         events: DaemonEvents? = nil, metrics: StaffMetrics? = nil, isOpen: (@Sendable () -> Bool)? = nil, today: KioskTodayCounter? = nil,
         now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }, wallNow: @escaping @Sendable () -> Date = { Date() },
-        matches: @escaping @Sendable (StaffPinHash, String) async -> Bool = KioskStaffDesk.matchOnThreadPool
+        matches: @escaping @Sendable (StaffPinHash, String) async -> Bool = KioskStaffDesk.matchOnThreadPool,
+        hours: KioskOpenHours? = nil
     ) {
+        self.hours = hours
         self.directory = directory
         self.defaultStage = defaultStage
         self.now = now
@@ -91,6 +97,9 @@ public final class KioskStaffDesk: Sendable {
 
     var staffScreenEnabled: Bool { state.withLock { $0.pin != nil } }
 
+    /// When the opening hours open or close the kiosk next (nil: never, or no hours).
+    var nextHoursBoundary: Date? { hours?.nextBoundary(after: wallNow()) }
+
     /// What `status` shows.
     public var view: KioskStatusView {
         let at = now()
@@ -126,6 +135,7 @@ public final class KioskStaffDesk: Sendable {
             logger.notice("kiosk: the survey chosen on the staff screen is no longer in kioskSurveys; the default is used", metadata: ["stage": "\(dropped)"])
             await persist()
         }
+        changes.signal()
     }
 
     /// Logs and publishes a staff action (never a PIN's digits).
@@ -148,6 +158,7 @@ public final class KioskStaffDesk: Sendable {
         }
         let directory = directory
         let logger = logger
+        defer { changes.signal() }
         return await onPool {
             written.withLock { last in
                 guard version >= last else { return true }
