@@ -95,9 +95,12 @@ class Welcome:
         print("in service shown after %.2f s" % delay)
 
     def attract(self, size):
+        # From before the page is asked for: its script starts the time once the page is parsed.
+        asked = time.time()
         self.open()
-        delay = self.wait_for(self.attract_shown, self.args.attract + 5, "the attract loop")
-        print("%s: attract loop after %.1f s untouched (kioskAttractSeconds %d)" % (size, delay, self.args.attract))
+        self.wait_for(self.attract_shown, self.args.attract + 5, "the attract loop")
+        delay = time.time() - asked
+        print("%s: attract loop %.1f s after the page was asked for (kioskAttractSeconds %d)" % (size, delay, self.args.attract))
         if delay < self.args.attract - 0.5:
             raise Failure("the attract loop came after %.1f s, before its %d s" % (delay, self.args.attract))
         images = self.d.find_elements(By.CSS_SELECTOR, "#attract .attract-image")

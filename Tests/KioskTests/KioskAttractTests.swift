@@ -61,7 +61,7 @@ import Testing
                 #expect(image.status == .ok)
                 #expect(image.headers[.cacheControl] == "public, max-age=31536000, immutable")
                 #expect(image.headers[.contentType] == (path.hasSuffix(".svg") ? "image/svg+xml" : "image/jpeg"))
-                #expect((image.headers[.contentSecurityPolicy] != nil) == path.hasSuffix(".svg"))
+                #expect((image.headers[.contentSecurityPolicy] == KioskLogo.svgPolicy) == path.hasSuffix(".svg"))
             }
             let korean = try await TestBrowser(client).open("/?lang=ko")
             #expect(korean.contains("화면을 눌러 시작하세요"))
