@@ -59,6 +59,8 @@ struct SurveydCommand: AsyncParsableCommand {
     @Option(name: .setting(\.kioskStaffPinOverPlainHTTP), help: .setting(\.kioskStaffPinOverPlainHTTP)) var kioskStaffPinOverPlainHTTP: DaemonConfiguration.StaffPinOverPlainHTTP?
     @Option(name: .setting(\.kioskSurveys), help: .setting(\.kioskSurveys)) var kioskSurveys: String?
     @Option(name: .setting(\.kioskOpenHours), help: .setting(\.kioskOpenHours)) var kioskOpenHours: String?
+    @Option(name: .setting(\.kioskAttractFolder), help: .setting(\.kioskAttractFolder)) var kioskAttractFolder: String?
+    @Option(name: .setting(\.kioskAttractSeconds), help: .setting(\.kioskAttractSeconds)) var kioskAttractSeconds: Int?
     @Option(name: .setting(\.logLevel), help: .setting(\.logLevel)) var logLevel: Logger.Level?
     @Flag(help: "Check the configuration (file, environment, flags) and exit: 0 when it is valid, 78 with what is wrong otherwise (the messages of a start). Starts nothing.") var checkConfig = false
     @Option(name: .setting(\.metricsListen), help: .setting(\.metricsListen)) var metricsListen: String?
@@ -100,6 +102,8 @@ struct SurveydCommand: AsyncParsableCommand {
         flags[\.kioskStaffPinOverPlainHTTP] = kioskStaffPinOverPlainHTTP
         flags[\.kioskSurveys] = kioskSurveys
         flags[\.kioskOpenHours] = kioskOpenHours
+        flags[\.kioskAttractFolder] = kioskAttractFolder
+        flags[\.kioskAttractSeconds] = kioskAttractSeconds
         flags[\.logLevel] = logLevel
         flags[\.metricsListen] = metricsListen
         flags[\.deviceID] = deviceID

@@ -27,6 +27,12 @@ public struct KioskSettings: Sendable, Hashable {
     public var keyboard: KioskKeyboard
     /// Which clients may use the staff screen; by default only those on this machine.
     public var staffAccess: KioskStaffAccess
+    /// How long the welcome screen's held request (`GET /state?shown=…`) waits at most for a
+    /// change before it answers anyway: shorter than a browser's or a proxy's patience with a
+    /// silent response (Firefox's 300 s, a proxy's read timeout).
+    public var stateHoldSeconds = 240
+    /// How long the welcome screen stays untouched before its attract loop (with attract images).
+    public var attractSeconds = 60
 
     public init(
         titles: [KioskLanguage: String] = [:],
@@ -77,6 +83,8 @@ public struct KioskSettings: Sendable, Hashable {
             ("maxBrowsers", maxBrowsers, 1...1_000_000),
             ("browserLifetimeSeconds", browserLifetimeSeconds, 60...(7 * day)),
             ("maxFormBytes", maxFormBytes, 1024...(1 << 20)),
+            ("stateHoldSeconds", stateHoldSeconds, 1...3600),
+            ("attractSeconds", attractSeconds, 5...day),
         ]
         for (name, value, range) in ranges where !range.contains(value) {
             throw KioskSettingsError(setting: name, message: "\(name) must be from \(range.lowerBound) to \(range.upperBound), got \(value)")

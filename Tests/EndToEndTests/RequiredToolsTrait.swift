@@ -17,6 +17,12 @@ let browserTools = RequiredTools(
     executables: [KioskBrowserEndToEndTests.python.path, "/usr/bin/chromium", "/usr/bin/chromedriver"],
     install: "run Tests/Browser/install.sh")
 
+/// What the kiosk set-up's test needs besides the browser: cage, grim and Xwayland.
+let cageTools = RequiredTools(
+    "cage, grim, Xwayland and Chromium",
+    executables: ["/usr/bin/cage", "/usr/bin/grim", "/usr/bin/Xwayland", "/usr/bin/chromium"],
+    install: "run Tests/Browser/install.sh")
+
 /// What the fleet tests need: Debian's `prometheus` package (the server, also the agent, and promtool).
 let prometheusTools = RequiredTools(
     "Debian's prometheus package (prometheus, promtool)",

@@ -45,6 +45,7 @@ import Testing
             Refresh(seconds: 5, url: "/end"),
             WelcomePage(page: Self.frame, s: .en, surveyTitle: "Survey", logo: "/brand/logo.1.svg", offersLanguages: true, languages: [LanguageChoice(code: "ko", name: "한국어", current: true)], csrf: "token", chosenLanguage: "ko"),
             LanguageChoice(code: "en", name: "English", current: false),
+            AttractLoop(attractSeconds: 60, attractImages: ["/brand/attract.1.png"], attractTitle: "Survey", attractTouch: "Touch to start"),
             QuestionPage(
                 page: Self.frame, s: .ko, progressText: "1 of 5", position: 1, total: 5, csrf: "token", name: "type", question: "Which?",
                 isOptional: true, error: "wrong", text: TextControl(entered: "x", placeholder: "p", inputmode: "text"),

@@ -5,10 +5,13 @@ import Synchronization
 public struct KioskBrand: Sendable, Hashable {
     public var logo: KioskLogo?
     public var accent: KioskAccentColor?
+    /// The images of the welcome screen's attract loop, in order; none: no loop.
+    public var attract: [KioskAttractImage]
 
-    public init(logo: KioskLogo? = nil, accent: KioskAccentColor? = nil) {
+    public init(logo: KioskLogo? = nil, accent: KioskAccentColor? = nil, attract: [KioskAttractImage] = []) {
         self.logo = logo
         self.accent = accent
+        self.attract = attract
     }
 
     /// The style sheet that sets the accent: the page's policy allows no inline style, so the
@@ -30,9 +33,10 @@ public final class KioskBrandStore: Sendable {
         var brand: KioskBrand
         var logo: KioskAssets.Asset?
         var styleSheet: KioskAssets.Asset?
+        var attract: [KioskAssets.Asset] = []
 
         func asset(at path: String) -> KioskAssets.Asset? {
-            [logo, styleSheet].lazy.compactMap { $0 }.first { $0.path == path }
+            ([logo, styleSheet].compactMap { $0 } + attract).first { $0.path == path }
         }
     }
 
@@ -63,6 +67,11 @@ public final class KioskBrandStore: Sendable {
             },
             styleSheet: brand.styleSheet.map { sheet in
                 KioskAssets.asset(prefix: "/brand/accent", extension: "css", contentType: "text/css; charset=utf-8", bytes: Array(sheet.utf8))
+            },
+            attract: brand.attract.map { image in
+                var asset = KioskAssets.asset(prefix: "/brand/attract", extension: image.format.fileExtension, contentType: image.format.contentType, bytes: image.bytes)
+                if image.format == .svg { asset.contentSecurityPolicy = KioskLogo.svgPolicy }
+                return asset
             })
     }
 }

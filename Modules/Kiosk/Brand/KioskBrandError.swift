@@ -11,6 +11,12 @@ public struct KioskBrandError: Error, Sendable, Hashable, CustomStringConvertibl
         case logoTooLarge
         /// The logo file is neither a PNG nor an SVG image.
         case logoNotAnImage
+        /// The attract folder or one of its files cannot be read.
+        case attractUnreadable
+        /// An attract image is over ``KioskAttractImage/maxBytes``, or the folder over its totals.
+        case attractTooLarge
+        /// A file of the attract folder is not a PNG, JPEG or SVG image.
+        case attractNotAnImage
     }
 
     public var code: Code

@@ -18,7 +18,7 @@ public import NIOCore
 /// | `GET /assets/…` | the style sheets and the scripts (the pages' and the on-screen keyboard's) |
 /// | `GET /brand/…` | the brand's logo and accent style sheet, when set |
 /// | `GET /staff`, `POST /staff/…` | the staff screen behind its PIN (with a staff backend) |
-/// | `GET /state` | the kiosk's state as the welcome screen's script compares it (with a staff backend) |
+/// | `GET /state` | the kiosk's state as the welcome screen's script compares it; `?shown=S` holds until it differs from `S` (with a staff backend) |
 ///
 /// Every POST needs the browser's cookie and the session's CSRF token (403 otherwise) and a
 /// strict `application/x-www-form-urlencoded` body (400, 413 or 415 otherwise). The staff screen
@@ -28,6 +28,8 @@ public enum KioskApplication {
     /// The router of the pages. The settings are checked first.
     /// - Parameters:
     ///   - brand: the logo and accent colour; the caller may replace them while the pages run.
+    ///   - changes: signalled by the caller when something the welcome screen shows changed, so
+    ///     that its held `/state` request answers.
     ///   - now: the clock of the expiries (the tests move it).
     ///   - client: the address of the client that sent a request: the connection's peer (the
     ///     tests give others).
@@ -36,6 +38,7 @@ public enum KioskApplication {
         settings: KioskSettings,
         brand: KioskBrandStore = KioskBrandStore(),
         staff: (any KioskStaffBackend)? = nil,
+        changes: KioskChanges = KioskChanges(),
         logger: Logger,
         now: @escaping @Sendable () -> ContinuousClock.Instant = { .now },
         client: @escaping @Sendable (Request, KioskRequestContext) -> SocketAddress? = { _, context in context.remoteAddress }
@@ -46,7 +49,7 @@ public enum KioskApplication {
         let pages = KioskPages(
             backend: backend, settings: settings, renderer: renderer,
             bindings: BrowserBindings(settings: settings, now: now), logger: logger,
-            staff: staff, staffSessions: StaffSessions(now: now)
+            staff: staff, staffSessions: StaffSessions(now: now), changes: changes
         )
         let router = Router(context: KioskRequestContext.self)
         router.add(middleware: KioskHeadersMiddleware(renderer: renderer, language: settings.defaultLanguage, logger: logger))

@@ -2,7 +2,7 @@ import Hummingbird
 import Logging
 import NIOCore
 
-/// The staff screen's handlers (`/staff…`) and `/state`, under the pages' cookie and CSRF rules.
+/// The staff screen's handlers (`/staff…`), under the pages' cookie and CSRF rules.
 /// Nothing here reads or changes the browser's respondent session.
 ///
 /// Every staff handler first takes whether the client may use the staff screen at all
@@ -86,13 +86,6 @@ extension KioskPages {
             response.setCookie(staffCookie(nil))
             return response
         }
-    }
-
-    /// `GET /state`: what the welcome screen shows of the kiosk's state, as a short text its
-    /// script compares with the page's own.
-    func state(_ request: Request) async -> Response {
-        let text = await staff?.availability().fingerprint ?? ""
-        return Response(status: .ok, headers: [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-store"], body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
     }
 
     enum StaffAction: Sendable {

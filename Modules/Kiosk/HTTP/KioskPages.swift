@@ -16,6 +16,8 @@ struct KioskPages: Sendable {
     var staff: (any KioskStaffBackend)? = nil
     /// The browsers on the staff screen.
     let staffSessions: StaffSessions
+    /// Wakes the welcome screen's held requests (`GET /state?shown=…`).
+    var changes = KioskChanges()
 
     // MARK: Pages (GET)
 
@@ -42,10 +44,11 @@ struct KioskPages: Sendable {
         guard let staff else { return html(renderer.welcome(language: language, csrf: found.binding.csrf), cookie: cookie) }
         let availability = await staff.availability()
         let staffHold = await staff.staffScreenEnabled()
+        let state = Self.fingerprint(availability, staffHold: staffHold, brand: renderer.brand.current.generation)
         guard case .open(let survey) = availability else {
-            return html(renderer.unavailableScreen(availability, language: language, staffHold: staffHold), cookie: cookie)
+            return html(renderer.unavailableScreen(availability, language: language, staffHold: staffHold, state: state), cookie: cookie)
         }
-        return html(renderer.welcome(language: language, csrf: found.binding.csrf, survey: survey, state: availability.fingerprint, staffHold: staffHold), cookie: cookie)
+        return html(renderer.welcome(language: language, csrf: found.binding.csrf, survey: survey, state: state, staffHold: staffHold), cookie: cookie)
     }
 
     func question(_ request: Request) async -> Response {

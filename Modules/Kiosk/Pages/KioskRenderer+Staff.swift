@@ -119,8 +119,9 @@ extension KioskRenderer {
     }
 
     /// The respondent's screen while the kiosk is out of service or closed: its script follows
-    /// the kiosk back into service within seconds (without scripts, within a minute).
-    func unavailableScreen(_ availability: KioskAvailability, language: KioskLanguage, staffHold: Bool) -> String {
+    /// the kiosk back into service through the held `/state` request as soon as it changes
+    /// (without scripts, within a minute); `state` is what the page shows (`data-state`).
+    func unavailableScreen(_ availability: KioskAvailability, language: KioskLanguage, staffHold: Bool, state: String? = nil) -> String {
         let words = StaffWords(language: language)
         let (heading, body, detail): (String, String, String?) = switch availability {
         case .closed: (words.closedTitle, words.closedBody, nil)
@@ -128,8 +129,8 @@ extension KioskRenderer {
         case .open: (words.inServiceNow, "", nil)
         }
         var frame = frame(language, title: heading)
-        frame.reload = Refresh(seconds: 60, url: "/?lang=\(language.rawValue)")
-        frame.state = availability.fingerprint
+        frame.noscriptRefresh = Refresh(seconds: 60, url: "/?lang=\(language.rawValue)")
+        frame.state = state ?? availability.fingerprint
         frame.staffHold = staffHold ? "/staff" : nil
         let page = MessagePage(page: frame, s: KioskStrings.of(language), heading: heading, message: body, detail: detail, showStartOver: false)
         return render(page, "message")

@@ -83,7 +83,10 @@ struct KioskRenderer: Sendable {
         let language = key.language
         let strings = KioskStrings.of(language)
         let title = key.survey?.title(for: language) ?? settings.title(for: language)
-        var frame = frame(language, title: title, bodyClass: "welcome-page", reload: Refresh(seconds: 3600, url: "/?lang=\(language.rawValue)"), brand: brand)
+        // Hourly, for a page without a watch; with one (`data-state`) the held `/state` request
+        // brings every change, and the hour is left to browsers without scripts.
+        let hourly = Refresh(seconds: 3600, url: "/?lang=\(language.rawValue)")
+        var frame = frame(language, title: title, bodyClass: "welcome-page", reload: key.state == nil ? hourly : nil, noscriptRefresh: key.state == nil ? nil : hourly, brand: brand)
         frame.staffHold = key.staffHold ? "/staff" : nil
         frame.state = key.state
         let page = WelcomePage(
@@ -94,7 +97,10 @@ struct KioskRenderer: Sendable {
             offersLanguages: settings.languages.count > 1,
             languages: settings.languages.map { LanguageChoice(code: $0.rawValue, name: KioskStrings.of($0).languageName, current: $0 == language) },
             csrf: csrf,
-            chosenLanguage: language.rawValue
+            chosenLanguage: language.rawValue,
+            attract: brand.attract.isEmpty ? nil : AttractLoop(
+                attractSeconds: settings.attractSeconds, attractImages: brand.attract.map(\.path), attractTitle: title,
+                attractTouch: AttractLoop.touch(language))
         )
         return render(page, "welcome")
     }

@@ -51,6 +51,7 @@ extension WelcomePage: MustacheParent {
         case "languages": self.languages
         case "csrf": self.csrf
         case "chosenLanguage": self.chosenLanguage
+        case "attract": self.attract
         default: nil
         }
     }

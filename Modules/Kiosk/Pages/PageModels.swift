@@ -70,6 +70,8 @@ struct WelcomePage: Sendable {
     var languages: [LanguageChoice]
     var csrf: String
     var chosenLanguage: String
+    /// The attract loop, when the operator gave images.
+    var attract: AttractLoop? = nil
 }
 
 struct LanguageChoice: Sendable {

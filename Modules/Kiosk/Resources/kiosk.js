@@ -6,8 +6,9 @@
 // - the free-text field of "Other" enabled only when that option is chosen (without the
 //   script it is always enabled, and its text counts only when "Other" is chosen);
 // - one submission per page (a double tap does not post twice);
-// - the timed reload of a page that asks for one (the welcome screen hourly, "one moment"),
-//   which browsers without scripts do through a <meta http-equiv=refresh> in <noscript>;
+// - the timed reload of a page that asks for one ("one moment"), which browsers without
+//   scripts do through a <meta http-equiv=refresh> in <noscript>;
+// - on the welcome screen, its held request for the kiosk's state, and its attract loop;
 // - a reload when the browser shows a page from its back/forward cache.
 (function () {
     "use strict";
@@ -211,16 +212,78 @@
         });
     }
 
-    // The welcome screen follows the kiosk's state (out of service, another survey, closing
-    // time) within a few seconds: it reloads when /state says something else than it shows.
+    // The welcome screen follows the kiosk's state (out of service, another survey, opening
+    // hours, the staff PIN, the brand): one request to /state?shown=… is held by the daemon until
+    // what it answers differs from what the page shows (or for at most 4 minutes), and the page
+    // reloads when it does. After an error it asks again after 1 s, doubling up to a minute.
     function setUpStateWatch(shown) {
-        if (shown === null) { return; }
-        window.setInterval(function () {
-            fetch("/state", { cache: "no-store", credentials: "same-origin" }).then(function (response) {
-                return response.ok ? response.text() : shown;
+        if (shown === null || !window.fetch) { return; }
+        var delay = 1000;
+        function retry() {
+            window.setTimeout(ask, delay);
+            delay = Math.min(delay * 2, 60000);
+        }
+        function ask() {
+            fetch("/state?shown=" + encodeURIComponent(shown), { cache: "no-store", credentials: "same-origin" }).then(function (response) {
+                if (!response.ok) { throw new Error("state " + response.status); }
+                return response.text();
             }).then(function (now) {
-                if (now !== shown) { window.location.reload(); }
-            }).catch(function () {});
-        }, 3000);
+                delay = 1000;
+                if (now !== shown) { window.location.reload(); } else { ask(); }
+            }).catch(retry);
+        }
+        ask();
     }
+
+    // The welcome screen's attract loop (with the operator's images): after its time untouched
+    // the images take the screen in turn, with the survey's title and "Touch to start"; a touch
+    // brings the welcome screen back and starts nothing. All of it runs here, in the browser.
+    // With prefers-reduced-motion nothing slides: the images change in place, every 20 s.
+    function setUpAttract() {
+        var loop = document.getElementById("attract");
+        if (!loop) { return; }
+        var after = parseInt(loop.getAttribute("data-attract-seconds"), 10);
+        if (isNaN(after) || after < 1) { return; }
+        var images = Array.prototype.slice.call(loop.querySelectorAll(".attract-image"));
+        var still = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+        var every = still ? 20000 : 6000;
+        var idle = null;
+        var turn = null;
+        var index = 0;
+        function showImage(next) {
+            images.forEach(function (image, at) {
+                image.classList.toggle("is-shown", at === next);
+                image.classList.toggle("is-gone", at !== next && at === index);
+            });
+            index = next;
+        }
+        function start() {
+            loop.hidden = false;
+            document.body.classList.add("attract-on");
+            index = 0;
+            showImage(0);
+            if (images.length > 1) {
+                turn = window.setInterval(function () { showImage((index + 1) % images.length); }, every);
+            }
+        }
+        function wait() {
+            window.clearTimeout(idle);
+            idle = window.setTimeout(start, after * 1000);
+        }
+        function stop(event) {
+            event.preventDefault();
+            event.stopPropagation();
+            window.clearInterval(turn);
+            loop.hidden = true;
+            document.body.classList.remove("attract-on");
+            wait();
+        }
+        loop.addEventListener("click", stop);
+        document.addEventListener("keydown", function (event) { if (!loop.hidden) { stop(event); } }, true);
+        ["pointerdown", "keydown", "input", "touchstart", "wheel"].forEach(function (type) {
+            document.addEventListener(type, function () { if (loop.hidden) { wait(); } }, { passive: true, capture: true });
+        });
+        wait();
+    }
+    document.addEventListener("DOMContentLoaded", setUpAttract);
 }());

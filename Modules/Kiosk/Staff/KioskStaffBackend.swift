@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+public import FoundationEssentials
 #else
-import Foundation
+public import Foundation
 #endif
 
 /// What the staff screen and the welcome screen need from the daemon: whether sessions may
@@ -24,6 +24,14 @@ public protocol KioskStaffBackend: Sendable {
     func chooseSurvey(_ stage: String) async throws(KioskStaffError)
     /// Staff entered (the right PIN) or left the staff screen, for the log and `/v1/events`.
     func staffSession(entered: Bool) async
+    /// When ``availability()`` changes by itself next (a boundary of the opening hours, on the
+    /// wall clock); nil: never.
+    func nextAvailabilityChange() async -> Date?
+}
+
+extension KioskStaffBackend {
+    /// Never, by default: the availability changes only when someone changes it.
+    public func nextAvailabilityChange() async -> Date? { nil }
 }
 
 /// Whether a respondent may start now.

@@ -18,7 +18,9 @@ import Storage
 extension DaemonSetting {
     static let week = DaemonConfiguration.maxSeconds
 
-    public static let all: [DaemonSetting] = [
+    public static let all: [DaemonSetting] = declared + attract + quality
+
+    static let declared: [DaemonSetting] = [
         DaemonSetting(
             \.serverURL, key: "serverURL", variable: "SURVEYD_SERVER_URL", flag: "server-url",
             kind: .text(valueName: "url", accepts: "an `http://` or `https://` URL with a host", check: checkServerURL),
@@ -215,7 +217,7 @@ extension DaemonSetting {
             kind: .text(valueName: "host:port", accepts: "a loopback `HOST:PORT`: `127.0.0.1:9464`, `[::1]:9464`, `localhost:9464` (port 0: any free port)", check: checkMetricsListen),
             none: "metrics and health only on the control socket",
             doc: "also serve `GET /metrics` and `GET /v1/health` (nothing else) over TCP at this loopback address"),
-    ] + quality
+    ]
 
     static func checkListenAddress(_ text: String) -> String? {
         do {

@@ -124,6 +124,10 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var kioskOpenHours: String?
     /// Paradata and quality flags (`doc/data-quality.md`).
     public var quality = QualityConfiguration()
+    /// The folder of the welcome screen's attract images (PNG, JPEG, SVG); nil: no attract loop.
+    public var kioskAttractFolder: String?
+    /// How long the welcome screen stays untouched before its attract loop.
+    public var kioskAttractSeconds: Int = DaemonSetting.defaultValue(of: \.kioskAttractSeconds)
 
     /// Who may reach the kiosk's address.
     public enum KioskAccess: String, Sendable, Hashable, CaseIterable {

@@ -5,10 +5,11 @@ import Kiosk
 /// read. At start a refusal stops the daemon (exit 78); on a reload (SIGHUP) the pages keep the
 /// logo they show and the refusal is logged.
 enum KioskBrandFiles {
-    /// The logo of `kioskLogoFile` (nil when unset) and the colour of `kioskAccentColor`.
+    /// The logo of `kioskLogoFile` (nil when unset), the colour of `kioskAccentColor` and the
+    /// images of `kioskAttractFolder`.
     /// - Throws: `ConfigurationError` naming the file or the colour and what is wrong.
     static func brand(from configuration: DaemonConfiguration) throws(ConfigurationError) -> KioskBrand {
-        KioskBrand(logo: try logo(from: configuration), accent: try accent(from: configuration))
+        KioskBrand(logo: try logo(from: configuration), accent: try accent(from: configuration), attract: try KioskAttractFiles.images(from: configuration))
     }
 
     static func logo(from configuration: DaemonConfiguration) throws(ConfigurationError) -> KioskLogo? {

@@ -29,7 +29,7 @@ struct KioskServer {
         let first = KioskLanguage(rawValue: configuration.defaultLanguage.rawValue) ?? .ko
         let languages = configuration.kioskLanguages.flatMap { try? KioskLanguage.list($0) }
             ?? [first] + KioskLanguage.allCases.filter { $0 != first }
-        return KioskSettings(
+        var settings = KioskSettings(
             titles: titles,
             defaultLanguage: languages.first ?? .ko,
             endScreenSeconds: configuration.kioskEndScreenSeconds,
@@ -38,6 +38,8 @@ struct KioskServer {
             keyboard: KioskKeyboard(rawValue: configuration.kioskKeyboard.rawValue) ?? .onscreen,
             languages: languages,
             staffAccess: staffAccess(configuration))
+        settings.attractSeconds = configuration.kioskAttractSeconds
+        return settings
     }
 
     /// Who may use the staff screen: a browser on this machine, unless the operator allowed the
@@ -55,7 +57,8 @@ struct KioskServer {
             control.map { DaemonStaffBackend(desk: desk, control: $0, languages: settings.languages, stateDirectory: desk.directory) }
         }
         let router = try KioskApplication.router(
-            backend: SessionKioskBackend(sessions: sessions, staff: staff), settings: settings, brand: brand, staff: staffBackend, logger: logger)
+            backend: SessionKioskBackend(sessions: sessions, staff: staff), settings: settings, brand: brand, staff: staffBackend,
+            changes: staff?.changes ?? KioskChanges(), logger: logger)
         // Hummingbird's `Application` would format the `Date` header every second, idle or not.
         return TimerFreeApplication(
             router: router, server: .loopBoundHTTP1(), configuration: .init(address: .hostname(address.host, port: address.port), serverName: nil),

@@ -13,7 +13,7 @@ struct ConfigurationChanges: Sendable, Equatable {
     /// The settings a running daemon applies: the log level, the delivery backoff, the idle
     /// session timeout and the kiosk's brand. (The token file and the kiosk's logo file are read
     /// again on every reload, whatever changed.)
-    static let reloadable: Set<String> = ["logLevel", "backoffBaseSeconds", "backoffCapSeconds", "idleSessionTimeoutSeconds", "kioskLogoFile", "kioskAccentColor", "kioskStaffPinFile", "kioskSurveys"]
+    static let reloadable: Set<String> = ["logLevel", "backoffBaseSeconds", "backoffCapSeconds", "idleSessionTimeoutSeconds", "kioskLogoFile", "kioskAccentColor", "kioskStaffPinFile", "kioskSurveys", "kioskAttractFolder"]
 
     /// The settings whose values differ, in the order `DaemonSetting.all` declares them.
     static func between(_ old: DaemonConfiguration, _ new: DaemonConfiguration) -> ConfigurationChanges {
@@ -72,6 +72,8 @@ actor ConfigurationReloader {
         if let desk = daemon.backend.staffDesk {
             await reloadStaff(desk, from: new, applied: &applied)
         }
+        // The welcome screens look again at what they show (brand, attract images, staff PIN).
+        daemon.backend.staffDesk?.changes.signal()
         logLevel.level = applied.logLevel
         await daemon.worker.apply(backoff: RetryPolicy(base: applied.backoffBase, cap: applied.backoffCap).backoff, maxRetryAfter: applied.backoffCap)
         await daemon.sessions.apply(idleTimeout: applied.idleSessionTimeout)
@@ -91,8 +93,9 @@ actor ConfigurationReloader {
 }
 
 extension ConfigurationReloader {
-    /// Reads the logo file again and applies the accent colour; a logo that cannot be used keeps
-    /// the one shown (and its setting's old value), with the refusal in the log.
+    /// Reads the logo file and the attract folder again and applies the accent colour; a logo or
+    /// attract images that cannot be used keep those shown (and their setting's old value), with
+    /// the refusal in the log.
     func reloadBrand(of kiosk: KioskServer, from new: DaemonConfiguration, applied: inout DaemonConfiguration) {
         var brand = kiosk.brand.brand
         do {
@@ -101,11 +104,17 @@ extension ConfigurationReloader {
             applied.kioskLogoFile = current.kioskLogoFile
             logger.error("kiosk logo not reloaded: \(error.detail); the pages keep the logo they show")
         }
+        do {
+            brand.attract = try KioskAttractFiles.images(from: new)
+        } catch {
+            applied.kioskAttractFolder = current.kioskAttractFolder
+            logger.error("kiosk attract images not reloaded: \(error.detail); the welcome screen keeps the images it shows")
+        }
         // The setting's check accepted the colour when the configuration resolved.
         brand.accent = try? KioskBrandFiles.accent(from: new)
         if brand != kiosk.brand.brand {
             kiosk.brand.replace(with: brand)
-            logger.notice("kiosk brand replaced", metadata: ["logo": "\(brand.logo.map { "\($0.format.rawValue), \($0.bytes.count) bytes" } ?? "none")", "accent": "\(brand.accent?.hex ?? "the pages' own")"])
+            logger.notice("kiosk brand replaced", metadata: ["logo": "\(brand.logo.map { "\($0.format.rawValue), \($0.bytes.count) bytes" } ?? "none")", "accent": "\(brand.accent?.hex ?? "the pages' own")", "attractImages": "\(brand.attract.count)"])
         }
     }
 }

@@ -24,8 +24,10 @@ public struct CompletionHistory: Sendable {
 
     /// Records a completion of `stage` at `at` with its answers.
     public mutating func record(stage: String, at: Duration, answers: [String: AnswerValue]) {
-        completions.removeAll { at - $0.at > keep }
-        if completions.count >= limit { completions.removeFirst(completions.count - limit + 1) }
+        // The oldest first: what is out of date is a prefix, removed at once.
+        let expired = completions.firstIndex { at - $0.at <= keep } ?? completions.count
+        let over = max(0, completions.count - expired - limit + 1)
+        if expired + over > 0 { completions.removeFirst(expired + over) }
         completions.append(Completion(stage: stage, at: at, fingerprints: answers.mapValues(fingerprint)))
     }
 

@@ -5,7 +5,9 @@
 // (wake-ups) and CPU time are read, again N seconds later, and the daemon is stopped. Two
 // scenarios per daemon: nothing open, and one session open and idle (started and answered once
 // through the control socket, with an idle timeout of an hour, so the window ends long before
-// its idle deadline). Each round also measures the floor: this binary run as an idle Swift
+// its idle deadline), and the kiosk's welcome screen open in headless Chromium (the screen a kiosk
+// shows all day between respondents; `StartupBenchmark+Welcome.swift`), beside the same screen's
+// former poll of `GET /state` every 3 s, replayed. Each round also measures the floor: this binary run as an idle Swift
 // process (`--idle-floor`), whose wake-ups are the runtime's own.
 #if canImport(Glibc)
 import Glibc
@@ -27,6 +29,8 @@ extension StartupBenchmark {
     enum IdleScenario: String, CaseIterable {
         case nothingOpen = "idle"
         case oneSessionOpen = "one session open"
+        case welcomeInBrowser = "welcome screen in Chromium"
+        case welcomePolled = "welcome screen polled every 3 s (replayed)"
     }
 
     /// The goals: wake-ups per second and CPU milliseconds per second.
@@ -43,7 +47,7 @@ extension StartupBenchmark {
             for binary in binaries {
                 for scenario in IdleScenario.allCases {
                     let sample = try await Self.measureIdle(
-                        binary.path, scenario: scenario, directory: "\(work)/idle-\(binary.name)-\(round)-\(scenario == .nothingOpen ? "idle" : "session")",
+                        binary.path, scenario: scenario, directory: "\(work)/idle-\(binary.name)-\(round)-\(IdleScenario.allCases.firstIndex(of: scenario) ?? 0)",
                         serverURL: serverURL, settle: settleSeconds, window: window)
                     samples["\(binary.name)|\(scenario.rawValue)", default: []].append(sample)
                     print("round \(round) \(binary.name), \(scenario.rawValue): \(Self.format(sample.wakeups)) wake-ups/s, \(String(format: "%.3f", sample.cpuMilliseconds)) ms CPU/s, \(sample.threads) threads, \(sample.pings) WATCHDOG=1; busiest: \(sample.busiest)")
@@ -100,9 +104,10 @@ extension StartupBenchmark {
         defer { notify.stop() }
         try "benchmark-token\n".write(toFile: directory + "/token", atomically: true, encoding: .utf8)
         let socket = directory + "/d.sock"
+        let kioskPort = try unusedLoopbackPort()
         var arguments = [
             "--server-url", serverURL, "--state-dir", directory + "/state", "--socket", socket, "--log-level", "error",
-            "--kiosk-listen", "127.0.0.1:0", "--token-file", directory + "/token",
+            "--kiosk-listen", "127.0.0.1:\(kioskPort)", "--token-file", directory + "/token",
         ]
         if scenario == .oneSessionOpen { arguments += ["--idle-timeout", "3600"] }
         let daemon = try await BackgroundProcess.start(
@@ -122,10 +127,12 @@ extension StartupBenchmark {
             let session = try await control.startSession(StartSessionRequest(typeId: "common", lang: "en"))
             _ = try await control.answer(AnswerRequest(session: session.id, values: ["Kim Minsu"]))
         }
+        let welcome = try await WelcomeVisitor.start(scenario, url: "http://127.0.0.1:\(kioskPort)/", directory: directory, deadline: .seconds(window + settle + 60))
         try await Task.sleep(for: .seconds(settle))
         let sample = try await Self.window(of: daemon.pid, seconds: window) {
             notify.messages.filter { $0.split(separator: "\n").contains("WATCHDOG=1") }.count
         }
+        try await welcome?.stop()
         let status = await daemon.stop()
         guard status == 0 else { throw BenchmarkError("\(binary) exited \(status) after SIGTERM; stderr: \(daemon.errorOutput)") }
         return sample

@@ -17,6 +17,8 @@ struct KioskFixture {
     var brand = KioskBrandStore()
     /// The staff screen's backend; nil: no staff screen.
     var staff: (any KioskStaffBackend)?
+    /// Signalled by a test when something the welcome screen shows changed.
+    var changes = KioskChanges()
 
     init(settings: KioskSettings = KioskSettings(titles: [.ko: "음료 설문", .en: "Drinks survey"], defaultLanguage: .ko)) throws {
         backend = try SurveyKioskBackend(definitions: Self.definitions())
@@ -29,7 +31,7 @@ struct KioskFixture {
         var logger = Logger(label: "kiosk-tests")
         logger.logLevel = .critical
         let router = try KioskApplication.router(
-            backend: backend, settings: settings, brand: brand, staff: staff, logger: logger, now: { clock.now() },
+            backend: backend, settings: settings, brand: brand, staff: staff, changes: changes, logger: logger, now: { clock.now() },
             client: { request, _ in Self.client(of: request) })
         return try await Application(router: router).test(.router, test)
     }

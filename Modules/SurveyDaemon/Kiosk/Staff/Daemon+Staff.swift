@@ -33,6 +33,7 @@ extension Daemon {
             directory: configuration.stateDirectory, defaultStage: configuration.firstStage, pin: pin, surveys: surveys, logger: logger,
             events: exporter.metrics.events, metrics: StaffMetrics(exporter: exporter),
             isOpen: hours.map { hours -> @Sendable () -> Bool in { hours.isOpen(at: Date()) } },
-            today: KioskTodayCounter(directory: configuration.stateDirectory, events: exporter.metrics.events, logger: logger))
+            today: KioskTodayCounter(directory: configuration.stateDirectory, events: exporter.metrics.events, logger: logger),
+            hours: hours)
     }
 }

@@ -27,6 +27,8 @@ struct DaemonStaffBackend: KioskStaffBackend {
 
     func availability() async -> KioskAvailability { desk.availability }
 
+    func nextAvailabilityChange() async -> Date? { desk.nextHoursBoundary }
+
     func verify(pin: String) async -> StaffPinVerdict { await desk.verify(pin: pin) }
 
     func glance() async -> StaffGlance {

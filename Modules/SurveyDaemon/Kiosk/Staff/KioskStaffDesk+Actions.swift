@@ -54,6 +54,7 @@ extension KioskStaffDesk {
                 undo(&state)
                 state.version += 1
             }
+            changes.signal()
             throw KioskStaffError(
                 "The kiosk's state cannot be kept: \(directory)/\(KioskStaffRecord.fileName) cannot be written (see the log; a full disk?). Nothing was changed; free space in the state directory and try again.",
                 code: .notKept)

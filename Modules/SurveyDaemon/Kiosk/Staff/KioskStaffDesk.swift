@@ -56,13 +56,19 @@ public final class KioskStaffDesk: Sendable {
     let isOpen: (@Sendable () -> Bool)?
     /// Today's counts, for the staff screen; a service of the daemon keeps them.
     let today: KioskTodayCounter?
+    /// The opening hours behind ``isOpen``, for when they change by themselves next.
+    let hours: KioskOpenHours?
+    /// Signalled at every change of the state, so that the welcome screens' held requests answer.
+    public let changes = KioskChanges()
 
     init(
         directory: String, defaultStage: String, pin: StaffPinHash?, surveys: [KioskSurveyChoice], logger: Logger,
         events: DaemonEvents? = nil, metrics: StaffMetrics? = nil, isOpen: (@Sendable () -> Bool)? = nil, today: KioskTodayCounter? = nil,
         now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }, wallNow: @escaping @Sendable () -> Date = { Date() },
-        matches: @escaping @Sendable (StaffPinHash, String) async -> Bool = KioskStaffDesk.matchOnThreadPool
+        matches: @escaping @Sendable (StaffPinHash, String) async -> Bool = KioskStaffDesk.matchOnThreadPool,
+        hours: KioskOpenHours? = nil
     ) {
+        self.hours = hours
         self.directory = directory
         self.defaultStage = defaultStage
         self.now = now
@@ -108,6 +114,9 @@ public final class KioskStaffDesk: Sendable {
     /// The staff PIN's hash in use; nil when the staff screen has no PIN.
     var pin: StaffPinHash? { state.withLock { $0.pin } }
 
+    /// When the opening hours open or close the kiosk next (nil: never, or no hours).
+    var nextHoursBoundary: Date? { hours?.nextBoundary(after: wallNow()) }
+
     /// What `status` shows.
     public var view: KioskStatusView {
         let at = now()
@@ -145,6 +154,7 @@ public final class KioskStaffDesk: Sendable {
             Self.noteUnlisted(dropped, logger: logger)
             await persist()
         }
+        changes.signal()
     }
 
     private static func noteUnlisted(_ stage: String, logger: Logger) {
@@ -171,6 +181,7 @@ public final class KioskStaffDesk: Sendable {
         }
         let directory = directory
         let logger = logger
+        defer { changes.signal() }
         return await onPool {
             written.withLock { last in
                 guard version >= last else { return true }

@@ -30,26 +30,34 @@ extension SessionManager {
         guard let rules = settings.quality else { return (events, nil) }
         var tracker = paradata[session.id] ?? ParadataTracker(startedAt: nil)
         let at = timeline.elapsed()
-        var after = session
+        // The position each answer event answers at, and the answers it changes: followed here
+        // rather than on a copy of the session, which would copy its answers on every answer.
+        var position = session.position
+        var given: [(form: String, value: AnswerValue?)] = []
         var measured = events
         for (index, event) in events.enumerated() {
             switch event {
             case .answerAccepted(_, let form, let value):
                 let before = session.stageAnswers[form]
-                tracker.answered(position: after.position, skipped: false, changed: before != nil && before != value, input: input, at: at)
+                tracker.answered(position: position, skipped: false, changed: before != nil && before != value, input: input, at: at)
+                given.append((form, value))
+                position += 1
             case .answerSkipped(_, let form):
-                tracker.answered(position: after.position, skipped: true, changed: session.stageAnswers[form] != nil, input: input, at: at)
+                tracker.answered(position: position, skipped: true, changed: session.stageAnswers[form] != nil, input: input, at: at)
+                given.append((form, nil))
+                position += 1
             case .stageCompleted(let id, let stage, let key, let time, nil):
+                var answers = session.stageAnswers
+                for (form, value) in given { answers[form] = value }
                 let judged = QualityJudge.Stage(
-                    questionnaire: after.questionnaire, answers: after.stageAnswers, paradata: tracker.paradata,
+                    questionnaire: session.questionnaire, answers: answers, paradata: tracker.paradata,
                     startedAt: tracker.startedAt, completedAt: at)
                 let flags = QualityJudge(rules: rules).flags(judged, history: completions)
                 measured[index] = .stageCompleted(session: id, stage: stage, idempotencyKey: key, at: time, quality: StageQuality(paradata: tracker.paradata, flags: flags))
-                return (measured, Measured(tracker: tracker, completed: (stage, at, after.stageAnswers)))
+                return (measured, Measured(tracker: tracker, completed: (stage, at, answers)))
             default:
                 break
             }
-            try? after.apply(event)
         }
         return (measured, Measured(tracker: tracker, completed: nil))
     }
