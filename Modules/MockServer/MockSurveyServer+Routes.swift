@@ -30,7 +30,7 @@ extension MockSurveyServer {
             if let token = state.withLock({ $0.faults.faults.requiredToken }), request.headers[.authorization] != "Bearer \(token)" {
                 return Self.json(401, ["message": "The bearer token is missing or not valid."])
             }
-            let sender = Sender(deviceId: request.headers[.init("Survey-Device-Id")!], sequence: request.headers[.init("Survey-Sequence")!])
+            let sender = Sender(deviceId: request.headers[.init("Survey-Device-Id")!], sequence: request.headers[.init("Survey-Sequence")!], consent: request.headers[.init("Survey-Consent")!])
             return await handleAnswers(typeID: typeID, lang: lang(of: request), key: key, body: Data(body.readableBytesView), sender: sender)
         }
         router.get("/admin/faults") { [self] _, _ in
@@ -98,6 +98,7 @@ extension MockSurveyServer {
     struct Sender: Sendable {
         var deviceId: String?
         var sequence: String?
+        var consent: String?
     }
 
     func handleAnswers(typeID: String, lang: String, key: String?, body: Data, sender: Sender = Sender()) async -> Response {
@@ -142,7 +143,7 @@ extension MockSurveyServer {
             return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: stored.payload)))
         }
         if result.isSuccess, let recorder {
-            let line = RecordedSubmission(typeID: typeID, lang: lang, idempotencyKey: key, answers: upload.answers, nextTypeId: result.nextTypeId, deviceId: sender.deviceId, sequence: sender.sequence, receivedAt: Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(arrived))
+            let line = RecordedSubmission(typeID: typeID, lang: lang, idempotencyKey: key, answers: upload.answers, nextTypeId: result.nextTypeId, deviceId: sender.deviceId, sequence: sender.sequence, consent: sender.consent, receivedAt: Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(arrived))
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
             do { try await recorder.append(try encoder.encode(line)) } catch {

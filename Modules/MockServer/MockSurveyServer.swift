@@ -48,6 +48,8 @@ public struct RecordedSubmission: Sendable, Codable, Hashable {
     public var deviceId: String?
     /// The upload's `Survey-Sequence` as sent, when it sent one.
     public var sequence: String?
+    /// The upload's `Survey-Consent` (the version of the kiosk's consent notice), when it sent one.
+    public var consent: String?
     /// When the upload arrived, ISO 8601 UTC with milliseconds: what a test compares with the
     /// time the daemon announced for it.
     public var receivedAt: String?

@@ -114,12 +114,14 @@ public actor SurveyClient {
     /// The same with an upload body encoded already (`AnswersUpload.encoded()`), sent byte for
     /// byte: a queued submission goes out exactly as it was stored, on every attempt, in the
     /// buffer the queue read it into. With a `sequence` (the submission's place in the queue) the
-    /// request carries `Survey-Sequence`; with a configured device id, `Survey-Device-Id`.
-    public func uploadAnswers(typeID: String, lang: String, body: ByteBuffer, idempotencyKey: String, sequence: UInt64? = nil) async throws(NetworkError) -> AnswersResult {
+    /// request carries `Survey-Sequence`; with a configured device id, `Survey-Device-Id`; with
+    /// the version of the consent notice the respondent agreed to, `Survey-Consent`.
+    public func uploadAnswers(typeID: String, lang: String, body: ByteBuffer, idempotencyKey: String, sequence: UInt64? = nil, consent: String? = nil) async throws(NetworkError) -> AnswersResult {
         try Self.checkTypeID(typeID)
         var headers = ["Content-Type": "application/json", "Idempotency-Key": idempotencyKey]
         if let deviceID = configuration.deviceID { headers["Survey-Device-Id"] = deviceID }
         if let sequence { headers["Survey-Sequence"] = String(sequence) }
+        if let consent { headers["Survey-Consent"] = consent }
         let (response, url) = try await call(method: "POST", path: "api/answers/\(typeID)", lang: lang, headers: headers, body: body)
         let result: AnswersResult
         switch ServerReply.upload(response) {

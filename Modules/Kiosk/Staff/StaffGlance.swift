@@ -44,11 +44,14 @@ public struct StaffGlance: Sendable, Hashable {
         public var completed: Int
         public var screenedOut: Int
         public var abandoned: Int
-        public init(started: Int, completed: Int, screenedOut: Int, abandoned: Int) {
+        /// Respondents who declined the consent notice.
+        public var declined: Int
+        public init(started: Int, completed: Int, screenedOut: Int, abandoned: Int, declined: Int = 0) {
             self.started = started
             self.completed = completed
             self.screenedOut = screenedOut
             self.abandoned = abandoned
+            self.declined = declined
         }
     }
 

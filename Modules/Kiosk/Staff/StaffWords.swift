@@ -77,8 +77,10 @@ struct StaffWords: Sendable {
             + (result.reason.map { " " + why($0) } ?? "")
     }
     func todayLine(_ today: StaffGlance.Today) -> String {
-        say("Started \(today.started) · completed \(today.completed) · screened out \(today.screenedOut) · abandoned \(today.abandoned)",
-            "시작 \(today.started) · 완료 \(today.completed) · 대상 아님 \(today.screenedOut) · 중단 \(today.abandoned)")
+        say("Started \(today.started) · completed \(today.completed) · screened out \(today.screenedOut) · abandoned \(today.abandoned)"
+                + (today.declined > 0 ? " · declined consent \(today.declined)" : ""),
+            "시작 \(today.started) · 완료 \(today.completed) · 대상 아님 \(today.screenedOut) · 중단 \(today.abandoned)"
+                + (today.declined > 0 ? " · 동의 안 함 \(today.declined)" : ""))
     }
     var outOfServiceNow: String { say("Out of service now: respondents cannot start.", "지금 사용 중지 상태입니다: 응답자가 시작할 수 없습니다.") }
     var closedNow: String { say("Closed now (outside opening hours).", "지금은 운영 시간이 아닙니다.") }

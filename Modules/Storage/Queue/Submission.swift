@@ -20,8 +20,12 @@ public struct SubmissionMetadata: Sendable, Hashable {
     /// memory: listings (`pending`, `dead`, `enqueue`'s result) carry nil; `details(of:)` reads
     /// it back.
     public var session: UUID?
+    /// The version of the consent notice the respondent agreed to, when the kiosk asked for
+    /// consent; the upload carries it as `Survey-Consent`.
+    public var consent: String?
 
-    public init(key: UUID, stage: String, language: String, definitionHash: String, queuedAt: Date, session: UUID? = nil) {
+    public init(key: UUID, stage: String, language: String, definitionHash: String, queuedAt: Date, session: UUID? = nil, consent: String? = nil) {
+        self.consent = consent
         self.key = key
         self.stage = stage
         self.language = language

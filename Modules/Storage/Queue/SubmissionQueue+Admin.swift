@@ -107,7 +107,7 @@ extension SubmissionQueue {
         let (record, decoded) = try storedRecord(index.slots[position])
         let slot = index.slots[position]
         let note = slot.state == .dead ? index.deadLetters[slot.ordinal] ?? DeadNote(reason: "", outcome: .unknown) : nil
-        let state = Codec.State(deadReason: note?.reason, outcome: note?.outcome ?? .unknown, requeueKey: index.requeueKeys[slot.ordinal])
+        let state = Codec.State(deadReason: note?.reason, outcome: note?.outcome ?? .unknown, requeueKey: index.requeueKeys[slot.ordinal], consent: index.consents[slot.ordinal])
         let copy = Codec.enqueued(slot, index.metas[Int(slot.meta)], session: decoded.session, state: state, body: Array(record.payload[decoded.bodyStart...]))
         let location = try await journal.appendLocated(type: copy.type.rawValue, payload: copy.payload, kind: kind)
         var moved = slot
@@ -184,7 +184,7 @@ extension SubmissionQueue {
         var seen = Set<UInt64>()
         return delivered.compactMap { ordinal in
             guard seen.insert(ordinal).inserted, let (e, payload) = enqueued[ordinal], let meta = e.meta else { return nil }
-            let metadata = SubmissionMetadata(key: e.key, stage: meta.stage, language: meta.language, definitionHash: meta.definitionHash, queuedAt: Date(timeIntervalSince1970: e.queuedAt), session: e.session)
+            let metadata = SubmissionMetadata(key: e.key, stage: meta.stage, language: meta.language, definitionHash: meta.definitionHash, queuedAt: Date(timeIntervalSince1970: e.queuedAt), session: e.session, consent: e.state.consent)
             return ExportedSubmission(id: SubmissionID(ordinal), state: .delivered, metadata: metadata, idempotencyKey: requeueKeys[ordinal] ?? e.state.requeueKey ?? e.key, body: Array(payload[e.bodyStart...]))
         }
     }

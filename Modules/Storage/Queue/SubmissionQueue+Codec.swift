@@ -18,14 +18,17 @@ extension SubmissionQueue {
             var deadReason: String?
             var outcome: DeadOutcome = .unknown
             var requeueKey: UUID?
+            /// The version of the consent notice the respondent agreed to (sent as `Survey-Consent`).
+            var consent: String?
 
             static let pending = State()
 
             /// The flags byte of an `enqueuedWithState` record (bit 0: dead, bit 1: rejected, bit 2:
-            /// requeue key), or nil when the state fits the `enqueued` record's dead flag (0 or 1).
+            /// requeue key, bit 3: consent), or nil when the state fits the `enqueued` record's dead
+            /// flag (0 or 1).
             var extendedFlags: UInt8? {
-                guard requeueKey != nil || (deadReason != nil && outcome == .rejected) else { return nil }
-                return (deadReason != nil ? 1 : 0) | (deadReason != nil && outcome == .rejected ? 2 : 0) | (requeueKey != nil ? 4 : 0)
+                guard requeueKey != nil || consent != nil || (deadReason != nil && outcome == .rejected) else { return nil }
+                return (deadReason != nil ? 1 : 0) | (deadReason != nil && outcome == .rejected ? 2 : 0) | (requeueKey != nil ? 4 : 0) | (consent != nil ? 8 : 0)
             }
         }
 
@@ -44,6 +47,7 @@ extension SubmissionQueue {
             out.append(flags ?? (state.deadReason != nil ? 1 : 0))
             if let reason = state.deadReason { put(&out, reason) }
             if let key = state.requeueKey { put(&out, key) }
+            if let consent = state.consent { put(&out, consent) }
             out += body
             return (flags == nil ? .enqueued : .enqueuedWithState, out)
         }
@@ -95,7 +99,7 @@ extension SubmissionQueue {
             guard let raw = reader.byte() else { return nil }
             let flags: UInt8
             if type == RecordType.enqueuedWithState.rawValue {
-                guard raw & ~7 == 0, raw & 3 != 2 else { return nil }  // unknown bits, or rejected without dead
+                guard raw & ~15 == 0, raw & 3 != 2 else { return nil }  // unknown bits, or rejected without dead
                 flags = raw
             } else {
                 flags = raw == 1 ? 1 : 0  // as every version before read it: 1 is dead, anything else pending
@@ -104,6 +108,7 @@ extension SubmissionQueue {
             if flags & 1 != 0 { guard let r = reader.string() else { return nil }; state.deadReason = r }
             if flags & 2 != 0 { state.outcome = .rejected }
             if flags & 4 != 0 { guard let k = reader.uuid() else { return nil }; state.requeueKey = k }
+            if flags & 8 != 0 { guard let c = reader.string() else { return nil }; state.consent = c }
             return Enqueued(ordinal: ordinal, key: key, queuedAt: Double(bitPattern: time), session: session, meta: meta, metaBytes: metaBytes, state: state, bodyStart: reader.offset)
         }
 

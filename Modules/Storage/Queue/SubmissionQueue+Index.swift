@@ -48,6 +48,8 @@ extension SubmissionQueue {
         var deadLetters: [UInt64: DeadNote] = [:]
         /// The idempotency keys requeues gave, by ordinal (few: rejected letters sent again).
         var requeueKeys: [UInt64: UUID] = [:]
+        /// The consent versions submissions carry, by ordinal (none where the kiosk asks for none).
+        var consents: [UInt64: String] = [:]
         /// The first four bytes of every slot's key (a few stale ones too): most keys that are
         /// not queued are told apart without a scan.
         var keyPrefixes = KeyPrefixes()
@@ -114,6 +116,7 @@ extension SubmissionQueue {
         mutating func noteDelivered(ordinal: UInt64, key: UUID, response: String?) {
             deadLetters[ordinal] = nil
             requeueKeys[ordinal] = nil
+            consents[ordinal] = nil
             // The key's prefix stays in `keyPrefixes`: another key may share it. A stale prefix
             // only costs a scan in `find`; `tidy` rebuilds the set.
             delivered[key] = .some(response)
@@ -125,6 +128,7 @@ extension SubmissionQueue {
         mutating func noteDropped(ordinal: UInt64) {
             deadLetters[ordinal] = nil
             requeueKeys[ordinal] = nil
+            consents[ordinal] = nil
         }
 
         mutating func noteRequeued(ordinal: UInt64, newKey: UUID?) {
@@ -188,7 +192,8 @@ extension SubmissionQueue {
             let meta = metas[Int(slot.meta)]
             return QueuedSubmission(id: SubmissionID(slot.ordinal), metadata: SubmissionMetadata(
                 key: slot.key, stage: meta.stage, language: meta.language, definitionHash: meta.definitionHash,
-                queuedAt: Date(timeIntervalSince1970: slot.queuedAt), session: nil),
+                queuedAt: Date(timeIntervalSince1970: slot.queuedAt), session: nil,
+                consent: consents.isEmpty ? nil : consents[slot.ordinal]),
                 requeueKey: requeueKeys.isEmpty ? nil : requeueKeys[slot.ordinal])
         }
 

@@ -61,6 +61,11 @@ extension SubmissionQueue {
                 } else if !index.requeueKeys.isEmpty {
                     index.requeueKeys[e.ordinal] = nil
                 }
+                if let consent = e.state.consent {
+                    index.consents[e.ordinal] = consent
+                } else if !index.consents.isEmpty {
+                    index.consents[e.ordinal] = nil
+                }
             case .delivered, .dead, .requeued, .dropped:
                 guard let m = Codec.decodeMarker(record.payload) else { throw damaged() }
                 maxOrdinal = max(maxOrdinal, m.ordinal)

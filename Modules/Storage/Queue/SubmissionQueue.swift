@@ -120,9 +120,10 @@ public actor SubmissionQueue {
         index.nextOrdinal += 1
         let meta = index.intern(Meta(stage: metadata.stage, language: metadata.language, definitionHash: metadata.definitionHash))
         var slot = Slot(ordinal: ordinal, key: metadata.key, queuedAt: metadata.queuedAt.timeIntervalSince1970, sequence: 0, offset: 0, segment: 0, meta: meta, state: .pending)
-        let record = Codec.enqueued(slot, index.metas[Int(meta)], session: metadata.session, body: body)
+        let record = Codec.enqueued(slot, index.metas[Int(meta)], session: metadata.session, state: Codec.State(consent: metadata.consent), body: body)
         let location = try await journal.appendLocated(type: record.type.rawValue, payload: record.payload)
         index.place(&slot, at: location)
+        if let consent = metadata.consent { index.consents[ordinal] = consent }
         // Concurrent enqueues may resume out of order: keep the slots sorted by ordinal.
         let position = index.insertionPoint(for: ordinal)
         index.slots.insert(slot, at: position)

@@ -18,7 +18,9 @@ import Storage
 extension DaemonSetting {
     static let week = DaemonConfiguration.maxSeconds
 
-    public static let all: [DaemonSetting] = [
+    public static let all: [DaemonSetting] = declared + kioskConsent
+
+    private static let declared: [DaemonSetting] = [
         DaemonSetting(
             \.serverURL, key: "serverURL", variable: "SURVEYD_SERVER_URL", flag: "server-url",
             kind: .text(valueName: "url", accepts: "an `http://` or `https://` URL with a host", check: checkServerURL),

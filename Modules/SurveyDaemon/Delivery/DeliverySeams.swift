@@ -81,9 +81,17 @@ public protocol AnswerUploader: Sendable {
     func upload(stage: String, language: String, body: ByteBuffer, idempotencyKey: UUID) async -> UploadOutcome
     /// The same, with the submission's place in the queue (sent as `Survey-Sequence`).
     func upload(stage: String, language: String, body: ByteBuffer, idempotencyKey: UUID, sequence: UInt64) async -> UploadOutcome
+    /// The same, with the version of the consent notice the respondent agreed to (sent as
+    /// `Survey-Consent`; nil when the kiosk asked for no consent).
+    func upload(stage: String, language: String, body: ByteBuffer, idempotencyKey: UUID, sequence: UInt64, consent: String?) async -> UploadOutcome
 }
 
 extension AnswerUploader {
+    /// An uploader that has no use for the consent sends without it.
+    public func upload(stage: String, language: String, body: ByteBuffer, idempotencyKey: UUID, sequence: UInt64, consent: String?) async -> UploadOutcome {
+        await upload(stage: stage, language: language, body: body, idempotencyKey: idempotencyKey, sequence: sequence)
+    }
+
     /// An uploader that has no use for the sequence number sends without it.
     public func upload(stage: String, language: String, body: ByteBuffer, idempotencyKey: UUID, sequence: UInt64) async -> UploadOutcome {
         await upload(stage: stage, language: language, body: body, idempotencyKey: idempotencyKey)

@@ -195,7 +195,7 @@ public actor DeliveryWorker: Service {
                 group.addTask { [uploader] in
                     switch body {
                     case .success(let body):
-                        return .uploaded(submission, await uploader.upload(stage: submission.metadata.stage, language: submission.metadata.language, body: body, idempotencyKey: submission.idempotencyKey, sequence: submission.id.ordinal))
+                        return .uploaded(submission, await uploader.upload(stage: submission.metadata.stage, language: submission.metadata.language, body: body, idempotencyKey: submission.idempotencyKey, sequence: submission.id.ordinal, consent: submission.metadata.consent))
                     case .failure(let error):
                         return .uploaded(submission, .permanent(reason: "the queued body cannot be read: \(error)"))
                     }

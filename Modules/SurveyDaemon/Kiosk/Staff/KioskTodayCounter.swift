@@ -21,6 +21,9 @@ final class KioskTodayCounter: Service, Sendable {
         var completed = 0
         var screenedOut = 0
         var abandoned = 0
+        /// Respondents who declined the consent notice (absent from a record written before the
+        /// kiosk asked for consent).
+        var declined: Int? = nil
     }
 
     static let fileName = "kiosk-today.json"
@@ -54,7 +57,7 @@ final class KioskTodayCounter: Service, Sendable {
         let now = Self.day(wallNow())
         return record.withLock { record in
             record.day == now
-                ? StaffGlance.Today(started: record.started, completed: record.completed, screenedOut: record.screenedOut, abandoned: record.abandoned)
+                ? StaffGlance.Today(started: record.started, completed: record.completed, screenedOut: record.screenedOut, abandoned: record.abandoned, declined: record.declined ?? 0)
                 : StaffGlance.Today(started: 0, completed: 0, screenedOut: 0, abandoned: 0)
         }
     }
@@ -69,6 +72,7 @@ final class KioskTodayCounter: Service, Sendable {
             case (.sessionClosed, "thanks"?), (.sessionClosed, "queued"?): record.completed += 1
             case (.sessionClosed, "no_target"?): record.screenedOut += 1
             case (.sessionClosed, "abandoned"?): record.abandoned += 1
+            case (.consentDeclined, _): record.declined = (record.declined ?? 0) + 1
             default: return nil
             }
             return record

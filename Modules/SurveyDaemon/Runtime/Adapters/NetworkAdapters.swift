@@ -24,9 +24,13 @@ public struct ClientUploader: AnswerUploader {
         await send(stage: stage, language: language, body: body, idempotencyKey: idempotencyKey, sequence: sequence)
     }
 
-    private func send(stage: String, language: String, body: ByteBuffer, idempotencyKey: UUID, sequence: UInt64?) async -> UploadOutcome {
+    public func upload(stage: String, language: String, body: ByteBuffer, idempotencyKey: UUID, sequence: UInt64, consent: String?) async -> UploadOutcome {
+        await send(stage: stage, language: language, body: body, idempotencyKey: idempotencyKey, sequence: sequence, consent: consent)
+    }
+
+    private func send(stage: String, language: String, body: ByteBuffer, idempotencyKey: UUID, sequence: UInt64?, consent: String? = nil) async -> UploadOutcome {
         do {
-            let result = try await client.uploadAnswers(typeID: stage, lang: language, body: body, idempotencyKey: idempotencyKey.text(uppercase: false), sequence: sequence)
+            let result = try await client.uploadAnswers(typeID: stage, lang: language, body: body, idempotencyKey: idempotencyKey.text(uppercase: false), sequence: sequence, consent: consent)
             return .delivered(nextTypeId: result.nextTypeId)
         } catch {
             return Self.outcome(error)

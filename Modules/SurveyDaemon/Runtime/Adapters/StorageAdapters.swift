@@ -76,7 +76,7 @@ public struct StoredSubmissionQueue: SubmissionSink, DeliveryQueue, QueueInspect
     public func enqueue(_ submission: SubmissionRequest) async throws {
         let metadata = SubmissionMetadata(
             key: submission.idempotencyKey, stage: submission.stage, language: submission.language,
-            definitionHash: submission.definitionHash, queuedAt: submission.queuedAt, session: submission.session)
+            definitionHash: submission.definitionHash, queuedAt: submission.queuedAt, session: submission.session, consent: submission.consent)
         _ = try await queue.enqueue(metadata, body: [UInt8](submission.body))
         metrics.submissionQueued()
         wakeup.wake()

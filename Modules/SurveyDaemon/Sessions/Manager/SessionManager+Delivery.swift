@@ -97,7 +97,7 @@ extension SessionManager {
         SubmissionRequest(
             session: session.id, stage: session.stage, language: session.language,
             body: session.upload.encoded(), idempotencyKey: key,
-            definitionHash: session.definitionHash, queuedAt: now()
+            definitionHash: session.definitionHash, queuedAt: now(), consent: session.consent
         )
     }
 }

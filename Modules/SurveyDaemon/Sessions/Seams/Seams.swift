@@ -77,8 +77,11 @@ public struct SubmissionRequest: Sendable, Hashable {
     public var idempotencyKey: UUID
     public var definitionHash: String
     public var queuedAt: Date
+    /// The version of the consent notice the respondent agreed to; nil when none was asked.
+    public var consent: String?
 
-    public init(session: UUID, stage: String, language: String, body: Data, idempotencyKey: UUID, definitionHash: String, queuedAt: Date) {
+    public init(session: UUID, stage: String, language: String, body: Data, idempotencyKey: UUID, definitionHash: String, queuedAt: Date, consent: String? = nil) {
+        self.consent = consent
         self.session = session
         self.stage = stage
         self.language = language
