@@ -54,6 +54,8 @@ struct SurveydCommand: AsyncParsableCommand {
     @Option(name: .setting(\.kioskKeyboard), help: .setting(\.kioskKeyboard)) var kioskKeyboard: DaemonConfiguration.KioskKeyboard?
     @Option(name: .setting(\.kioskLogoFile), help: .setting(\.kioskLogoFile)) var kioskLogoFile: String?
     @Option(name: .setting(\.kioskAccentColor), help: .setting(\.kioskAccentColor)) var kioskAccentColor: String?
+    @Option(name: .setting(\.kioskConsentFileKorean), help: .setting(\.kioskConsentFileKorean)) var kioskConsentFileKorean: String?
+    @Option(name: .setting(\.kioskConsentFileEnglish), help: .setting(\.kioskConsentFileEnglish)) var kioskConsentFileEnglish: String?
     @Option(name: .setting(\.kioskLanguages), help: .setting(\.kioskLanguages)) var kioskLanguages: String?
     @Option(name: .setting(\.kioskStaffPinFile), help: .setting(\.kioskStaffPinFile)) var kioskStaffPinFile: String?
     @Option(name: .setting(\.kioskStaffPinOverPlainHTTP), help: .setting(\.kioskStaffPinOverPlainHTTP)) var kioskStaffPinOverPlainHTTP: DaemonConfiguration.StaffPinOverPlainHTTP?
@@ -97,6 +99,8 @@ struct SurveydCommand: AsyncParsableCommand {
         flags[\.kioskKeyboard] = kioskKeyboard
         flags[\.kioskLogoFile] = kioskLogoFile
         flags[\.kioskAccentColor] = kioskAccentColor
+        flags[\.kioskConsentFileKorean] = kioskConsentFileKorean
+        flags[\.kioskConsentFileEnglish] = kioskConsentFileEnglish
         flags[\.kioskLanguages] = kioskLanguages
         flags[\.kioskStaffPinFile] = kioskStaffPinFile
         flags[\.kioskStaffPinOverPlainHTTP] = kioskStaffPinOverPlainHTTP

@@ -32,7 +32,8 @@ extension MockSurveyServer {
             }
             let sender = Sender(
                 deviceId: request.headers[.init("Survey-Device-Id")!], sequence: request.headers[.init("Survey-Sequence")!],
-                paradata: request.headers[.init("Survey-Paradata")!], quality: request.headers[.init("Survey-Quality")!])
+                paradata: request.headers[.init("Survey-Paradata")!], quality: request.headers[.init("Survey-Quality")!],
+                consent: request.headers[.init("Survey-Consent")!])
             return await handleAnswers(typeID: typeID, lang: lang(of: request), key: key, body: Data(body.readableBytesView), sender: sender)
         }
         router.get("/admin/faults") { [self] _, _ in
@@ -102,6 +103,7 @@ extension MockSurveyServer {
         var sequence: String?
         var paradata: String?
         var quality: String?
+        var consent: String?
     }
 
     func handleAnswers(typeID: String, lang: String, key: String?, body: Data, sender: Sender = Sender()) async -> Response {
@@ -146,7 +148,7 @@ extension MockSurveyServer {
             return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: stored.payload)))
         }
         if result.isSuccess, let recorder {
-            let line = RecordedSubmission(typeID: typeID, lang: lang, idempotencyKey: key, answers: upload.answers, nextTypeId: result.nextTypeId, deviceId: sender.deviceId, sequence: sender.sequence, paradata: sender.paradata, quality: sender.quality, receivedAt: Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(arrived))
+            let line = RecordedSubmission(typeID: typeID, lang: lang, idempotencyKey: key, answers: upload.answers, nextTypeId: result.nextTypeId, deviceId: sender.deviceId, sequence: sender.sequence, paradata: sender.paradata, quality: sender.quality, consent: sender.consent, receivedAt: Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(arrived))
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
             do { try await recorder.append(try encoder.encode(line)) } catch {

@@ -51,6 +51,8 @@ public struct RecordedSubmission: Sendable, Codable, Hashable {
     /// The upload's `Survey-Paradata` and `Survey-Quality`, when it sent them.
     public var paradata: String?
     public var quality: String?
+    /// The upload's `Survey-Consent` (the version of the kiosk's consent notice), when it sent one.
+    public var consent: String?
     /// When the upload arrived, ISO 8601 UTC with milliseconds: what a test compares with the
     /// time the daemon announced for it.
     public var receivedAt: String?

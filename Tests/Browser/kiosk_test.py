@@ -110,6 +110,10 @@ class Kiosk:
 
     def screen(self, name, note=""):
         """Audits the screen with axe, checks targets and origins, saves a screenshot."""
+        # The screen slides in (a CSS animation of 160 ms): audit and photograph it once it is still,
+        # not half transparent on its way in.
+        WebDriverWait(self.driver, 5).until(lambda d: d.execute_script(
+            "return document.getAnimations().every(function (a) { return a.playState !== 'running'; })"))
         scrolled = self.driver.execute_script("return window.scrollY")
         axe = Axe(self.driver)
         axe.inject()

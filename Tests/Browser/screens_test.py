@@ -52,6 +52,9 @@ class Screens:
     def check(self, screen, essentials=()):
         """The checks of one screen; the essentials must each be reachable by scrolling."""
         name = "screen-%s-%s" % (self.size, screen)
+        # The screen slides in (160 ms): its layout is judged once it is still.
+        WebDriverWait(self.driver, 5).until(lambda d: d.execute_script(
+            "return document.getAnimations().every(function (a) { return a.playState !== 'running'; })"))
         problems = self.horizontal_scroll() + self.small_text() + self.unreachable(essentials)
         failures_before = len(self.kiosk.failures)
         self.kiosk.screen(name)

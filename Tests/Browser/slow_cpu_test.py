@@ -11,6 +11,9 @@ kiosk at BASE_URL serving the project's survey (mock/questions), in Korean:
 - a key tap on the keyboard (ㄱ and ㅏ in turn, composing syllables), 100 taps: the time from the
   tap's release (`pointerup`, the event the key acts on: a finger's tap is a click) to the frame
   after the field's value changed; limit 50 ms at the 95th percentile;
+- a tap on Next, on each question of the first stage: the time from the tap (its `click`) to the
+  next page's first paint (the Paint Timing API's `first-paint`, on the shared clock of
+  `performance.timeOrigin`), the screens' view transition included;
 - the bytes each page uses (HTML, CSS, JS, fonts, images: the Resource Timing API's
   decodedBodySize, i.e. before compression, whether or not they came from the browser's cache);
   limit 100 KB per page.
@@ -18,7 +21,10 @@ kiosk at BASE_URL serving the project's survey (mock/questions), in Korean:
 The timings are benchmarks: printed beside their limits, never a failure. The bytes are
 deterministic and fail the run when a page exceeds its limit.
 
-    .build-browser/venv/bin/python Tests/Browser/slow_cpu_test.py http://127.0.0.1:PORT/ [--runs 2]
+    .build-browser/venv/bin/python Tests/Browser/slow_cpu_test.py http://127.0.0.1:PORT/ [--runs 2] [--reduced-motion]
+
+`--reduced-motion` asks the pages for less motion (`prefers-reduced-motion: reduce`), which turns
+the screens' view transitions off: the same walk, for a comparison.
 
 Prints a table per run and "N passed, M failed"; exit status 0 only when every page's bytes are
 within the limit and every walk finished.
@@ -65,6 +71,13 @@ MARKERS = """
             afterNextFrame(function (t) { window.__oskPaint = t; });
         }
     }).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['hidden'] });
+    // A tap on Next: its time on the shared clock, kept in the tab's name across the navigation
+    // it starts, for the next page's first paint.
+    document.addEventListener('click', function (e) {
+        if (e.target.closest && e.target.closest('button.next')) {
+            window.name = 'next-tap:' + (performance.timeOrigin + e.timeStamp);
+        }
+    }, true);
     window.__taps = [];
     window.__armTaps = function (field) {
         var released = null;
@@ -98,6 +111,15 @@ return out;
 """
 
 
+NEXT_PAINT = """
+const paint = performance.getEntriesByType('paint').find(function (e) { return e.name === 'first-paint'; });
+if (!paint) { return null; }
+const tapped = window.name.indexOf('next-tap:') === 0 ? parseFloat(window.name.slice(9)) : NaN;
+window.name = '';
+return isNaN(tapped) ? -1 : performance.timeOrigin + paint.startTime - tapped;
+"""
+
+
 def percentile(values, p):
     """The nearest-rank percentile."""
     ordered = sorted(values)
@@ -105,11 +127,28 @@ def percentile(values, p):
 
 
 class SlowRun:
-    def __init__(self, base):
+    def __init__(self, base, reduced_motion=False):
         self.driver = make_driver(*SIZE)
         self.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": MARKERS})
+        if reduced_motion:
+            self.driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-reduced-motion", "value": "reduce"}]})
         self.kiosk = Kiosk(self.driver, base, None)
         self.pages = []
+        self.next_paints = []
+
+    def next_to_paint(self, button):
+        """Taps Next with the CPU throttled: the time from the tap to the next page's first paint."""
+        self.throttle(THROTTLE)
+        try:
+            self.kiosk.submit(button)
+            WebDriverWait(self.driver, 10).until(lambda d: d.execute_script(
+                "return performance.getEntriesByType('paint').some(function (e) { return e.name === 'first-paint'; })"))
+        finally:
+            self.throttle(1)
+        elapsed = self.driver.execute_script(NEXT_PAINT)
+        if elapsed is None or elapsed < 0:
+            raise Failure("no tap on Next was seen before %s" % self.driver.current_url)
+        self.next_paints.append(elapsed)
 
     def throttle(self, rate):
         self.driver.execute_cdp_cmd("Emulation.setCPUThrottlingRate", {"rate": rate})
@@ -165,16 +204,24 @@ class SlowRun:
             k.type(value)
             button = self.driver.find_element(By.CSS_SELECTOR, "button.next")
             self.driver.execute_script("arguments[0].scrollIntoView({block: 'start'})", button)
-            k.submit(button)
+            self.next_to_paint(button)
         k.expect_question("like")
         k.choose("2")
         button = self.driver.find_element(By.CSS_SELECTOR, "button.next")
         self.measured("choice question", lambda: k.submit(button))
+        paint = self.driver.execute_script(NEXT_PAINT)
+        if paint is not None and paint >= 0:
+            self.next_paints.append(paint)
         k.expect_question("tried")
         return taps
 
     def quit(self):
         self.driver.quit()
+
+
+def report_next(paints):
+    print("  Next tap to the next page's first paint: %d taps, median %.0f ms, max %.0f ms (%s)" % (
+        len(paints), percentile(paints, 50), max(paints), ", ".join("%.0f" % p for p in paints)))
 
 
 def report(run_number, pages, taps):
@@ -193,14 +240,16 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("base_url")
     parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--reduced-motion", action="store_true", help="prefers-reduced-motion: reduce (no view transitions)")
     args = parser.parse_args()
     passed, failed = 0, 0
     started = time.monotonic()
     for number in range(1, args.runs + 1):
-        run = SlowRun(args.base_url)
+        run = SlowRun(args.base_url, reduced_motion=args.reduced_motion)
         try:
             taps = run.walk()
             report(number, run.pages, taps)
+            report_next(run.next_paints)
             heavy = [p for p in run.pages if p["bytes"] > BYTES]
             for page in heavy:
                 print("  FAIL %s uses %d bytes, over %d" % (page["name"], page["bytes"], BYTES))

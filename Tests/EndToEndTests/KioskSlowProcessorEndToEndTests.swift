@@ -6,7 +6,8 @@ import Testing
 /// throttles headless Chromium's CPU 6× (about a Raspberry Pi 4) at 800×480 and measures the
 /// welcome screen, a text question with the on-screen keyboard open and a choice question (time
 /// to `load` and to the keyboard's first paint, 500 ms limit), 100 key taps (tap to the frame
-/// showing it, 50 ms limit at the 95th percentile), and the bytes each page uses (100 KB limit).
+/// showing it, 50 ms limit at the 95th percentile), a tap on Next to the next page's first paint,
+/// and the bytes each page uses (100 KB limit).
 /// The timings are printed beside their limits, not asserted; the bytes are.
 ///
 /// Needs `Tests/Browser/install.sh`.
@@ -32,5 +33,6 @@ import Testing
         // Every page was measured (the welcome screen twice, the two questions) and the taps, each beside its limit.
         #expect(result.stdout.components(separatedBy: "\n").filter { $0.contains(" 500 ") }.count == 4, "\(result.stdout)")
         #expect(result.stdout.contains("100 taps"), "\(result.stdout)")
+        #expect(result.stdout.contains("Next tap to the next page's first paint: 5 taps"), "\(result.stdout)")
     }
 }

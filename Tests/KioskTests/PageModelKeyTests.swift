@@ -36,6 +36,11 @@ import Testing
         sending: ["All answers have been sent."], today: "Started 1", kiosk: ["In service."], problems: ["Call the administrator."],
         inService: true, hasSurveys: true, surveys: [KioskRenderer.StaffSurveyOption(stage: "common", title: "Drinks", current: false)])
 
+    static let consentBlocks = [
+        ConsentBlock(.heading([.init(text: "Items", bold: false)])), ConsentBlock(.paragraph([.init(text: "Why", bold: true)])),
+        ConsentBlock(.list([[.init(text: "name", bold: false)]])),
+    ]
+
     @Test func everyStoredPropertyIsAnsweredByName() {
         let option = OptionControl(optionID: "option-1", inputType: "radio", optionValue: "wine", optionLabel: "Wine", checked: true, takesFocus: true)
         let extra = ExtraField(extraText: "text", extraLabel: "Please specify", extraFor: "option-2")
@@ -62,6 +67,10 @@ import Testing
             TextSizeControl.of(.en), TextSizeControl.Option(step: 2, glyph: "A++", name: "Largest text"),
             KioskRenderer.StaffPage(page: Self.frame, w: .init(StaffWords(language: .en)), csrf: "token", flash: "Sent 3.", askPin: false, glance: Self.glance),
             Self.glance, KioskRenderer.StaffSurveyOption(stage: "shop", title: "Shop", current: true), KioskRenderer.StaffTexts(StaffWords(language: .ko)),
+            ConsentPage(page: Self.frame, s: .ko, heading: "동의", blocks: Self.consentBlocks, csrf: "token", version: "0123456789abcdef"),
+        ] + Self.consentBlocks.map { $0 as any MustacheParent } + [
+            ConsentList(listItems: [ConsentLine([.init(text: "a", bold: true)])]), ConsentLine([.init(text: "a", bold: false)]),
+            ConsentSpan(.init(text: "b", bold: true)),
         ]
         for value in values {
             #expect(Self.differences(value) == [])

@@ -55,14 +55,17 @@ import Testing
         try await withServer(record: record, deviceID: "kiosk-7") { client, _, _ in
             _ = try await client.uploadAnswers(typeID: "common", lang: "ko", body: .init(bytes: Self.commonAnswers.encoded()), idempotencyKey: "key-1", sequence: 42)
             _ = try await client.uploadAnswers(typeID: "common", lang: "ko", answers: Self.commonAnswers, idempotencyKey: "key-2")
+            _ = try await client.uploadAnswers(typeID: "common", lang: "ko", body: .init(bytes: Self.commonAnswers.encoded()), idempotencyKey: "key-3", sequence: 43, extraHeaders: ["Survey-Consent": "0123456789abcdef", "Idempotency-Key": "forged"])
         }
         let lines = try String(contentsOf: record, encoding: .utf8).split(separator: "\n")
         let recorded = try lines.map { try JSONDecoder().decode(RecordedSubmission.self, from: Data($0.utf8)) }
-        #expect(recorded.map(\.deviceId) == ["kiosk-7", "kiosk-7"])
-        #expect(recorded.map(\.sequence) == ["42", nil])
+        #expect(recorded.map(\.deviceId) == ["kiosk-7", "kiosk-7", "kiosk-7"])
+        #expect(recorded.map(\.sequence) == ["42", nil, "43"])
+        #expect(recorded.map(\.consent) == [nil, nil, "0123456789abcdef"], "the consent version goes only with the uploads that carry one")
+        #expect(recorded.map(\.idempotencyKey) == ["key-1", "key-2", "key-3"], "an extra header never replaces one of the contract's")
         // When each arrived, to the millisecond, in order.
         let arrivals = recorded.compactMap { $0.receivedAt.flatMap { try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse($0) } }
-        #expect(arrivals.count == 2 && arrivals[0] <= arrivals[1], "\(recorded.map(\.receivedAt))")
+        #expect(arrivals.count == 3 && arrivals[0] <= arrivals[1] && arrivals[1] <= arrivals[2], "\(recorded.map(\.receivedAt))")
         #expect(arrivals.allSatisfy { $0 >= before.addingTimeInterval(-0.001) && $0 <= Date() }, "\(arrivals), test began \(before)")
     }
 

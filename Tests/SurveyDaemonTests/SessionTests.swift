@@ -157,6 +157,8 @@ import Testing
             .stageCompleted(session: id, stage: "common", idempotencyKey: UUID(), at: at.addingTimeInterval(0.5)),
             .followUpNamed(session: id, stage: "1", at: Date(timeIntervalSinceReferenceDate: -1.25)),
             .answersErased(session: id, position: 3),
+            .consentGiven(session: id, version: "0123456789abcdef"),
+            .consentGiven(session: id, version: odd),
         ]
         events += SessionOutcome.allCases.map { SessionEvent.closed(session: id, outcome: $0, at: at) }
         let record = StoredSessionJournal.record(events)

@@ -29,6 +29,9 @@ public struct DaemonEvent: Codable, Sendable, Hashable {
         /// Someone acted on the kiosk from its staff screen or the control API (`action` says
         /// what, `by` who: `staff` or `operator`); never a PIN or its digits.
         case staffAction = "staff_action"
+        /// A kiosk respondent declined the consent notice; no session was started, nothing of
+        /// theirs is kept.
+        case consentDeclined = "consent_declined"
     }
 
     public var type: Kind

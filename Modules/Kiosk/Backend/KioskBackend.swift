@@ -12,9 +12,15 @@ public import Entities
 /// let it recognise a stale one).
 public protocol KioskBackend: Sendable {
     /// Starts a session in `language` at the survey's first stage.
+    /// - Parameters:
+    ///   - consent: the version of the consent notice the respondent agreed to, recorded with the
+    ///     session (journaled with it) and sent with its uploads; nil when none was asked.
     /// - Returns: the new session, asking its first question.
     /// - Throws: ``KioskError`` `.unavailable` when no session can be started now.
-    func start(language: KioskLanguage) async throws(KioskError) -> RespondentView
+    func start(language: KioskLanguage, consent: String?) async throws(KioskError) -> RespondentView
+
+    /// A respondent declined the consent notice: nothing of theirs is kept, only the count.
+    func consentDeclined(language: KioskLanguage) async
 
     /// Answers (or skips) the question the respondent saw.
     ///
@@ -49,5 +55,10 @@ extension KioskBackend {
     /// A backend that keeps no paradata answers without it.
     public func answer(session: KioskSessionID, question: String, position: Int, input: KioskInput, pageInput: PageInput?) async throws(KioskError) -> KioskAnswerResult {
         try await answer(session: session, question: question, position: position, input: input)
+    }
+
+    /// Starts a session without consent (the kiosk asks for none).
+    public func start(language: KioskLanguage) async throws(KioskError) -> RespondentView {
+        try await start(language: language, consent: nil)
     }
 }

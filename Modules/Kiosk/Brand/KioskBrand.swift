@@ -1,17 +1,22 @@
 import Synchronization
 
-/// What an operator brands the pages with: a logo on the welcome screen and the accent colour of
-/// the buttons and the progress bar. Both are optional; without them the pages keep their own.
+/// What an operator gives the pages from files and settings: a logo on the welcome screen, the
+/// accent colour of the buttons and the progress bar, and the consent notice a respondent agrees
+/// to before the first question. All are optional; without them the pages keep their own, and
+/// ask for no consent.
 public struct KioskBrand: Sendable, Hashable {
     public var logo: KioskLogo?
     public var accent: KioskAccentColor?
     /// The images of the welcome screen's attract loop, in order; none: no loop.
     public var attract: [KioskAttractImage]
+    /// The consent notice per language; empty: the kiosk asks for no consent.
+    public var consent: [KioskLanguage: KioskConsentNotice]
 
-    public init(logo: KioskLogo? = nil, accent: KioskAccentColor? = nil, attract: [KioskAttractImage] = []) {
+    public init(logo: KioskLogo? = nil, accent: KioskAccentColor? = nil, attract: [KioskAttractImage] = [], consent: [KioskLanguage: KioskConsentNotice] = [:]) {
         self.logo = logo
         self.accent = accent
         self.attract = attract
+        self.consent = consent
     }
 
     /// The style sheet that sets the accent: the page's policy allows no inline style, so the

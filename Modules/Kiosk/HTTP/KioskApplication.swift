@@ -8,7 +8,10 @@ public import NIOCore
 /// | route | what it does |
 /// |---|---|
 /// | `GET /` (`?lang=ko\|en`) | welcome screen: title, language choice, Start |
-/// | `POST /start` | starts a session, then `/question` |
+/// | `POST /start` | starts a session, then `/question`; with a consent notice, `/consent` first |
+/// | `GET /consent` | the consent notice, with "I agree" and "No, thanks" |
+/// | `POST /consent` | agrees (starts the session with the notice's version, then `/question`) or declines (`/declined`) |
+/// | `GET /declined` | a neutral thank-you after "No, thanks"; nothing of the respondent is kept |
 /// | `GET /question` | the current question (or "one moment" while a stage is delivered) |
 /// | `POST /answer` | answers it, then `/question` (next, or the same one with the rule's text) or `/end` |
 /// | `POST /skip`, `POST /back` | skips an optional question; goes back one question |
@@ -55,6 +58,9 @@ public enum KioskApplication {
         router.add(middleware: KioskHeadersMiddleware(renderer: renderer, language: settings.defaultLanguage, logger: logger))
         router.get("/") { request, _ in await pages.welcome(request) }
         router.post("/start") { request, _ in await pages.start(request) }
+        router.get("/consent") { request, _ in await pages.consent(request) }
+        router.post("/consent") { request, _ in await pages.answerConsent(request) }
+        router.get("/declined") { request, _ in await pages.declined(request) }
         router.get("/question") { request, _ in await pages.question(request) }
         router.post("/answer") { request, _ in await pages.answer(request, skip: false) }
         router.post("/skip") { request, _ in await pages.answer(request, skip: true) }

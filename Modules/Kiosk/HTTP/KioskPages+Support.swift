@@ -105,6 +105,8 @@ extension KioskPages {
 
     static func currentPage(_ binding: BrowserBindings.Binding) -> String {
         if binding.session != nil { return "/question" }
+        if binding.consent != nil { return "/consent" }
+        if binding.declined { return "/declined" }
         return binding.ended == nil ? "/" : "/end"
     }
 

@@ -38,6 +38,8 @@ struct KioskPages: Sendable {
         staffSessions.end(browser: found.token)
         bindings.update(found.token) {
             $0.ended = nil
+            $0.consent = nil
+            $0.declined = false
             $0.language = language
         }
         let cookie = isNew ? found.token : nil
@@ -55,7 +57,7 @@ struct KioskPages: Sendable {
         guard let found = await browser(request) else { return redirect(to: "/") }
         // A respondent at work (in this browser or another) ends every staff screen.
         staffSessions.respondentSeen()
-        guard let session = found.binding.session else { return redirect(to: found.binding.ended == nil ? "/" : "/end") }
+        guard let session = found.binding.session else { return redirect(to: Self.currentPage(found.binding)) }
         let view: RespondentView
         do {
             view = try await backend.view(session: session)
@@ -65,17 +67,19 @@ struct KioskPages: Sendable {
         switch view.state {
         case .asking(let question):
             let shown = BrowserBindings.ShownQuestion(name: question.form.name, position: view.position)
-            let flash = bindings.update(found.token) { binding -> BrowserBindings.Flash? in
+            let (flash, cameBack) = bindings.update(found.token) { binding -> (BrowserBindings.Flash?, Bool) in
                 let flash = binding.flash
+                let cameBack = binding.cameBack
                 binding.flash = nil
+                binding.cameBack = false
                 binding.shown = shown
                 binding.language = view.language
-                return flash
-            } ?? nil
+                return (flash, cameBack)
+            } ?? (nil, false)
             let rejected = flash.flatMap { flash in
                 flash.question == question.form.name && flash.position == view.position ? (flash.rejection, flash.posted) : nil
             }
-            return html(renderer.question(question, view: view, csrf: found.binding.csrf, rejected: rejected))
+            return html(renderer.question(question, view: view, csrf: found.binding.csrf, rejected: rejected, cameBack: cameBack))
         case .waiting:
             return html(renderer.message(.waiting, language: view.language))
         case .closed:
@@ -103,20 +107,35 @@ struct KioskPages: Sendable {
             if let staff {
                 guard case .open = await staff.availability() else { return redirect(to: "/") }
             }
-            let view: RespondentView
-            do {
-                view = try await backend.start(language: language)
-            } catch {
-                logger.warning("kiosk: cannot start a session", metadata: ["error": "\(error)"])
-                return unavailable(language: language)
+            // With a consent notice, no session starts before the respondent agrees to it.
+            if consentNotice(language) != nil {
+                bindings.update(found.token) {
+                    $0.consent = BrowserBindings.ConsentStep(language: language)
+                    $0.language = language
+                    $0.ended = nil
+                    $0.declined = false
+                }
+                return redirect(to: "/consent")
             }
-            guard bindings.attach(view.session, language: view.language, to: found.token) else {
-                // A second Start of the same browser won the race: keep that one.
-                await abandon([view.session], why: "a second start of the same browser")
-                return redirect(to: "/question")
-            }
-            return moveOn(view, found: found)
+            return await startSession(language: language, consent: nil, found: found)
         }
+    }
+
+    /// Starts a session and attaches it to the browser, then shows its first question.
+    func startSession(language: KioskLanguage, consent: String?, found: BrowserBindings.Found) async -> Response {
+        let view: RespondentView
+        do {
+            view = try await backend.start(language: language, consent: consent)
+        } catch {
+            logger.warning("kiosk: cannot start a session", metadata: ["error": "\(error)"])
+            return unavailable(language: language)
+        }
+        guard bindings.attach(view.session, language: view.language, to: found.token) else {
+            // A second Start of the same browser won the race: keep that one.
+            await abandon([view.session], why: "a second start of the same browser")
+            return redirect(to: "/question")
+        }
+        return moveOn(view, found: found)
     }
 
     func answer(_ request: Request, skip: Bool) async -> Response {
@@ -173,7 +192,9 @@ struct KioskPages: Sendable {
             } ?? false
             guard fromShown else { return redirect(to: "/question") }
             do throws(KioskError) {
-                return moveOn(try await backend.back(session: session), found: found)
+                let view = try await backend.back(session: session)
+                bindings.update(found.token) { $0.cameBack = true }
+                return moveOn(view, found: found)
             } catch {
                 return failed(error, found: found, session: session)
             }

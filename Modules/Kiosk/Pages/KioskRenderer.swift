@@ -45,6 +45,8 @@ struct KioskRenderer: Sendable {
         var position: Int
         var total: Int
         var canGoBack: Bool
+        /// Reached by Back: the page slides in from the other side.
+        var cameBack: Bool
     }
 
     /// The templates, by name. A template that does not parse is a programming error caught by
@@ -56,6 +58,7 @@ struct KioskRenderer: Sendable {
         ("end", PackageResources.end_mustache),
         ("message", PackageResources.message_mustache),
         ("staff", PackageResources.staff_mustache),
+        ("consent", PackageResources.consent_mustache),
     ]
 
     init(settings: KioskSettings, assets: KioskAssets, brand: KioskBrandStore = KioskBrandStore()) throws(KioskTemplateError) {
@@ -108,16 +111,17 @@ struct KioskRenderer: Sendable {
     /// The question page of `view` (which must be asking `question`).
     /// - Parameters:
     ///   - rejected: the rejection to show, with what the respondent had entered.
-    func question(_ question: KioskQuestion, view: RespondentView, csrf: String, rejected: (KioskRejection, PostedAnswer)?) -> String {
+    ///   - cameBack: reached by Back (the page's transition runs the other way).
+    func question(_ question: KioskQuestion, view: RespondentView, csrf: String, rejected: (KioskRejection, PostedAnswer)?, cameBack: Bool = false) -> String {
         guard rejected == nil, question.currentValue == nil else {
-            return renderQuestion(question, view: view, csrf: csrf, rejected: rejected)
+            return renderQuestion(question, view: view, csrf: csrf, rejected: rejected, cameBack: cameBack)
         }
-        let key = FirstView(form: question.form, language: view.language, position: view.position, total: view.total, canGoBack: view.canGoBack)
+        let key = FirstView(form: question.form, language: view.language, position: view.position, total: view.total, canGoBack: view.canGoBack, cameBack: cameBack)
         let brand = brand.current
-        return firstViews.page(Branded(page: key, generation: brand.generation), csrf: csrf) { renderQuestion(question, view: view, csrf: $0, rejected: nil, brand: brand) }
+        return firstViews.page(Branded(page: key, generation: brand.generation), csrf: csrf) { renderQuestion(question, view: view, csrf: $0, rejected: nil, brand: brand, cameBack: cameBack) }
     }
 
-    func renderQuestion(_ question: KioskQuestion, view: RespondentView, csrf: String, rejected: (KioskRejection, PostedAnswer)?, brand: KioskBrandStore.Current? = nil) -> String {
+    func renderQuestion(_ question: KioskQuestion, view: RespondentView, csrf: String, rejected: (KioskRejection, PostedAnswer)?, brand: KioskBrandStore.Current? = nil, cameBack: Bool = false) -> String {
         let strings = KioskStrings.of(view.language)
         let form = question.form
         let expiry = settings.sessionExpirySeconds + 1
@@ -125,7 +129,7 @@ struct KioskRenderer: Sendable {
             page: frame(
                 view.language,
                 title: "\(strings.progress(view.position, of: view.total)) · \(settings.title(for: view.language))",
-                bodyClass: "question-page",
+                bodyClass: cameBack ? "question-page came-back" : "question-page",
                 noscriptRefresh: Refresh(seconds: expiry, url: "/question"),
                 brand: brand
             ),

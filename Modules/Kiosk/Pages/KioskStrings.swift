@@ -41,6 +41,11 @@ struct KioskStrings: Sendable {
     var notFoundTitle: String
     var notFoundBody: String
     var startOver: String
+    var consentTitle: String
+    var consentAgree: String
+    var consentDecline: String
+    var declinedTitle: String
+    var declinedBody: String
 
     static func of(_ language: KioskLanguage) -> KioskStrings {
         switch language {
@@ -91,7 +96,12 @@ struct KioskStrings: Sendable {
         badRequestTitle: "Something went wrong.",
         notFoundTitle: "Page not found.",
         notFoundBody: "Please start again.",
-        startOver: "Back to the start"
+        startOver: "Back to the start",
+        consentTitle: "Before you start",
+        consentAgree: "I agree",
+        consentDecline: "No, thanks",
+        declinedTitle: "Thank you.",
+        declinedBody: "Nothing you did here has been kept."
     )
 
     static let ko = KioskStrings(
@@ -131,6 +141,11 @@ struct KioskStrings: Sendable {
         badRequestTitle: "문제가 발생했습니다.",
         notFoundTitle: "페이지를 찾을 수 없습니다.",
         notFoundBody: "처음부터 다시 시작해 주세요.",
-        startOver: "처음으로"
+        startOver: "처음으로",
+        consentTitle: "시작하기 전에",
+        consentAgree: "동의합니다",
+        consentDecline: "동의하지 않습니다",
+        declinedTitle: "감사합니다.",
+        declinedBody: "여기에서 하신 것은 아무것도 저장되지 않았습니다."
     )
 }

@@ -227,6 +227,11 @@ extension KioskStrings: MustacheParent {
         case "notFoundTitle": self.notFoundTitle
         case "notFoundBody": self.notFoundBody
         case "startOver": self.startOver
+        case "consentTitle": self.consentTitle
+        case "consentAgree": self.consentAgree
+        case "consentDecline": self.consentDecline
+        case "declinedTitle": self.declinedTitle
+        case "declinedBody": self.declinedBody
         default: nil
         }
     }

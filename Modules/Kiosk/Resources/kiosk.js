@@ -83,7 +83,12 @@
             idleTimer = window.setTimeout(showOverlay, idleSeconds * 1000);
         }
 
+        // The field that had the focus when the overlay came: Continue gives it back (and with
+        // it the on-screen keyboard, which shows when a text field takes the focus).
+        var focusedBefore = null;
+
         function showOverlay() {
+            focusedBefore = document.activeElement;
             remaining = countdownSeconds;
             count.textContent = String(remaining);
             dialog.showModal();
@@ -101,6 +106,11 @@
         function stillHere() {
             window.clearInterval(countdownTimer);
             if (dialog.open) { dialog.close(); }
+            if (focusedBefore && focusedBefore !== document.body && document.contains(focusedBefore)
+                && document.activeElement !== focusedBefore && typeof focusedBefore.focus === "function") {
+                focusedBefore.focus();
+            }
+            focusedBefore = null;
             lastAlive = -Infinity;
             keepAlive();
             startIdleTimer();
@@ -180,10 +190,13 @@
             });
         }
         var step = 0;
-        if (document.body.classList.contains("welcome-page")) {
-            store(0);
-        } else {
+        if (!document.body.classList.contains("welcome-page")) {
             try { step = parseInt(window.sessionStorage.getItem(KEY) || "0", 10) || 0; } catch (e) { step = 0; }
+        }
+        // Past the respondent's last page (the welcome screen, an end screen) nothing of their
+        // choice is kept in the browser: the end screen still shows it, the key goes.
+        if (document.body.classList.contains("welcome-page") || document.body.classList.contains("end-page")) {
+            try { window.sessionStorage.removeItem(KEY); } catch (e) {}
         }
         step = Math.max(0, Math.min(FACTORS.length - 1, step));
         buttons.forEach(function (button) {

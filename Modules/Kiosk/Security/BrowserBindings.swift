@@ -28,6 +28,19 @@ final class BrowserBindings: Sendable {
         /// Back goes back once).
         var shown: ShownQuestion?
         var lastSeen: ContinuousClock.Instant
+        /// Start was pressed and the consent notice is being read: no session yet.
+        var consent: ConsentStep? = nil
+        /// The respondent declined the consent notice: the next page is the neutral thank-you.
+        var declined = false
+        /// The last move was Back: the next question page slides in from the other side.
+        var cameBack = false
+    }
+
+    /// A respondent reading the consent notice: the language, and the version the last consent
+    /// page showed (what an agreement records, even when the file changed since).
+    struct ConsentStep: Sendable, Hashable {
+        var language: KioskLanguage
+        var shown: String?
     }
 
     /// A rejected answer and what the respondent had entered.
@@ -122,6 +135,8 @@ final class BrowserBindings: Sendable {
             guard binding.session == nil else { return false }
             binding.session = session
             binding.language = language
+            binding.consent = nil
+            binding.declined = false
             binding.ended = nil
             binding.flash = nil
             binding.shown = nil

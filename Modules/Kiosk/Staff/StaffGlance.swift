@@ -47,13 +47,16 @@ public struct StaffGlance: Sendable, Hashable {
         /// Completed stages that raised a quality flag, and how many raised each (by flag name).
         public var flagged: Int
         public var flags: [String: Int]
-        public init(started: Int, completed: Int, screenedOut: Int, abandoned: Int, flagged: Int = 0, flags: [String: Int] = [:]) {
+        /// Respondents who declined the consent notice.
+        public var declined: Int
+        public init(started: Int, completed: Int, screenedOut: Int, abandoned: Int, flagged: Int = 0, flags: [String: Int] = [:], declined: Int = 0) {
             self.started = started
             self.completed = completed
             self.screenedOut = screenedOut
             self.abandoned = abandoned
             self.flagged = flagged
             self.flags = flags
+            self.declined = declined
         }
     }
 

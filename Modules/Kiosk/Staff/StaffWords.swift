@@ -79,8 +79,10 @@ struct StaffWords: Sendable {
     func todayLine(_ today: StaffGlance.Today) -> String {
         let flags = today.flags.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         let detail = flags.isEmpty ? "" : " (\(flags))"
-        return say("Started \(today.started) · completed \(today.completed) · screened out \(today.screenedOut) · abandoned \(today.abandoned) · flagged \(today.flagged)\(detail)",
-            "시작 \(today.started) · 완료 \(today.completed) · 대상 아님 \(today.screenedOut) · 중단 \(today.abandoned) · 품질 표시 \(today.flagged)\(detail)")
+        return say("Started \(today.started) · completed \(today.completed) · screened out \(today.screenedOut) · abandoned \(today.abandoned) · flagged \(today.flagged)\(detail)"
+                + (today.declined > 0 ? " · declined consent \(today.declined)" : ""),
+            "시작 \(today.started) · 완료 \(today.completed) · 대상 아님 \(today.screenedOut) · 중단 \(today.abandoned) · 품질 표시 \(today.flagged)\(detail)"
+                + (today.declined > 0 ? " · 동의 안 함 \(today.declined)" : ""))
     }
     var outOfServiceNow: String { say("Out of service now: respondents cannot start.", "지금 사용 중지 상태입니다: 응답자가 시작할 수 없습니다.") }
     var closedNow: String { say("Closed now (outside opening hours).", "지금은 운영 시간이 아닙니다.") }

@@ -18,7 +18,7 @@ import Storage
 extension DaemonSetting {
     static let week = DaemonConfiguration.maxSeconds
 
-    public static let all: [DaemonSetting] = declared + attract + quality
+    public static let all: [DaemonSetting] = declared + attract + kioskConsent + quality
 
     static let declared: [DaemonSetting] = [
         DaemonSetting(

@@ -100,6 +100,10 @@ public struct DaemonConfiguration: Sendable, Hashable {
 
     /// The logo on the kiosk's welcome screen: a PNG or SVG file, read at start and on SIGHUP.
     public var kioskLogoFile: String?
+    /// The consent notices a kiosk respondent agrees to before the first question (Korean,
+    /// English): plain text or Markdown files, read at start and on SIGHUP; nil: no consent asked.
+    public var kioskConsentFileKorean: String?
+    public var kioskConsentFileEnglish: String?
     /// The colour of the kiosk's buttons and progress bar, `#rrggbb`; nil keeps the pages' own.
     public var kioskAccentColor: String?
     /// The languages the kiosk's welcome screen offers, comma-separated, the first the default;

@@ -20,7 +20,7 @@ public struct SessionKioskBackend: KioskBackend {
         self.staff = staff
     }
 
-    public func start(language: KioskLanguage) async throws(KioskError) -> RespondentView {
+    public func start(language: KioskLanguage, consent: String?) async throws(KioskError) -> RespondentView {
         var stage: String?
         switch staff?.availability ?? .open(survey: nil) {
         case .open(let survey): stage = survey?.stage
@@ -28,10 +28,14 @@ public struct SessionKioskBackend: KioskBackend {
         case .closed: throw KioskError(.unavailable, "the kiosk is closed (kioskOpenHours)")
         }
         do {
-            return try await sessions.start(stage: stage, language: language.rawValue).respondentView
+            return try await sessions.start(stage: stage, language: language.rawValue, consent: consent).respondentView
         } catch {
             throw KioskError(error)
         }
+    }
+
+    public func consentDeclined(language: KioskLanguage) async {
+        sessions.metrics.consentDeclined()
     }
 
     public func answer(session: KioskSessionID, question: String, position: Int, input: KioskInput) async throws(KioskError) -> KioskAnswerResult {

@@ -25,6 +25,8 @@ public final class DaemonMetrics: Sendable {
         public static let sessionsStarted = "surveyd_sessions_started_total"
         public static let sessionsClosed = "surveyd_sessions_closed_total"
         public static let qualityFlags = "surveyd_quality_flags_total"
+        /// Kiosk respondents who declined the consent notice (no session was started for them).
+        public static let consentDeclined = "surveyd_kiosk_consent_declined_total"
         public static let submissionsQueued = "surveyd_submissions_queued_total"
         public static let submissionsDelivered = "surveyd_submissions_delivered_total"
         public static let submissionsRetried = "surveyd_submissions_retried_total"
@@ -86,6 +88,7 @@ public final class DaemonMetrics: Sendable {
     let connectivityChanges: Counter
     let definitionFetches: [DefinitionFetchResult: Counter]
     let definitionCacheHits: Counter
+    let consentsDeclined: Counter
     let wallClockSteps: (forward: Counter, back: Counter)
     let journals: [String: JournalMetrics]
 
@@ -124,6 +127,7 @@ public final class DaemonMetrics: Sendable {
             ($0, Counter(label: Name.definitionFetches, dimensions: [("result", $0.rawValue)], factory: factory))
         })
         definitionCacheHits = Counter(label: Name.definitionCacheHits, factory: factory)
+        consentsDeclined = Counter(label: Name.consentDeclined, factory: factory)
         wallClockSteps = (
             Counter(label: Name.wallClockSteps, dimensions: [("direction", "forward")], factory: factory),
             Counter(label: Name.wallClockSteps, dimensions: [("direction", "back")], factory: factory))
@@ -137,6 +141,13 @@ public final class DaemonMetrics: Sendable {
     public static let disabled = DaemonMetrics(factory: NOOPMetricsHandler.instance)
 
     // MARK: Recording
+
+    /// A kiosk respondent declined the consent notice: counted, and published (without anything
+    /// of the respondent) for the staff screen's counts of today.
+    public func consentDeclined() {
+        consentsDeclined.increment()
+        events.publish(DaemonEvent(.consentDeclined))
+    }
 
     /// A validation message went back instead of accepting the answer.
     public func answerRejected() { answersRejected.increment() }
@@ -167,7 +178,7 @@ public final class DaemonMetrics: Sendable {
                 var queued = DaemonEvent(.stageQueued, at: at, session: session, stage: stage, key: key.text(uppercase: false))
                 if let quality { queued.flags = quality.flagNames }
                 self.events.publish(queued)
-            case .followUpNamed, .wentBack, .answersErased, .active:
+            case .followUpNamed, .wentBack, .answersErased, .active, .consentGiven:
                 break
             }
         }

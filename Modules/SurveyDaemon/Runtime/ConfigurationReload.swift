@@ -11,9 +11,12 @@ struct ConfigurationChanges: Sendable, Equatable {
     var needRestart: [String] = []
 
     /// The settings a running daemon applies: the log level, the delivery backoff, the idle
-    /// session timeout and the kiosk's brand. (The token file and the kiosk's logo file are read
-    /// again on every reload, whatever changed.)
-    static let reloadable: Set<String> = ["logLevel", "backoffBaseSeconds", "backoffCapSeconds", "idleSessionTimeoutSeconds", "kioskLogoFile", "kioskAccentColor", "kioskStaffPinFile", "kioskSurveys", "kioskAttractFolder"]
+    /// session timeout and the kiosk's brand. (The token file, the kiosk's logo file and its
+    /// consent notices are read again on every reload, whatever changed.)
+    static let reloadable: Set<String> = [
+        "logLevel", "backoffBaseSeconds", "backoffCapSeconds", "idleSessionTimeoutSeconds", "kioskLogoFile", "kioskAccentColor", "kioskStaffPinFile", "kioskSurveys",
+        "kioskAttractFolder", "kioskConsentFileKorean", "kioskConsentFileEnglish",
+    ]
 
     /// The settings whose values differ, in the order `DaemonSetting.all` declares them.
     static func between(_ old: DaemonConfiguration, _ new: DaemonConfiguration) -> ConfigurationChanges {
@@ -112,9 +115,17 @@ extension ConfigurationReloader {
         }
         // The setting's check accepted the colour when the configuration resolved.
         brand.accent = try? KioskBrandFiles.accent(from: new)
+        do {
+            brand.consent = try KioskBrandFiles.consent(from: new)
+        } catch {
+            applied.kioskConsentFileKorean = current.kioskConsentFileKorean
+            applied.kioskConsentFileEnglish = current.kioskConsentFileEnglish
+            logger.error("kiosk consent notices not reloaded: \(error.detail); the pages keep the notices they show")
+        }
         if brand != kiosk.brand.brand {
             kiosk.brand.replace(with: brand)
-            logger.notice("kiosk brand replaced", metadata: ["logo": "\(brand.logo.map { "\($0.format.rawValue), \($0.bytes.count) bytes" } ?? "none")", "accent": "\(brand.accent?.hex ?? "the pages' own")", "attractImages": "\(brand.attract.count)"])
+            let versions = brand.consent.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue) \($0.value.version)" }.joined(separator: ", ")
+            logger.notice("kiosk brand replaced", metadata: ["logo": "\(brand.logo.map { "\($0.format.rawValue), \($0.bytes.count) bytes" } ?? "none")", "accent": "\(brand.accent?.hex ?? "the pages' own")", "attractImages": "\(brand.attract.count)", "consent": "\(versions.isEmpty ? "none" : versions)"])
         }
     }
 }

@@ -84,7 +84,15 @@ public actor SurveyKioskBackend: KioskBackend {
 
     // MARK: KioskBackend
 
-    public func start(language: KioskLanguage) throws(KioskError) -> RespondentView {
+    /// The consent versions agreed to, by session, and how many respondents declined.
+    public private(set) var consents: [String: String] = [:]
+    public private(set) var declines: [KioskLanguage] = []
+
+    public func consentDeclined(language: KioskLanguage) {
+        declines.append(language)
+    }
+
+    public func start(language: KioskLanguage, consent: String?) throws(KioskError) -> RespondentView {
         try injectedFailure()
         guard let questionnaire = definitions.questionnaire(definitions.firstStage, language) else {
             throw KioskError(.unavailable, "no questionnaire for stage \(definitions.firstStage) in \(language.rawValue)")
@@ -94,6 +102,7 @@ public actor SurveyKioskBackend: KioskBackend {
         let session = Session(id: id, language: language, stage: definitions.firstStage, questionnaire: questionnaire)
         sessions[id] = session
         events.append(.started(session: id, stage: session.stage, language: language))
+        consents[id] = consent
         return view(of: session)
     }
 

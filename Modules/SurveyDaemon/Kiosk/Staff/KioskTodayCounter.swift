@@ -30,6 +30,9 @@ final class KioskTodayCounter: Service, Sendable {
         /// records written before flags were counted).
         var flagged: Int?
         var flags: [String: Int]?
+        /// Respondents who declined the consent notice (absent from a record written before the
+        /// kiosk asked for consent).
+        var declined: Int? = nil
     }
 
     static let fileName = "kiosk-today.json"
@@ -76,7 +79,7 @@ final class KioskTodayCounter: Service, Sendable {
             record.day == now
                 ? StaffGlance.Today(
                     started: record.started, completed: record.completed, screenedOut: record.screenedOut, abandoned: record.abandoned,
-                    flagged: record.flagged ?? 0, flags: record.flags ?? [:])
+                    flagged: record.flagged ?? 0, flags: record.flags ?? [:], declined: record.declined ?? 0)
                 : StaffGlance.Today(started: 0, completed: 0, screenedOut: 0, abandoned: 0)
         }
     }
@@ -97,6 +100,7 @@ final class KioskTodayCounter: Service, Sendable {
                 var counts = record.flags ?? [:]
                 for flag in flags { counts[flag, default: 0] += 1 }
                 record.flags = counts
+            case (.consentDeclined, _): record.declined = (record.declined ?? 0) + 1
             default: return nil
             }
             return record

@@ -13,7 +13,7 @@ extension SessionManager {
     /// - Parameters:
     ///   - stage: the stage to start; nil for ``Settings/firstStage``.
     ///   - language: nil for ``Settings/defaultLanguage``.
-    public func start(stage: String?, language: String?) async throws(SessionError) -> Session {
+    public func start(stage: String?, language: String?, consent: String? = nil) async throws(SessionError) -> Session {
         let named = stage
         let stage = stage ?? settings.firstStage
         let language = language ?? settings.defaultLanguage
@@ -33,8 +33,12 @@ extension SessionManager {
         let id = UUID()
         let time = now()
         let event = SessionEvent.stageStarted(session: id, stage: stage, language: language, definitionHash: definition.hash, at: time)
-        try await persist([event])
-        let session = Session(id: id, stage: stage, language: language, definitionHash: definition.hash, questionnaire: definition.questionnaire, startedAt: time)
+        // The consent is journaled with the start, in the same write: a session never exists
+        // without the notice its respondent agreed to.
+        let consented = consent.map { SessionEvent.consentGiven(session: id, version: $0) }
+        try await persist([event] + (consented.map { [$0] } ?? []))
+        var session = Session(id: id, stage: stage, language: language, definitionHash: definition.hash, questionnaire: definition.questionnaire, startedAt: time)
+        if let consented { try? session.apply(consented) }
         sessions[id] = session
         stageBegan(id)
         logger.info("session started", metadata: ["session": "\(id)", "stage": "\(stage)", "lang": "\(language)"])

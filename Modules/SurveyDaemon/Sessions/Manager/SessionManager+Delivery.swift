@@ -98,7 +98,21 @@ extension SessionManager {
             session: session.id, stage: session.stage, language: session.language,
             body: session.upload.encoded(), idempotencyKey: key,
             definitionHash: session.definitionHash, queuedAt: now(),
-            headers: Dictionary(session.lastQuality?.headers.map { ($0.name, $0.value) } ?? [], uniquingKeysWith: { $1 })
+            headers: uploadHeaders(of: session)
         )
+    }
+}
+
+extension SessionManager {
+    /// The name of the header carrying the version of the consent notice the respondent agreed to.
+    public static let consentHeader = "Survey-Consent"
+
+    /// The headers `session`'s upload is sent with beside the contract's: the version of the
+    /// consent notice the respondent agreed to (`Survey-Consent`), and the stage's paradata and
+    /// quality flags (`Survey-Paradata`, `Survey-Quality`). Stored with the queued upload.
+    func uploadHeaders(of session: Session) -> [String: String] {
+        var headers = Dictionary(session.lastQuality?.headers.map { ($0.name, $0.value) } ?? [], uniquingKeysWith: { $1 })
+        if let consent = session.consent { headers[Self.consentHeader] = consent }
+        return headers
     }
 }

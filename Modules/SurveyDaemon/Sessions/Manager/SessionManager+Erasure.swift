@@ -111,7 +111,7 @@ extension SessionManager {
             case .active:
                 // A date for the idle timeout of an open session: a closed one has its own.
                 continue
-            case .stageStarted, .stageCompleted, .closed, .followUpNamed:
+            case .stageStarted, .stageCompleted, .closed, .followUpNamed, .consentGiven:
                 if run { result.append(.answersErased(session: event.session, position: position)) }
                 run = false
                 if case .stageStarted = event { position = 0 }
@@ -193,7 +193,7 @@ extension SessionEvent {
         switch self {
         case .answerAccepted, .answerSkipped, .wentBack: true
         case .stageCompleted(_, _, _, _, let quality): quality != nil
-        case .stageStarted, .closed, .followUpNamed, .answersErased, .active: false
+        case .stageStarted, .closed, .followUpNamed, .answersErased, .active, .consentGiven: false
         }
     }
 

@@ -169,9 +169,14 @@ public actor SessionManager {
         await journalGate.enterShared()
         defer { journalGate.leaveShared() }
         // A compaction may have retired the session while this request waited: nothing more is
-        // recorded on it (only a stageStarted may name a session that is not in memory: a new one).
+        // recorded on it (only a stageStarted, and what comes with it, may name a session that is
+        // not in memory: a new one).
+        let starting = Set(events.compactMap { event -> UUID? in
+            if case .stageStarted(let id, _, _, _, _) = event { return id }
+            return nil
+        })
         if let gone = events.first(where: { event in
-            if case .stageStarted = event { return false }
+            if starting.contains(event.session) { return false }
             return sessions[event.session] == nil
         }) {
             throw .retired(gone.session)

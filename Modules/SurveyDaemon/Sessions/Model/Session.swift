@@ -43,6 +43,8 @@ public struct Session: Sendable, Hashable {
     public private(set) var lastQuality: StageQuality?
     /// The follow-up stage the server named after a `queued` session's upload was delivered.
     public private(set) var followUp: String?
+    /// The version of the consent notice the respondent agreed to; nil when none was asked.
+    public private(set) var consent: String?
     /// When the last change happened: the idle timeout counts from here.
     public private(set) var lastActivity: Date
 
@@ -161,6 +163,8 @@ public struct Session: Sendable, Hashable {
             followUp = next
         case .active(_, let time):
             lastActivity = time
+        case .consentGiven(_, let version):
+            consent = version
         case .answersErased(_, let erasedPosition):
             guard case .asking = state, (0...questionnaire.forms.count).contains(erasedPosition) else {
                 throw SessionReplayError(session: id, "answers erased at form \(erasedPosition) of stage \"\(stage)\" when it is not asking")

@@ -35,6 +35,9 @@ public enum SessionEvent: Sendable, Hashable, Codable {
     /// monotonic clock), so that a restart counts its idle time from there and not from a date
     /// the step made seem far older (or newer) than it was.
     case active(session: UUID, at: Date)
+    /// The respondent agreed to the kiosk's consent notice of this `version` (its content's
+    /// digest) before the first question; journaled with the session's first stage.
+    case consentGiven(session: UUID, version: String)
 
     /// When it happened, for the events that record a time.
     public var time: Date? {
@@ -42,7 +45,7 @@ public enum SessionEvent: Sendable, Hashable, Codable {
         case .stageStarted(_, _, _, _, let at), .stageCompleted(_, _, _, let at, _), .closed(_, _, let at), .followUpNamed(_, _, let at),
              .wentBack(_, _, let at), .active(_, let at):
             at
-        case .answerAccepted, .answerSkipped, .answersErased:
+        case .answerAccepted, .answerSkipped, .answersErased, .consentGiven:
             nil
         }
     }
@@ -51,7 +54,8 @@ public enum SessionEvent: Sendable, Hashable, Codable {
     public var session: UUID {
         switch self {
         case .stageStarted(let id, _, _, _, _), .answerAccepted(let id, _, _), .answerSkipped(let id, _), .wentBack(let id, _, _),
-             .stageCompleted(let id, _, _, _, _), .closed(let id, _, _), .followUpNamed(let id, _, _), .answersErased(let id, _), .active(let id, _):
+             .stageCompleted(let id, _, _, _, _), .closed(let id, _, _), .followUpNamed(let id, _, _), .answersErased(let id, _), .active(let id, _),
+             .consentGiven(let id, _):
             id
         }
     }
@@ -125,6 +129,10 @@ extension SessionEvent: JSONOutputWritable {
         case .active(let session, let at):
             Self.write(&out, "active", session) { out in
                 Self.time(at, to: &out)
+            }
+        case .consentGiven(let session, let version):
+            Self.write(&out, "consentGiven", session) { out in
+                out.member("version", version)
             }
         }
     }
