@@ -120,7 +120,7 @@ import Testing
         ("position=1&value=x", "field \"question\" is missing"),
         ("question=name&value=x", "field \"position\" is missing"),
         ("question=name&position=first&value=x", "field \"position\" must be a whole number from 1, not \"first\""),
-        ("question=name&position=1&value=x&colour=red", "field \"colour\" is not expected here (expected: csrf, extra, position, question, value)"),
+        ("question=name&position=1&value=x&colour=red", "field \"colour\" is not expected here (expected: csrf, extra, pd, position, question, value)"),
         ("question=name&position=1&value=%E0", "field \"value\" is not UTF-8 text"),
     ])
     func aFormThatCannotBeReadIsABadRequestThatSaysWhy(body fields: String, message: String) async throws {

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import KioskTesting
 import NIOCore
 import Synchronization
+import SurveyTesting
 import Testing
 
 @testable import Kiosk
@@ -21,7 +22,7 @@ import Testing
         }
         let state = Mutex(State())
         var looks: Int { state.withLock { $0.looks } }
-        @Sendable func current() -> KioskStateHold<HoldClock>.Shown {
+        @Sendable func current() -> KioskStateHold<SteppedClock>.Shown {
             state.withLock { state in
                 state.looks += 1
                 return .init(state: state.shown, nextBoundary: state.boundary)
@@ -31,12 +32,12 @@ import Testing
 
     static let wall = Date(timeIntervalSince1970: 1_800_000_000)
 
-    static func hold(_ changes: KioskChanges, _ clock: HoldClock) -> KioskStateHold<HoldClock> {
+    static func hold(_ changes: KioskChanges, _ clock: SteppedClock) -> KioskStateHold<SteppedClock> {
         KioskStateHold(changes: changes, clock: clock, hold: .seconds(240), wallNow: { wall.addingTimeInterval(clock.now.offset.seconds) })
     }
 
     @Test func aStateOtherThanTheOneShownIsAnsweredAtOnceWithoutATimer() async {
-        let clock = HoldClock()
+        let clock = SteppedClock()
         let kiosk = Kiosk()
         let answer = await Self.hold(KioskChanges(), clock).answer(shown: "out:|-|0") { kiosk.current() }
         #expect(answer == "open:common|-|0")
@@ -44,7 +45,7 @@ import Testing
     }
 
     @Test func aChangeAnswersEveryHeldRequest() async throws {
-        let clock = HoldClock()
+        let clock = SteppedClock()
         let changes = KioskChanges()
         let kiosk = Kiosk()
         let hold = Self.hold(changes, clock)
@@ -62,7 +63,7 @@ import Testing
     }
 
     @Test func aSignalWithoutAChangeKeepsHoldingUntilTheDeadlineOnly() async throws {
-        let clock = HoldClock()
+        let clock = SteppedClock()
         let changes = KioskChanges()
         let kiosk = Kiosk()
         let task = Task { await Self.hold(changes, clock).answer(shown: "open:common|-|0") { kiosk.current() } }
@@ -76,7 +77,7 @@ import Testing
     }
 
     @Test func whileNothingChangesNothingWakesTheHoldBeforeItsEnd() async throws {
-        let clock = HoldClock()
+        let clock = SteppedClock()
         let changes = KioskChanges()
         let kiosk = Kiosk()
         let task = Task { await Self.hold(changes, clock).answer(shown: "open:common|-|0") { kiosk.current() } }
@@ -95,24 +96,24 @@ import Testing
     }
 
     @Test func anHoursBoundaryAnswersTheHeldRequest() async throws {
-        let clock = HoldClock()
+        let clock = SteppedClock()
         let kiosk = Kiosk()
         kiosk.state.withLock { $0.boundary = Self.wall.addingTimeInterval(90) }
         let task = Task { await Self.hold(KioskChanges(), clock).answer(shown: "open:common|-|0") { kiosk.current() } }
         try await clock.waitForSleepers(1)
         // Woken just past the boundary, not before, and by nothing else.
-        #expect(clock.deadlines == [.seconds(90) + KioskStateHold<HoldClock>.pastBoundary])
+        #expect(clock.deadlines == [.seconds(90) + KioskStateHold<SteppedClock>.pastBoundary])
         kiosk.state.withLock {
             $0.shown = "closed|-|0"
             $0.boundary = Self.wall.addingTimeInterval(3600)
         }
-        clock.advance(by: .seconds(90) + KioskStateHold<HoldClock>.pastBoundary)
+        clock.advance(by: .seconds(90) + KioskStateHold<SteppedClock>.pastBoundary)
         #expect(await task.value == "closed|-|0")
         #expect(kiosk.looks == 2)
     }
 
     @Test func aBoundaryPastTheHoldLeavesTheHoldItsOwnEnd() async throws {
-        let clock = HoldClock()
+        let clock = SteppedClock()
         let kiosk = Kiosk()
         kiosk.state.withLock { $0.boundary = Self.wall.addingTimeInterval(8 * 3600) }
         let task = Task { await Self.hold(KioskChanges(), clock).answer(shown: "open:common|-|0") { kiosk.current() } }

@@ -1,5 +1,6 @@
 import Foundation
 import Storage
+import SurveyTesting
 import Testing
 @testable import SurveyDaemon
 

@@ -3,6 +3,7 @@ import Logging
 import Networking
 import Storage
 import Synchronization
+import SurveyTesting
 import Testing
 @testable import SurveyDaemon
 

@@ -1,6 +1,7 @@
 import ControlAPI
 import Foundation
 import SurveyDaemon
+import SurveyTesting
 import Testing
 
 /// The session manager's time comes from its seams: the delivery wait from the clock it is

@@ -68,11 +68,10 @@ import Testing
         var fds: [Int32] = [0, 0]
         #expect(pipe(&fds) == 0)
         defer { close(fds[0]); close(fds[1]) }
-        var info = stat()
-        #expect(fstat(fds[1], &info) == 0)
-        let value = "\(info.st_dev):\(info.st_ino)"
+        let info = try #require(fileIdentity(of: fds[1]))
+        let value = "\(info.device):\(info.inode)"
         #expect(DaemonLogHandler.standardErrorIsJournal(environment: ["JOURNAL_STREAM": value], descriptor: fds[1]))
-        #expect(!DaemonLogHandler.standardErrorIsJournal(environment: ["JOURNAL_STREAM": "\(info.st_dev):\(info.st_ino + 1)"], descriptor: fds[1]))
+        #expect(!DaemonLogHandler.standardErrorIsJournal(environment: ["JOURNAL_STREAM": "\(info.device):\(info.inode + 1)"], descriptor: fds[1]))
         #expect(!DaemonLogHandler.standardErrorIsJournal(environment: ["JOURNAL_STREAM": "garbage"], descriptor: fds[1]))
         #expect(!DaemonLogHandler.standardErrorIsJournal(environment: [:], descriptor: fds[1]))
     }

@@ -1,14 +1,15 @@
 import Foundation
 import Synchronization
 
-/// A clock that moves only when the test advances it, counting the sleeps asked of it: a sleep
+/// A monotonic clock for tests (the kiosk's and the daemon's) that moves only when the test advances it, counting the sleeps asked of it: a sleep
 /// ends once the clock passes its deadline, or at once when its task is cancelled.
-final class HoldClock: Clock, Sendable {
-    struct Instant: InstantProtocol {
-        var offset: Duration
-        func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
-        func duration(to other: Instant) -> Duration { other.offset - offset }
-        static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+public final class SteppedClock: Clock, Sendable {
+    public struct Instant: InstantProtocol {
+        public var offset: Duration
+        public init(offset: Duration) { self.offset = offset }
+        public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        public func duration(to other: Instant) -> Duration { other.offset - offset }
+        public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
     }
 
     private struct Sleeper {
@@ -26,16 +27,18 @@ final class HoldClock: Clock, Sendable {
 
     private let state = Mutex(State())
 
-    var now: Instant { state.withLock { $0.now } }
-    var minimumResolution: Duration { .zero }
-    /// Sleeps waiting now.
-    var sleeping: Int { state.withLock { $0.sleepers.count } }
-    /// Sleeps asked since the start: each one a timer the code set.
-    var sleepsAsked: Int { state.withLock { $0.asked } }
-    /// When the waiting sleeps end, from the clock's start, earliest first.
-    var deadlines: [Duration] { state.withLock { $0.sleepers.map(\.deadline.offset).sorted() } }
+    public init() {}
 
-    func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+    public var now: Instant { state.withLock { $0.now } }
+    public var minimumResolution: Duration { .zero }
+    /// Sleeps waiting now.
+    public var sleeping: Int { state.withLock { $0.sleepers.count } }
+    /// Sleeps asked since the start: each one a timer the code set.
+    public var sleepsAsked: Int { state.withLock { $0.asked } }
+    /// When the waiting sleeps end, from the clock's start, earliest first.
+    public var deadlines: [Duration] { state.withLock { $0.sleepers.map(\.deadline.offset).sorted() } }
+
+    public func sleep(until deadline: Instant, tolerance: Duration?) async throws {
         let id = state.withLock { state in
             state.asked += 1
             return state.asked
@@ -67,7 +70,7 @@ final class HoldClock: Clock, Sendable {
     }
 
     /// Moves the clock on by `duration` and wakes the sleeps whose deadline it passed.
-    func advance(by duration: Duration) {
+    public func advance(by duration: Duration) {
         let woken = state.withLock { state -> [Sleeper] in
             state.now = state.now.advanced(by: duration)
             let now = state.now
@@ -79,19 +82,14 @@ final class HoldClock: Clock, Sendable {
     }
 
     /// Waits (boundedly, 5 s) until `count` sleeps wait for the clock.
-    func waitForSleepers(_ count: Int) async throws {
+    public func waitForSleepers(_ count: Int) async throws {
         for _ in 0..<5000 where sleeping < count { try await Task.sleep(for: .milliseconds(1)) }
         guard sleeping >= count else { throw Stuck("expected \(count) sleeps on the clock, found \(sleeping)") }
     }
 
-    /// Waits (boundedly, 5 s) until the kiosk was looked at `count` times.
-    func waitForLooks(_ kiosk: KioskStateHoldTests.Kiosk, _ count: Int) async throws {
-        for _ in 0..<5000 where kiosk.looks < count { try await Task.sleep(for: .milliseconds(1)) }
-        guard kiosk.looks >= count else { throw Stuck("expected \(count) looks, found \(kiosk.looks)") }
-    }
-
-    struct Stuck: Error, CustomStringConvertible {
-        var description: String
-        init(_ description: String) { self.description = description }
+    /// A wait on the clock that did not come about in time.
+    public struct Stuck: Error, CustomStringConvertible {
+        public var description: String
+        public init(_ description: String) { self.description = description }
     }
 }
