@@ -21,9 +21,14 @@ struct KioskAssets: Sendable {
 
     init() {
         let script = "text/javascript; charset=utf-8"
-        css = Self.asset(prefix: "/assets/kiosk", extension: "css", contentType: "text/css; charset=utf-8", bytes: PackageResources.kiosk_css)
-        // The page wiring and the paradata counter (paradata.js): one request for the browser.
-        js = Self.asset(prefix: "/assets/kiosk", extension: "js", contentType: script, bytes: PackageResources.kiosk_js + Array("\n".utf8) + PackageResources.paradata_js)
+        // The pages' style and that of the screens between respondents (screens.css): one request.
+        css = Self.asset(prefix: "/assets/kiosk", extension: "css", contentType: "text/css; charset=utf-8", bytes: PackageResources.kiosk_css + Array("\n".utf8) + PackageResources.screens_css)
+        // The page wiring, the attract loop (attract.js) and the paradata counter (paradata.js): one
+        // request for the browser.
+        let newline = Array("\n".utf8)
+        js = Self.asset(
+            prefix: "/assets/kiosk", extension: "js", contentType: script,
+            bytes: PackageResources.kiosk_js + newline + PackageResources.attract_js + newline + PackageResources.paradata_js)
         keyboardCSS = Self.asset(prefix: "/assets/keyboard", extension: "css", contentType: "text/css; charset=utf-8", bytes: PackageResources.keyboard_css)
         let keyboardParts = [PackageResources.hangul_js, PackageResources.keyboard_layouts_js, PackageResources.keyboard_js]
         keyboardJS = Self.asset(prefix: "/assets/keyboard", extension: "js", contentType: script, bytes: Array(keyboardParts.joined(separator: Array("\n".utf8))))
