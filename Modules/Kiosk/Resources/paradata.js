@@ -22,8 +22,10 @@
             .observe(dialog, { attributes: true, attributeFilter: ["open"] });
     });
     document.addEventListener("submit", function (event) {
+        // Only an answer or a skip: the staff screen's PIN form shares the answer form's id.
         var form = event.target;
-        if (!form || (form.id !== "answer-form" && form.id !== "skip-form")) { return; }
+        var action = form && form.getAttribute ? form.getAttribute("action") : null;
+        if (action !== "/answer" && action !== "/skip") { return; }
         var field = form.querySelector("input[name=pd]");
         if (!field) {
             field = document.createElement("input");
