@@ -229,22 +229,34 @@
     // hours, the staff PIN, the brand): one request to /state?shown=… is held by the daemon until
     // what it answers differs from what the page shows (or for at most 4 minutes), and the page
     // reloads when it does. After an error it asks again after 1 s, doubling up to a minute.
+    // The held request is given up when the page goes (pagehide): a browser keeps at most six
+    // connections to the kiosk, and held requests of pages left behind would take them all, so
+    // that the next page could not load. A page shown again from the back/forward cache asks anew.
     function setUpStateWatch(shown) {
         if (shown === null || !window.fetch) { return; }
         var delay = 1000;
+        var asking = null;
         function retry() {
             window.setTimeout(ask, delay);
             delay = Math.min(delay * 2, 60000);
         }
         function ask() {
-            fetch("/state?shown=" + encodeURIComponent(shown), { cache: "no-store", credentials: "same-origin" }).then(function (response) {
+            asking = window.AbortController ? new AbortController() : null;
+            var options = { cache: "no-store", credentials: "same-origin" };
+            if (asking) { options.signal = asking.signal; }
+            fetch("/state?shown=" + encodeURIComponent(shown), options).then(function (response) {
                 if (!response.ok) { throw new Error("state " + response.status); }
                 return response.text();
             }).then(function (now) {
                 delay = 1000;
                 if (now !== shown) { window.location.reload(); } else { ask(); }
-            }).catch(retry);
+            }).catch(function (error) {
+                if (error && error.name === "AbortError") { return; }
+                retry();
+            });
         }
+        window.addEventListener("pagehide", function () { if (asking) { asking.abort(); } });
+        window.addEventListener("pageshow", function (event) { if (event.persisted) { ask(); } });
         ask();
     }
 }());
