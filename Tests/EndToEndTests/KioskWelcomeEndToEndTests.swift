@@ -12,7 +12,7 @@ import Testing
 /// (`Tests/Browser/cage_test.py`), its screen taken with grim.
 ///
 /// Needs `Tests/Browser/install.sh`. `SURVEYD_KIOSK_SCREENSHOTS=doc/kiosk` keeps the screenshots there.
-@Suite(.serialized, .timeLimit(.minutes(10))) struct KioskWelcomeEndToEndTests {
+@Suite(.serialized, .timeLimit(.minutes(15))) struct KioskWelcomeEndToEndTests {
     static let script = PackagePaths.root.appending(path: "Tests/Browser/welcome_test.py")
     static let cageScript = PackagePaths.root.appending(path: "Tests/Browser/cage_test.py")
     static let recipe = PackagePaths.root.appending(path: "doc/kiosk-browser.sh")
