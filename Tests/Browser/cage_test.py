@@ -71,10 +71,13 @@ def main():
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
+    # Whether the test runs at all is the Swift test's decision (its RequiredTools trait skips it,
+    # or fails it under CI=true); here a missing tool is a failure, never a pass.
     missing = [tool for tool in ("cage", "grim", "chromium", "Xwayland") if shutil.which(tool) is None]
     if missing:
-        print("SKIPPED: %s not installed (Tests/Browser/install.sh)" % ", ".join(missing))
-        sys.exit(2)
+        print("cage: FAILED: %s not installed (Tests/Browser/install.sh)" % ", ".join(missing))
+        print("0 passed, 1 failed")
+        sys.exit(1)
     home = tempfile.mkdtemp(prefix="kiosk-cage-")
     runtime = os.path.join(home, "run")
     os.mkdir(runtime, 0o700)
