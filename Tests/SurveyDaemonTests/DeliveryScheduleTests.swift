@@ -68,4 +68,29 @@ import Testing
         #expect(await w.holdOff == nil)
         #expect(await w.nextStart(pending: 1) == date)
     }
+
+    /// The ramp's pace held the next upload back, and its time passed while the last outcome was
+    /// recorded (a slow sync): the round must say "go on now", not "sleep until woken", or the
+    /// submission waits for the next stage to be queued.
+    @Test func aSubmissionThePaceHeldBackIsNotLeftAsleep() async throws {
+        let queue = MemoryDeliveryQueue()
+        _ = queue.add("first", at: 1)
+        _ = queue.add("second", at: 2)
+        let clock = ManualClock()
+        queue.whileRecording.withLock { $0 = { clock.advance(by: .seconds(2)) } }
+        let uploader = ScriptedUploader()
+        let w = DeliveryWorker(
+            queue: queue, uploader: uploader,
+            settings: .init(maxInFlight: 1, backoff: { _, _ in .seconds(1) }, offlinePause: .seconds(3600),
+                            ramp: DeliveryRamp.Settings(initialWindow: 1, maxWindow: 1, initialRate: 1)),
+            clock: clock, now: { [date] in date.addingTimeInterval(clock.now.offset.timeInterval) }, unitRandom: { 0.5 }, logger: Logger(label: "test")
+        ) { _, _ in }
+        // One upload a second: the second waits for the pace, which ends (at 1 s) while the
+        // first's delivery is recorded (the clock goes to 2 s).
+        let pause = await w.deliverRound()
+        #expect(uploader.attempts.withLock { $0.map(\.stage) } == ["first"])
+        #expect(pause == .zero, "the second is due: the round says go on at once, not \(String(describing: pause))")
+        _ = await w.deliverRound()
+        #expect(queue.states() == [.delivered(response: nil), .delivered(response: nil)])
+    }
 }

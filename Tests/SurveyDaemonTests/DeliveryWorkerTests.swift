@@ -40,7 +40,10 @@ final class MemoryDeliveryQueue: DeliveryQueue {
         bodyReads.withLock { $0.append(ids) }
         return await bodiesOneByOne(ids).map { $0.map { StoredUpload(body: $0) } }
     }
+    /// Runs as a delivery is recorded, e.g. to let time pass while the queue's journal syncs.
+    let whileRecording = Mutex<(@Sendable () -> Void)?>(nil)
     func markDelivered(_ id: SubmissionID, nextTypeId: String?) async throws {
+        whileRecording.withLock { $0 }?()
         set(id, .delivered(response: nextTypeId))
     }
     func markDead(_ id: SubmissionID, reason: String, outcome: DeadOutcome) async throws {

@@ -264,8 +264,10 @@ public actor DeliveryWorker: Service {
         if batch.count >= settings.batchSize { return .zero }
         // Otherwise sleep until the earliest backoff, the ramp's hold-off or its pace ends
         // (forever when none is waiting, until woken).
+        // Submissions the ramp held back are due when it lets them go, or now if that time passed
+        // while the round's last outcomes were recorded: never "until woken".
         let current = timeline.elapsed()
-        let holdOff = (leftBehind ? ramp.notBefore : ramp.holdUntil).flatMap { $0 > current ? $0 : nil }
+        let holdOff = leftBehind ? max(current, ramp.notBefore ?? current) : ramp.holdUntil.flatMap { $0 > current ? $0 : nil }
         let nextDue = (Array(notBefore.values) + [holdOff].compactMap { $0 }).min()
         return nextDue.map { max(.zero, $0 - current) }
     }
