@@ -26,14 +26,19 @@ public enum LoopbackHTTP {
             raw += "Content-Length: 0\r\n\r\n"
         }
         let request = Data(raw.utf8)
-        let bytes = try await OwnThread.run { try blockingExchange(host: host, port: port, send: request, deadline: deadline) }
-        return try UnixHTTP.parse(bytes)
+        let start = ContinuousClock.now
+        let received = try await OwnThread.run { try blockingExchange(host: host, port: port, send: request, deadline: deadline) }
+        do {
+            return try UnixHTTP.parse(received.data)
+        } catch {
+            throw UnixHTTP.Failure(description: "\(method) \(target) on port \(port): \(error); \(received.end) after \(ContinuousClock.now - start)")
+        }
     }
 
-    static func blockingExchange(host: String = "127.0.0.1", port: Int, send request: Data, deadline: TimeInterval) throws -> Data {
+    static func blockingExchange(host: String = "127.0.0.1", port: Int, send request: Data, deadline: TimeInterval) throws -> RawSocket.Received {
         let fd = try RawSocket.connect(to: .ipv4(address: host, port: port), timeout: deadline)
         defer { close(fd) }
         try RawSocket.sendAll(fd, request)
-        return RawSocket.receiveAll(fd, deadline: deadline)
+        return RawSocket.receive(fd, deadline: deadline)
     }
 }

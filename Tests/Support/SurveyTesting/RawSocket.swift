@@ -102,6 +102,7 @@ public enum RawSocket {
         return try data.withUnsafeBytes { buffer in
             while sent < buffer.count {
                 let n = send(fd, buffer.baseAddress! + sent, buffer.count - sent, Int32(MSG_NOSIGNAL))
+                if n < 0, errno == EINTR { continue }
                 if n <= 0 {
                     if errno == EPIPE || errno == ECONNRESET { return false }
                     throw UnixHTTP.Failure(description: "send failed: \(String(cString: strerror(errno)))")
@@ -112,16 +113,38 @@ public enum RawSocket {
         }
     }
 
-    /// Everything received until the peer closes, the receive timeout passes, or `deadline`.
+    /// Everything received until the peer closes, the receive timeout passes, or `deadline`. A
+    /// read interrupted by a signal (`EINTR`: a handler another part of the process installed)
+    /// is tried again.
     public static func receiveAll(_ fd: Int32, deadline: TimeInterval) -> Data {
+        receive(fd, deadline: deadline).data
+    }
+
+    /// What ``receive(_:deadline:)`` read, and why it stopped.
+    public struct Received: Sendable {
+        public var data: Data
+        /// "closed by the server", "no byte within the timeout" or the `recv` error.
+        public var end: String
+    }
+
+    /// Everything received until the peer closes, the receive timeout passes, or `deadline`, and
+    /// which of these ended it.
+    public static func receive(_ fd: Int32, deadline: TimeInterval) -> Received {
         var received = Data()
         var chunk = [UInt8](repeating: 0, count: 65536)
         let end = Date().addingTimeInterval(deadline)
         while Date() < end {
             let n = recv(fd, &chunk, chunk.count, 0)
-            if n <= 0 { break }
-            received.append(contentsOf: chunk[0..<n])
+            if n > 0 {
+                received.append(contentsOf: chunk[0..<n])
+                continue
+            }
+            if n == 0 { return Received(data: received, end: "closed by the server") }
+            let code = errno
+            if code == EINTR { continue }
+            if code == EAGAIN || code == EWOULDBLOCK { return Received(data: received, end: "no byte within the \(deadline) s timeout") }
+            return Received(data: received, end: "recv failed: \(String(cString: strerror(code)))")
         }
-        return received
+        return Received(data: received, end: "the \(deadline) s deadline passed")
     }
 }
