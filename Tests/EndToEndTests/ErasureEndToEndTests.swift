@@ -105,7 +105,7 @@ import Testing
         let kioskID = try #require(open.compactMap { $0["id"] as? String }.first { $0 != openID })
         try await stack.answer([["--session", openID, tern[1]], ["--session", openID, "30"], ["--session", openID, "2"]])
         try await stack.answer([["--session", kioskID, "30"], ["--session", kioskID, "2"]])
-        // 15 s, as above.
+        // 60 s, as above.
         #expect(try await stack.waitFor("six uploads at the server after the restart", timeout: .seconds(60), every: .milliseconds(200)) { (try stack.records().count) == 6 }, "the uploads reached the server")
         let names = Set(try stack.records().compactMap { ($0["answers"] as? [String: Any])?["name"] as? String })
         #expect(names.isSuperset(of: [tern[0], urchin[0]]), "\(names)")
