@@ -1,4 +1,5 @@
 import Foundation
+import Entities
 import Hummingbird
 import HummingbirdTesting
 import Kiosk

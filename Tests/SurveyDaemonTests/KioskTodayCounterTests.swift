@@ -1,4 +1,5 @@
 import ControlAPI
+import Entities
 import Foundation
 import Kiosk
 import Logging

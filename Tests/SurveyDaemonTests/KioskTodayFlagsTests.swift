@@ -1,4 +1,5 @@
 import ControlAPI
+import Entities
 import Foundation
 import Kiosk
 import Logging
@@ -27,5 +28,19 @@ import Testing
         // A record from before flags were counted reads with none.
         let old = try JSONDecoder().decode(KioskTodayCounter.Record.self, from: Data(#"{"day":"2027-01-15","started":4,"completed":3,"screenedOut":0,"abandoned":1}"#.utf8))
         #expect(old.flagged == nil && old.flags == nil)
+    }
+
+    /// `surveyctl status` shows the same counts as the staff screen, declines included, and the
+    /// JSON of a daemon that counted no flags or declines reads as zeros.
+    @Test func statusShowsTheStaffScreensCounts() throws {
+        let today = KioskTodayCounts(started: 9, completed: 6, screenedOut: 1, abandoned: 1, flagged: 2, flags: ["speeding": 2], declined: 3)
+        let view = KioskStatusView(state: KioskStatusView.inService, outOfService: nil, survey: "common",
+                                   staffPin: .init(configured: false, wrongInARow: 0, lockedUntil: nil), today: today)
+        let line = try #require(view.lines.first { $0.contains("today:") })
+        #expect(line == "  today: started 9, completed 6, screened out 1, abandoned 1, declined consent 3; flagged 2 (speeding 2)")
+        let decoded = try JSONDecoder().decode(KioskStatusView.self, from: JSONEncoder().encode(view))
+        #expect(decoded.today == today)
+        let older = try JSONDecoder().decode(KioskTodayCounts.self, from: Data(#"{"started":4,"completed":3,"screenedOut":0,"abandoned":1}"#.utf8))
+        #expect(older == KioskTodayCounts(started: 4, completed: 3, screenedOut: 0, abandoned: 1))
     }
 }

@@ -1,3 +1,5 @@
+public import Entities
+
 /// The kiosk as its staff and operator set it: `GET /v1/status`'s `kiosk`, and the reply of
 /// `POST /v1/kiosk/out-of-service`, `/v1/kiosk/in-service` and `/v1/kiosk/staff-pin/unlock`.
 public struct KioskStatusView: Sendable, Hashable, Codable {
@@ -34,27 +36,10 @@ public struct KioskStatusView: Sendable, Hashable, Codable {
     /// The first stage a kiosk respondent starts now.
     public var survey: String
     public var staffPin: StaffPin
-    /// Since local midnight: kiosk sessions started, completed, screened out and abandoned, and
-    /// completed stages that raised quality flags (counts only, as the staff screen shows them).
+    /// Since local midnight: the staff screen's counts (``KioskTodayCounts``).
     public var today: Today?
 
-    public struct Today: Sendable, Hashable, Codable {
-        public var started: Int
-        public var completed: Int
-        public var screenedOut: Int
-        public var abandoned: Int
-        public var flagged: Int
-        /// How many stages raised each flag, by flag name.
-        public var flags: [String: Int]
-        public init(started: Int, completed: Int, screenedOut: Int, abandoned: Int, flagged: Int, flags: [String: Int]) {
-            self.started = started
-            self.completed = completed
-            self.screenedOut = screenedOut
-            self.abandoned = abandoned
-            self.flagged = flagged
-            self.flags = flags
-        }
-    }
+    public typealias Today = KioskTodayCounts
 
     public init(state: String, outOfService: OutOfService?, survey: String, staffPin: StaffPin, today: Today? = nil) {
         self.state = state
@@ -89,7 +74,7 @@ public struct KioskStatusView: Sendable, Hashable, Codable {
         }
         if let today {
             let flags = today.flags.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
-            lines.append("  today: started \(today.started), completed \(today.completed), screened out \(today.screenedOut), abandoned \(today.abandoned); flagged \(today.flagged)" + (flags.isEmpty ? "" : " (\(flags))"))
+            lines.append("  today: started \(today.started), completed \(today.completed), screened out \(today.screenedOut), abandoned \(today.abandoned), declined consent \(today.declined); flagged \(today.flagged)" + (flags.isEmpty ? "" : " (\(flags))"))
         }
         return lines
     }

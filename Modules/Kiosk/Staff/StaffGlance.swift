@@ -3,6 +3,7 @@ public import FoundationEssentials
 #else
 public import Foundation
 #endif
+public import Entities
 
 /// What the staff screen shows at a glance, as facts (the pages put them in words): the same
 /// state `surveyctl status` prints, without anything of a respondent.
@@ -39,26 +40,7 @@ public struct StaffGlance: Sendable, Hashable {
     /// Problems the operator must fix, each with what to do (journal failures, dead letters, …).
     public var problems: [String]
 
-    public struct Today: Sendable, Hashable {
-        public var started: Int
-        public var completed: Int
-        public var screenedOut: Int
-        public var abandoned: Int
-        /// Completed stages that raised a quality flag, and how many raised each (by flag name).
-        public var flagged: Int
-        public var flags: [String: Int]
-        /// Respondents who declined the consent notice.
-        public var declined: Int
-        public init(started: Int, completed: Int, screenedOut: Int, abandoned: Int, flagged: Int = 0, flags: [String: Int] = [:], declined: Int = 0) {
-            self.started = started
-            self.completed = completed
-            self.screenedOut = screenedOut
-            self.abandoned = abandoned
-            self.flagged = flagged
-            self.flags = flags
-            self.declined = declined
-        }
-    }
+    public typealias Today = KioskTodayCounts
 
     public init(
         waiting: Int = 0, oldestWaitingSince: Date? = nil, lastSentAt: Date? = nil, waitingReason: String? = nil, holdOffUntil: Date? = nil,

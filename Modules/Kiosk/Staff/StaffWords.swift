@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Entities
 
 /// The staff screen's words, and the out-of-service and closed screens' words, per language.
 /// The glance speaks plainly: no codes, no jargon.

@@ -122,9 +122,7 @@ public final class KioskStaffDesk: Sendable {
         let at = now()
         let wall = wallNow()
         let availability = availability
-        let today = today.map(\.today).map {
-            KioskStatusView.Today(started: $0.started, completed: $0.completed, screenedOut: $0.screenedOut, abandoned: $0.abandoned, flagged: $0.flagged, flags: $0.flags)
-        }
+        let today = today.map(\.today)
         return state.withLock { state in
             let stateName = switch availability {
             case .open: KioskStatusView.inService

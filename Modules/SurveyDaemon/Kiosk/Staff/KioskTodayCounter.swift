@@ -1,4 +1,5 @@
 import ControlAPI
+import Entities
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
