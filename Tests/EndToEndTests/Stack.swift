@@ -46,11 +46,11 @@ final class Stack: @unchecked Sendable {
         let daemon = try await BackgroundProcess.start(
             daemonBinary,
             ["--server-url", serverURL, "--socket", socket ?? self.socket, "--state-dir", state ?? self.state, "--delivery-wait", "2"] + extra,
-            // Probes every 2 s while the server seems unreachable. A probe is a TCP connect with a
-            // 500 ms timeout kept by the daemon's event loop, and beside the whole suite on 2
-            // cores that loop can be starved past it: with the default cap (240 s) two or three
-            // such false failures put the next probe tens of seconds away, past the tests' waits
-            // for an upload. A test of the schedule itself sets its own cap.
+            // Probes every 2 s while the server seems unreachable. Beside the whole suite on 2
+            // cores a connectivity check (a TCP connect given 500 ms) can fail with the mock
+            // server up: with the default cap (240 s) two or three such false failures put the
+            // next probe tens of seconds away, past the tests' waits for an upload
+            // (ErasureEndToEndTests has the evidence). A test of the schedule sets its own cap.
             environment: ["SURVEYD_BACKOFF_BASE": "0.2", "SURVEYD_BACKOFF_CAP": "1", "SURVEYD_PROBE_INTERVAL_CAP": "2"].merging(environment) { $1 },
             deadline: deadline)
         if socket == nil && state == nil {
