@@ -10,20 +10,23 @@ import Testing
 /// there?" gives the field its focus and keyboard back. Then each kind of leftover is planted on
 /// purpose and must be caught, so the checker is known to fail.
 ///
-/// The pages' idle time is short, to keep the walk short, but longer than any step of a
-/// respondent on a starved machine: at 5 s, beside the whole suite on 2 cores, a question's page
-/// (find the field, type, tap Next) outlasted it, the page went back to the welcome screen under
-/// the walk, and the next step met a stale element. At 12 s the 14 or so respondents who wait out
-/// "Are you still there?" take 13 s each. The consent audit does not wait for the reset at all and
-/// runs with a long idle time, so that an axe audit slowed by the suite is not cut short.
+/// The pages' timers are short, to keep the walk short, but longer than a step of the walk on a
+/// starved machine, where one WebDriver command can take a second or more. Beside the whole suite
+/// on 2 cores, at 5 s idle a question's page (find the field, type, tap Next) outlasted it and the
+/// page went back to the welcome screen under the walk; at a 1 s countdown "Are you still there?"
+/// was gone before Continue could be tapped; at a 1 s end screen the page went on while it was
+/// read. So: 12 s idle, a 5 s countdown, a 3 s end screen (a tap that comes after it counts as
+/// the countdown, the way the respondent left). The consent audit waits for no timer and runs
+/// with long ones, so that an axe audit slowed by the suite is not cut short by a page changing.
 ///
 /// Needs `Tests/Browser/install.sh`. The walk of 100 respondents takes 6 to 13 minutes on a 2-core
 /// machine on its own and longer beside the rest of the suite, so this suite's limit is 25 minutes.
 @Suite(.serialized, .timeLimit(.minutes(25))) struct KioskCleanSlateEndToEndTests {
     static let script = PackagePaths.root.appending(path: "Tests/Browser/clean_slate_test.py")
-    /// Seconds without a touch before "Are you still there?" on the walks.
-    static let idle = 12
-    static let timing = ["--idle-seconds", String(idle), "--countdown-seconds", "1", "--end-seconds", "1"]
+    /// Seconds without a touch before "Are you still there?", of its countdown, and of the end
+    /// screens, on the walks.
+    static let (idle, countdown, endScreen) = (12, 5, 3)
+    static let timing = ["--idle-seconds", String(idle), "--countdown-seconds", String(countdown), "--end-seconds", String(endScreen)]
 
     /// The template notice of doc/kiosk.md, long enough to scroll at 800x480.
     static let notice = """
@@ -47,9 +50,9 @@ import Testing
         **문의** 개인정보 보호책임자 privacy@example.org (Contact: the data protection officer.)
         """
 
-    /// A daemon with a consent notice in both languages, `idle` seconds before "Are you still
-    /// there?" and a short end screen.
-    func kiosk(_ stack: Stack, idle: Int = Self.idle) async throws -> String {
+    /// A daemon with a consent notice in both languages and the walks' timers (or `long` ones).
+    func kiosk(_ stack: Stack, long: Bool = false) async throws -> String {
+        let (idle, countdown, endScreen) = long ? (600, 60, 600) : (Self.idle, Self.countdown, Self.endScreen)
         let ko = stack.dir.appending("consent.ko.md"), en = stack.dir.appending("consent.en.md")
         try Data(Self.notice.utf8).write(to: ko)
         try Data(Self.notice.replacingOccurrences(of: "# 설문 참여 동의 / Before you start", with: "# Before you start / 설문 참여 동의").utf8).write(to: en)
@@ -57,7 +60,7 @@ import Testing
         let daemon = try await stack.startDaemon([
             "--kiosk-listen", "127.0.0.1:0", "--kiosk-title-en", "Drinks survey", "--kiosk-title-ko", "음료 설문",
             "--kiosk-consent-file-ko", ko.path, "--kiosk-consent-file-en", en.path,
-            "--kiosk-idle", String(idle), "--kiosk-idle-countdown", "1", "--kiosk-end-screen", "1",
+            "--kiosk-idle", String(idle), "--kiosk-idle-countdown", String(countdown), "--kiosk-end-screen", String(endScreen),
         ])
         return try await KioskBrowserEndToEndTests.kioskURL(daemon)
     }
@@ -67,7 +70,7 @@ import Testing
     @Test(.requires(browserTools))
     func theConsentScreensPassTheAudit() async throws {
         try await Stack.with(deadline: .seconds(240)) { stack in
-            let url = try await kiosk(stack, idle: 600)
+            let url = try await kiosk(stack, long: true)
             let out = ProcessInfo.processInfo.environment["SURVEYD_KIOSK_SCREENSHOTS"].map { PackagePaths.root.appending(path: $0).path }
             let result = try await runProcess(
                 KioskBrowserEndToEndTests.python, [Self.script.path, url, "--screens", out ?? stack.dir.appending("screens").path], deadline: .seconds(200))
