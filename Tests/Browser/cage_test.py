@@ -3,9 +3,16 @@
 starts, doc/kiosk.md) runs under cage's headless backend (no screen, no input devices, pixman
 rendering) as an unprivileged user, pointed at BASE_URL, and grim takes screenshots of cage's
 output each second until one shows the welcome screen: a region of the welcome page's background (#ffffff)
-of at least MIN_PAGE_PIXELS pixels beside cage's black, and more than two colours (text drawn). Under the headless backend on a loaded machine Chromium
-sometimes leaves its window blank: after DEADLINE_SECONDS without the welcome screen the script is
-stopped and started anew, up to ATTEMPTS times, and every attempt is reported.
+of at least MIN_PAGE_PIXELS pixels beside cage's black, and more than two colours (text drawn).
+
+Under the headless backend the window is not full-screen, and its size varies from start to start
+(23,000 or 68,628 pixels of 1280x720 were seen): a welcome page drawn in the smaller one shows
+19,546 pixels of its background, so MIN_PAGE_PIXELS is 10,000. And in about half of the starts
+the window stays grey while cage logs "Basic output test failed for HEADLESS-1" once a frame
+(wlroots refusing the headless output's commits; a starter that drew logs it 3 or 4 times, one
+that stays grey 36 or more): such a start does not recover, while a good one draws within 1 to 5
+s. So after DEADLINE_SECONDS without the welcome screen the script is stopped and started anew, up
+to ATTEMPTS times, and every attempt is reported; the log of each is kept in --out.
 
     python3 Tests/Browser/cage_test.py http://127.0.0.1:PORT/ --script doc/kiosk-browser.sh --out DIR
 
@@ -22,9 +29,9 @@ import sys
 import tempfile
 import time
 
-MIN_PAGE_PIXELS = 20000
-DEADLINE_SECONDS = 40
-ATTEMPTS = 6
+MIN_PAGE_PIXELS = 10000
+DEADLINE_SECONDS = 20
+ATTEMPTS = 12
 
 
 def read_ppm(path):

@@ -37,6 +37,22 @@ import Testing
         }
     }
 
+    /// The browser must not offer to translate a page: Chromium's translation bubble covered the
+    /// text-size buttons of the Korean welcome screen under cage, and a machine translation of a
+    /// question is not the wording the respondent's answer is counted against.
+    @Test func noPageIsOfferedForTranslation() async throws {
+        try await KioskFixture().run { client in
+            let browser = TestBrowser(client)
+            for path in ["/", "/?lang=en"] {
+                let page = try await browser.open(path)
+                #expect(page.contains(" translate=\"no\" "), "\(path)")
+                #expect(page.contains("<meta name=\"google\" content=\"notranslate\">"), "\(path)")
+            }
+            let question = try await browser.start()
+            #expect(question.contains(" translate=\"no\" ") && question.contains("<meta name=\"google\" content=\"notranslate\">"), "the question page")
+        }
+    }
+
     @Test func theCookieIsSecureWhenTheSettingsSaySo() async throws {
         var fixture = try KioskFixture()
         fixture.settings.secureCookie = true
