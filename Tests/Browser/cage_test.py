@@ -11,8 +11,9 @@ Under the headless backend the window is not full-screen, and its size varies fr
 the window stays grey while cage logs "Basic output test failed for HEADLESS-1" once a frame
 (wlroots refusing the headless output's commits; a starter that drew logs it 3 or 4 times, one
 that stays grey 36 or more): such a start does not recover, while a good one draws within 1 to 5
-s. So after DEADLINE_SECONDS without the welcome screen the script is stopped and started anew, up
-to ATTEMPTS times, and every attempt is reported; the log of each is kept in --out.
+s. Beside the whole suite most starts stay grey (8 of 9 in one run). So after DEADLINE_SECONDS
+without the welcome screen the script is stopped and started anew, up to ATTEMPTS times, and every
+attempt is reported; the log of each is kept in --out.
 
     python3 Tests/Browser/cage_test.py http://127.0.0.1:PORT/ --script doc/kiosk-browser.sh --out DIR
 
@@ -30,8 +31,8 @@ import tempfile
 import time
 
 MIN_PAGE_PIXELS = 10000
-DEADLINE_SECONDS = 20
-ATTEMPTS = 12
+DEADLINE_SECONDS = 15
+ATTEMPTS = 20
 
 
 def read_ppm(path):

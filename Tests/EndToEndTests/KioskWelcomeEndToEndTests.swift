@@ -70,15 +70,15 @@ import Testing
 
     @Test(.requires(cageTools))
     func theRecommendedKioskSetUpDrawsTheWelcomeScreenUnderCage() async throws {
-        // Up to 12 starts of 20 s each (cage_test.py says why), and the stops between them.
-        try await Stack.with(deadline: .seconds(420)) { stack in
+        // Up to 20 starts of 15 s each (cage_test.py says why), and the stops between them.
+        try await Stack.with(deadline: .seconds(540)) { stack in
             try await stack.startMock()
             let daemon = try await stack.startDaemon(["--kiosk-listen", "127.0.0.1:0", "--kiosk-title-en", "Drinks survey"])
             let url = try await KioskBrowserEndToEndTests.kioskURL(daemon)
             let result = try await runProcess(
                 URL(fileURLWithPath: "/usr/bin/python3"),
                 [Self.cageScript.path, url, "--script", Self.recipe.path, "--out", stack.dir.appending("cage").path],
-                deadline: .seconds(360))
+                deadline: .seconds(480))
             print(result.stdout)
             #expect(!result.timedOut)
             #expect(result.status == 0 && result.stdout.contains("1 passed, 0 failed"), "\(result.stdout)\n\(result.stderr)")

@@ -40,7 +40,7 @@ import Testing
 
     @Test func onscreenServesTheKeyboardsScriptAndStyleSheet() async throws {
         let (page, assets) = try await questionPage(.onscreen)
-        #expect(page.contains("<html lang=\"en\" data-keyboard=\"onscreen\">"))
+        #expect(page.contains("<html lang=\"en\" translate=\"no\" data-keyboard=\"onscreen\">"))
         let paths = assets.keys.sorted()
         #expect(paths.count == 2 && paths.allSatisfy { $0.range(of: #"^/assets/keyboard\.[0-9a-f]{12}\.(css|js)$"#, options: .regularExpression) != nil }, "\(paths)")
         let script = try #require(assets.first { $0.key.hasSuffix(".js") }?.value)
@@ -54,7 +54,7 @@ import Testing
 
     @Test func systemServesNoKeyboardAndTheFormIsTheSame() async throws {
         let (system, assets) = try await questionPage(.system)
-        #expect(system.contains("<html lang=\"en\" data-keyboard=\"system\">"))
+        #expect(system.contains("<html lang=\"en\" translate=\"no\" data-keyboard=\"system\">"))
         #expect(assets.isEmpty)
         let (onscreen, _) = try await questionPage(.onscreen)
         let form = Self.form(in: system)
