@@ -40,8 +40,11 @@ public struct StoredSessionJournal: SessionJournal {
     }
 
     /// One snapshot record holding every kept session's events; older segments are removed.
+    /// The listing and the removal block, so they run on the concurrency pool whatever the
+    /// caller's task prefers: the erasure service's compaction was once caught (by
+    /// `BlockingCallCheck`) listing the segments on an event loop's thread.
     public func compact(keeping sessions: [[SessionEvent]]) async throws {
-        try await events.compact(keeping: sessions)
+        try await onPool { try await events.compact(keeping: sessions) }
     }
 }
 
